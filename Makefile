@@ -1,0 +1,58 @@
+# Spool's developer commands. Every target that needs the virtual environment makes it first, so a
+# fresh clone needs only `make test` (or `make demo`).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SPECTRAL_VERSION := 6.16.3
+SPECTRAL_DIR := $(VENV)/spectral
+SPECTRAL := $(SPECTRAL_DIR)/node_modules/.bin/spectral
+
+.PHONY: help install generate check-generated lint test serve demo bench clean
+
+help: ## Show the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+install: $(STAMP) ## Create .venv and install the pinned dependencies
+
+generate: $(STAMP) ## Regenerate generated/ from openapi.yaml
+	PATH="$(CURDIR)/$(BIN):$$PATH" ./.ci/generate
+
+check-generated: $(STAMP) ## Fail with a diff when generated/ differs from a fresh generation
+	PATH="$(CURDIR)/$(BIN):$$PATH" ./.ci/check-generated
+
+$(SPECTRAL):
+	mkdir -p $(SPECTRAL_DIR)
+	npm install --silent --no-save --no-package-lock --no-audit --no-fund --prefix $(SPECTRAL_DIR) @stoplight/spectral-cli@$(SPECTRAL_VERSION) >/dev/null
+
+lint: $(STAMP) $(SPECTRAL) ## ruff, mypy --strict, and Spectral on openapi.yaml
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(SPECTRAL) lint --ruleset .spectral.yaml --fail-severity warn openapi.yaml
+
+test: $(STAMP) ## Everything CI runs: generated code check, lint, and the test suite
+	$(MAKE) --no-print-directory check-generated
+	$(MAKE) --no-print-directory lint
+	$(BIN)/python -m pytest
+
+serve: $(STAMP) ## Run the reference service on the embedded SQLite store
+	$(BIN)/python -m server
+
+demo: $(STAMP) ## A short tour of the SDK against the embedded service
+	$(BIN)/python examples/demo.py
+
+bench: $(STAMP) ## Benchmarks that print ratios measured side by side
+	$(BIN)/python -m bench
+
+clean: ## Remove the virtual environment and caches
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,188 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.message import Message
+from ...models.problem import Problem
+from ...types import Response
+
+
+def _get_kwargs(
+    message_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/messages/{message_id}".format(
+            message_id=quote(str(message_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Message | Problem | None:
+    if response.status_code == 200:
+        response_200 = Message.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Message | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    message_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[Message | Problem]:
+    """Show a message's state and every delivery attempt
+
+     State, schedule and every delivery attempt with status, response excerpt, error and duration. Needs
+    `consume` on messages.
+
+    Args:
+        message_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Message | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        message_id=message_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    message_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Message | Problem | None:
+    """Show a message's state and every delivery attempt
+
+     State, schedule and every delivery attempt with status, response excerpt, error and duration. Needs
+    `consume` on messages.
+
+    Args:
+        message_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Message | Problem
+    """
+
+    return sync_detailed(
+        message_id=message_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    message_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Response[Message | Problem]:
+    """Show a message's state and every delivery attempt
+
+     State, schedule and every delivery attempt with status, response excerpt, error and duration. Needs
+    `consume` on messages.
+
+    Args:
+        message_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Message | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        message_id=message_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    message_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+) -> Message | Problem | None:
+    """Show a message's state and every delivery attempt
+
+     State, schedule and every delivery attempt with status, response excerpt, error and duration. Needs
+    `consume` on messages.
+
+    Args:
+        message_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Message | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            message_id=message_id,
+            client=client,
+        )
+    ).parsed

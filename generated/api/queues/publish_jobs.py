@@ -1,0 +1,244 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.job_receipt_list import JobReceiptList
+from ...models.problem import Problem
+from ...models.publish_jobs_request import PublishJobsRequest
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    queue: str,
+    *,
+    body: PublishJobsRequest,
+    idempotency_key: str | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/queues/{queue}/batch".format(
+            queue=quote(str(queue), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> JobReceiptList | Problem | None:
+    if response.status_code == 202:
+        response_202 = JobReceiptList.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[JobReceiptList | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    queue: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PublishJobsRequest,
+    idempotency_key: str | Unset = UNSET,
+) -> Response[JobReceiptList | Problem]:
+    """Publish several jobs to an existing queue, all or none
+
+     Validates every job first, then accepts them all; nothing is written when any job is invalid. Needs
+    `publish` on the queue.
+
+    Args:
+        queue (str): A stream, queue or URL group name.
+        idempotency_key (str | Unset):
+        body (PublishJobsRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[JobReceiptList | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        queue=queue,
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    queue: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PublishJobsRequest,
+    idempotency_key: str | Unset = UNSET,
+) -> JobReceiptList | Problem | None:
+    """Publish several jobs to an existing queue, all or none
+
+     Validates every job first, then accepts them all; nothing is written when any job is invalid. Needs
+    `publish` on the queue.
+
+    Args:
+        queue (str): A stream, queue or URL group name.
+        idempotency_key (str | Unset):
+        body (PublishJobsRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        JobReceiptList | Problem
+    """
+
+    return sync_detailed(
+        queue=queue,
+        client=client,
+        body=body,
+        idempotency_key=idempotency_key,
+    ).parsed
+
+
+async def asyncio_detailed(
+    queue: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PublishJobsRequest,
+    idempotency_key: str | Unset = UNSET,
+) -> Response[JobReceiptList | Problem]:
+    """Publish several jobs to an existing queue, all or none
+
+     Validates every job first, then accepts them all; nothing is written when any job is invalid. Needs
+    `publish` on the queue.
+
+    Args:
+        queue (str): A stream, queue or URL group name.
+        idempotency_key (str | Unset):
+        body (PublishJobsRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[JobReceiptList | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        queue=queue,
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    queue: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: PublishJobsRequest,
+    idempotency_key: str | Unset = UNSET,
+) -> JobReceiptList | Problem | None:
+    """Publish several jobs to an existing queue, all or none
+
+     Validates every job first, then accepts them all; nothing is written when any job is invalid. Needs
+    `publish` on the queue.
+
+    Args:
+        queue (str): A stream, queue or URL group name.
+        idempotency_key (str | Unset):
+        body (PublishJobsRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        JobReceiptList | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            queue=queue,
+            client=client,
+            body=body,
+            idempotency_key=idempotency_key,
+        )
+    ).parsed

@@ -1,0 +1,232 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.delivered_entry_list import DeliveredEntryList
+from ...models.problem import Problem
+from ...models.read_group_request import ReadGroupRequest
+from ...types import Response
+
+
+def _get_kwargs(
+    stream: str,
+    group: str,
+    *,
+    body: ReadGroupRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/streams/{stream}/groups/{group}/read".format(
+            stream=quote(str(stream), safe=""),
+            group=quote(str(group), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> DeliveredEntryList | Problem | None:
+    if response.status_code == 200:
+        response_200 = DeliveredEntryList.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[DeliveredEntryList | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    stream: str,
+    group: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: ReadGroupRequest,
+) -> Response[DeliveredEntryList | Problem]:
+    """Deliver new entries to one consumer of a group
+
+     Returns entries never delivered to this group, oldest first, and adds them to the group's
+    pending list under `consumer` until they are acknowledged. With `wait_ms` the call waits up
+    to that long for at least one entry.
+
+    Args:
+        stream (str): A stream, queue or URL group name.
+        group (str): A consumer group or consumer name.
+        body (ReadGroupRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DeliveredEntryList | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        stream=stream,
+        group=group,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    stream: str,
+    group: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: ReadGroupRequest,
+) -> DeliveredEntryList | Problem | None:
+    """Deliver new entries to one consumer of a group
+
+     Returns entries never delivered to this group, oldest first, and adds them to the group's
+    pending list under `consumer` until they are acknowledged. With `wait_ms` the call waits up
+    to that long for at least one entry.
+
+    Args:
+        stream (str): A stream, queue or URL group name.
+        group (str): A consumer group or consumer name.
+        body (ReadGroupRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DeliveredEntryList | Problem
+    """
+
+    return sync_detailed(
+        stream=stream,
+        group=group,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    stream: str,
+    group: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: ReadGroupRequest,
+) -> Response[DeliveredEntryList | Problem]:
+    """Deliver new entries to one consumer of a group
+
+     Returns entries never delivered to this group, oldest first, and adds them to the group's
+    pending list under `consumer` until they are acknowledged. With `wait_ms` the call waits up
+    to that long for at least one entry.
+
+    Args:
+        stream (str): A stream, queue or URL group name.
+        group (str): A consumer group or consumer name.
+        body (ReadGroupRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DeliveredEntryList | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        stream=stream,
+        group=group,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    stream: str,
+    group: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: ReadGroupRequest,
+) -> DeliveredEntryList | Problem | None:
+    """Deliver new entries to one consumer of a group
+
+     Returns entries never delivered to this group, oldest first, and adds them to the group's
+    pending list under `consumer` until they are acknowledged. With `wait_ms` the call waits up
+    to that long for at least one entry.
+
+    Args:
+        stream (str): A stream, queue or URL group name.
+        group (str): A consumer group or consumer name.
+        body (ReadGroupRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DeliveredEntryList | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            stream=stream,
+            group=group,
+            client=client,
+            body=body,
+        )
+    ).parsed

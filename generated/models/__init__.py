@@ -1,0 +1,129 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .ack_request import AckRequest
+from .ack_result import AckResult
+from .append_entries_request import AppendEntriesRequest
+from .append_entries_result import AppendEntriesResult
+from .append_entry_request import AppendEntryRequest
+from .append_entry_result import AppendEntryResult
+from .batch_entry import BatchEntry
+from .claim_request import ClaimRequest
+from .claim_result import ClaimResult
+from .create_group_request import CreateGroupRequest
+from .dead_letter import DeadLetter
+from .dead_letter_list import DeadLetterList
+from .delivered_entry import DeliveredEntry
+from .delivered_entry_list import DeliveredEntryList
+from .delivery_attempt import DeliveryAttempt
+from .entry import Entry
+from .entry_list import EntryList
+from .error_code import ErrorCode
+from .extend_lease_request import ExtendLeaseRequest
+from .field_error import FieldError
+from .group_info import GroupInfo
+from .health import Health
+from .health_status import HealthStatus
+from .health_store import HealthStore
+from .http_method import HttpMethod
+from .job import Job
+from .job_list import JobList
+from .job_receipt import JobReceipt
+from .job_receipt_list import JobReceiptList
+from .job_state import JobState
+from .lease_ref import LeaseRef
+from .lease_request import LeaseRequest
+from .leased_job import LeasedJob
+from .leased_job_list import LeasedJobList
+from .message import Message
+from .message_batch_result import MessageBatchResult
+from .message_headers import MessageHeaders
+from .message_receipt import MessageReceipt
+from .message_receipt_list import MessageReceiptList
+from .message_state import MessageState
+from .nack_request import NackRequest
+from .pending_entry import PendingEntry
+from .pending_list import PendingList
+from .problem import Problem
+from .publish_job_request import PublishJobRequest
+from .publish_jobs_request import PublishJobsRequest
+from .publish_message_request import PublishMessageRequest
+from .publish_message_request_headers import PublishMessageRequestHeaders
+from .publish_messages_request import PublishMessagesRequest
+from .queue import Queue
+from .queue_list import QueueList
+from .queue_settings import QueueSettings
+from .queue_stats import QueueStats
+from .read_group_request import ReadGroupRequest
+from .signing_keys import SigningKeys
+from .stream_info import StreamInfo
+from .trim_request import TrimRequest
+from .trim_result import TrimResult
+from .url_endpoint import UrlEndpoint
+from .url_group import UrlGroup
+from .url_group_list import UrlGroupList
+from .url_group_settings import UrlGroupSettings
+
+__all__ = (
+    "AckRequest",
+    "AckResult",
+    "AppendEntriesRequest",
+    "AppendEntriesResult",
+    "AppendEntryRequest",
+    "AppendEntryResult",
+    "BatchEntry",
+    "ClaimRequest",
+    "ClaimResult",
+    "CreateGroupRequest",
+    "DeadLetter",
+    "DeadLetterList",
+    "DeliveredEntry",
+    "DeliveredEntryList",
+    "DeliveryAttempt",
+    "Entry",
+    "EntryList",
+    "ErrorCode",
+    "ExtendLeaseRequest",
+    "FieldError",
+    "GroupInfo",
+    "Health",
+    "HealthStatus",
+    "HealthStore",
+    "HttpMethod",
+    "Job",
+    "JobList",
+    "JobReceipt",
+    "JobReceiptList",
+    "JobState",
+    "LeasedJob",
+    "LeasedJobList",
+    "LeaseRef",
+    "LeaseRequest",
+    "Message",
+    "MessageBatchResult",
+    "MessageHeaders",
+    "MessageReceipt",
+    "MessageReceiptList",
+    "MessageState",
+    "NackRequest",
+    "PendingEntry",
+    "PendingList",
+    "Problem",
+    "PublishJobRequest",
+    "PublishJobsRequest",
+    "PublishMessageRequest",
+    "PublishMessageRequestHeaders",
+    "PublishMessagesRequest",
+    "Queue",
+    "QueueList",
+    "QueueSettings",
+    "QueueStats",
+    "ReadGroupRequest",
+    "SigningKeys",
+    "StreamInfo",
+    "TrimRequest",
+    "TrimResult",
+    "UrlEndpoint",
+    "UrlGroup",
+    "UrlGroupList",
+    "UrlGroupSettings",
+)

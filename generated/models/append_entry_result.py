@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="AppendEntryResult")
+
+
+@_attrs_define
+class AppendEntryResult:
+    """
+    Attributes:
+        id (str): A stream entry id, `<milliseconds>-<sequence>`.
+        stream (str):
+        length (int): The stream's length after the append and any trimming.
+        trimmed (int): How many entries this append trimmed away.
+    """
+
+    id: str
+    stream: str
+    length: int
+    trimmed: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        stream = self.stream
+
+        length = self.length
+
+        trimmed = self.trimmed
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "stream": stream,
+                "length": length,
+                "trimmed": trimmed,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        stream = d.pop("stream")
+
+        length = d.pop("length")
+
+        trimmed = d.pop("trimmed")
+
+        append_entry_result = cls(
+            id=id,
+            stream=stream,
+            length=length,
+            trimmed=trimmed,
+        )
+
+        append_entry_result.additional_properties = d
+        return append_entry_result
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,67 @@
+from typing import Literal
+
+ErrorCode = Literal[
+    "conflict",
+    "dead_letter_not_found",
+    "destination_not_allowed",
+    "group_exists",
+    "group_not_found",
+    "internal_error",
+    "invalid_name",
+    "invalid_retry_delay",
+    "invalid_state",
+    "job_not_found",
+    "lease_expired",
+    "malformed_request",
+    "message_not_found",
+    "method_not_allowed",
+    "not_found",
+    "payload_too_large",
+    "permission_denied",
+    "queue_not_found",
+    "quota_exceeded",
+    "rate_limited",
+    "reserved_topic",
+    "stream_not_found",
+    "unauthenticated",
+    "unavailable",
+    "url_group_not_found",
+    "validation_failed",
+]
+
+ERROR_CODE_VALUES: set[ErrorCode] = {
+    "conflict",
+    "dead_letter_not_found",
+    "destination_not_allowed",
+    "group_exists",
+    "group_not_found",
+    "internal_error",
+    "invalid_name",
+    "invalid_retry_delay",
+    "invalid_state",
+    "job_not_found",
+    "lease_expired",
+    "malformed_request",
+    "message_not_found",
+    "method_not_allowed",
+    "not_found",
+    "payload_too_large",
+    "permission_denied",
+    "queue_not_found",
+    "quota_exceeded",
+    "rate_limited",
+    "reserved_topic",
+    "stream_not_found",
+    "unauthenticated",
+    "unavailable",
+    "url_group_not_found",
+    "validation_failed",
+}
+
+
+def check_error_code(value: str) -> ErrorCode:
+    if value in ERROR_CODE_VALUES:
+        return value
+    raise TypeError(
+        f"Unexpected value {value!r}. Expected one of {ERROR_CODE_VALUES!r}"
+    )

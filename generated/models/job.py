@@ -1,0 +1,163 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.job_state import JobState, check_job_state
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="Job")
+
+
+@_attrs_define
+class Job:
+    """
+    Attributes:
+        job_id (str):
+        queue (str):
+        topic (str):
+        payload (Any): The JSON value that was published.
+        state (JobState):
+        attempts (int):
+        max_attempts (int):
+        published_at (datetime.datetime):
+        available_at (datetime.datetime): When the job is (or was) ready to lease.
+        lease_expires_at (datetime.datetime | Unset):
+        last_error (str | Unset):
+        deduplication_id (str | Unset):
+    """
+
+    job_id: str
+    queue: str
+    topic: str
+    payload: Any
+    state: JobState
+    attempts: int
+    max_attempts: int
+    published_at: datetime.datetime
+    available_at: datetime.datetime
+    lease_expires_at: datetime.datetime | Unset = UNSET
+    last_error: str | Unset = UNSET
+    deduplication_id: str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        job_id = self.job_id
+
+        queue = self.queue
+
+        topic = self.topic
+
+        payload = self.payload
+
+        state: str = self.state
+
+        attempts = self.attempts
+
+        max_attempts = self.max_attempts
+
+        published_at = self.published_at.isoformat()
+
+        available_at = self.available_at.isoformat()
+
+        lease_expires_at: str | Unset = UNSET
+        if not isinstance(self.lease_expires_at, Unset):
+            lease_expires_at = self.lease_expires_at.isoformat()
+
+        last_error = self.last_error
+
+        deduplication_id = self.deduplication_id
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "job_id": job_id,
+                "queue": queue,
+                "topic": topic,
+                "payload": payload,
+                "state": state,
+                "attempts": attempts,
+                "max_attempts": max_attempts,
+                "published_at": published_at,
+                "available_at": available_at,
+            }
+        )
+        if lease_expires_at is not UNSET:
+            field_dict["lease_expires_at"] = lease_expires_at
+        if last_error is not UNSET:
+            field_dict["last_error"] = last_error
+        if deduplication_id is not UNSET:
+            field_dict["deduplication_id"] = deduplication_id
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        job_id = d.pop("job_id")
+
+        queue = d.pop("queue")
+
+        topic = d.pop("topic")
+
+        payload = d.pop("payload")
+
+        state = check_job_state(d.pop("state"))
+
+        attempts = d.pop("attempts")
+
+        max_attempts = d.pop("max_attempts")
+
+        published_at = datetime.datetime.fromisoformat(d.pop("published_at"))
+
+        available_at = datetime.datetime.fromisoformat(d.pop("available_at"))
+
+        _lease_expires_at = d.pop("lease_expires_at", UNSET)
+        lease_expires_at: datetime.datetime | Unset
+        if isinstance(_lease_expires_at, Unset):
+            lease_expires_at = UNSET
+        else:
+            lease_expires_at = datetime.datetime.fromisoformat(_lease_expires_at)
+
+        last_error = d.pop("last_error", UNSET)
+
+        deduplication_id = d.pop("deduplication_id", UNSET)
+
+        job = cls(
+            job_id=job_id,
+            queue=queue,
+            topic=topic,
+            payload=payload,
+            state=state,
+            attempts=attempts,
+            max_attempts=max_attempts,
+            published_at=published_at,
+            available_at=available_at,
+            lease_expires_at=lease_expires_at,
+            last_error=last_error,
+            deduplication_id=deduplication_id,
+        )
+
+        job.additional_properties = d
+        return job
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

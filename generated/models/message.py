@@ -1,0 +1,223 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.http_method import HttpMethod, check_http_method
+from ..models.message_state import MessageState, check_message_state
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.delivery_attempt import DeliveryAttempt
+    from ..models.message_headers import MessageHeaders
+
+
+T = TypeVar("T", bound="Message")
+
+
+@_attrs_define
+class Message:
+    """
+    Attributes:
+        message_id (str):
+        url (str):
+        method (HttpMethod):
+        content_type (str):
+        headers (MessageHeaders):
+        state (MessageState):
+        retries (int):
+        timeout (int):
+        created_at (datetime.datetime):
+        not_before (datetime.datetime):
+        attempts (list[DeliveryAttempt]):
+        url_group (str | Unset):
+        retry_delay (str | Unset):
+        next_attempt_at (datetime.datetime | Unset):
+        callback (str | Unset):
+        failure_callback (str | Unset):
+        deduplication_id (str | Unset):
+    """
+
+    message_id: str
+    url: str
+    method: HttpMethod
+    content_type: str
+    headers: MessageHeaders
+    state: MessageState
+    retries: int
+    timeout: int
+    created_at: datetime.datetime
+    not_before: datetime.datetime
+    attempts: list[DeliveryAttempt]
+    url_group: str | Unset = UNSET
+    retry_delay: str | Unset = UNSET
+    next_attempt_at: datetime.datetime | Unset = UNSET
+    callback: str | Unset = UNSET
+    failure_callback: str | Unset = UNSET
+    deduplication_id: str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        message_id = self.message_id
+
+        url = self.url
+
+        method: str = self.method
+
+        content_type = self.content_type
+
+        headers = self.headers.to_dict()
+
+        state: str = self.state
+
+        retries = self.retries
+
+        timeout = self.timeout
+
+        created_at = self.created_at.isoformat()
+
+        not_before = self.not_before.isoformat()
+
+        attempts = []
+        for attempts_item_data in self.attempts:
+            attempts_item = attempts_item_data.to_dict()
+            attempts.append(attempts_item)
+
+        url_group = self.url_group
+
+        retry_delay = self.retry_delay
+
+        next_attempt_at: str | Unset = UNSET
+        if not isinstance(self.next_attempt_at, Unset):
+            next_attempt_at = self.next_attempt_at.isoformat()
+
+        callback = self.callback
+
+        failure_callback = self.failure_callback
+
+        deduplication_id = self.deduplication_id
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "message_id": message_id,
+                "url": url,
+                "method": method,
+                "content_type": content_type,
+                "headers": headers,
+                "state": state,
+                "retries": retries,
+                "timeout": timeout,
+                "created_at": created_at,
+                "not_before": not_before,
+                "attempts": attempts,
+            }
+        )
+        if url_group is not UNSET:
+            field_dict["url_group"] = url_group
+        if retry_delay is not UNSET:
+            field_dict["retry_delay"] = retry_delay
+        if next_attempt_at is not UNSET:
+            field_dict["next_attempt_at"] = next_attempt_at
+        if callback is not UNSET:
+            field_dict["callback"] = callback
+        if failure_callback is not UNSET:
+            field_dict["failure_callback"] = failure_callback
+        if deduplication_id is not UNSET:
+            field_dict["deduplication_id"] = deduplication_id
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.delivery_attempt import DeliveryAttempt  # noqa: PLC0415
+        from ..models.message_headers import MessageHeaders  # noqa: PLC0415
+
+        d = dict(src_dict)
+        message_id = d.pop("message_id")
+
+        url = d.pop("url")
+
+        method = check_http_method(d.pop("method"))
+
+        content_type = d.pop("content_type")
+
+        headers = MessageHeaders.from_dict(d.pop("headers"))
+
+        state = check_message_state(d.pop("state"))
+
+        retries = d.pop("retries")
+
+        timeout = d.pop("timeout")
+
+        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        not_before = datetime.datetime.fromisoformat(d.pop("not_before"))
+
+        attempts = []
+        _attempts = d.pop("attempts")
+        for attempts_item_data in _attempts:
+            attempts_item = DeliveryAttempt.from_dict(attempts_item_data)
+
+            attempts.append(attempts_item)
+
+        url_group = d.pop("url_group", UNSET)
+
+        retry_delay = d.pop("retry_delay", UNSET)
+
+        _next_attempt_at = d.pop("next_attempt_at", UNSET)
+        next_attempt_at: datetime.datetime | Unset
+        if isinstance(_next_attempt_at, Unset):
+            next_attempt_at = UNSET
+        else:
+            next_attempt_at = datetime.datetime.fromisoformat(_next_attempt_at)
+
+        callback = d.pop("callback", UNSET)
+
+        failure_callback = d.pop("failure_callback", UNSET)
+
+        deduplication_id = d.pop("deduplication_id", UNSET)
+
+        message = cls(
+            message_id=message_id,
+            url=url,
+            method=method,
+            content_type=content_type,
+            headers=headers,
+            state=state,
+            retries=retries,
+            timeout=timeout,
+            created_at=created_at,
+            not_before=not_before,
+            attempts=attempts,
+            url_group=url_group,
+            retry_delay=retry_delay,
+            next_attempt_at=next_attempt_at,
+            callback=callback,
+            failure_callback=failure_callback,
+            deduplication_id=deduplication_id,
+        )
+
+        message.additional_properties = d
+        return message
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="PendingEntry")
+
+
+@_attrs_define
+class PendingEntry:
+    """
+    Attributes:
+        id (str): A stream entry id, `<milliseconds>-<sequence>`.
+        consumer (str):
+        idle_ms (int):
+        delivery_count (int):
+    """
+
+    id: str
+    consumer: str
+    idle_ms: int
+    delivery_count: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        consumer = self.consumer
+
+        idle_ms = self.idle_ms
+
+        delivery_count = self.delivery_count
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "consumer": consumer,
+                "idle_ms": idle_ms,
+                "delivery_count": delivery_count,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        consumer = d.pop("consumer")
+
+        idle_ms = d.pop("idle_ms")
+
+        delivery_count = d.pop("delivery_count")
+
+        pending_entry = cls(
+            id=id,
+            consumer=consumer,
+            idle_ms=idle_ms,
+            delivery_count=delivery_count,
+        )
+
+        pending_entry.additional_properties = d
+        return pending_entry
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,206 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.http_method import HttpMethod, check_http_method
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.publish_message_request_headers import PublishMessageRequestHeaders
+
+
+T = TypeVar("T", bound="PublishMessageRequest")
+
+
+@_attrs_define
+class PublishMessageRequest:
+    """Give exactly one of `url` and `url_group`, and at most one of `delay` and `not_before`.
+
+    Attributes:
+        body (Any): A string is delivered as its UTF-8 bytes; any other JSON value is delivered as JSON.
+        url (str | Unset): Deliver to this URL.
+        url_group (str | Unset): A stream, queue or URL group name.
+        content_type (str | Unset): Defaults to `text/plain; charset=utf-8` for a string body and `application/json`
+            otherwise.
+        method (HttpMethod | Unset):
+        headers (PublishMessageRequestHeaders | Unset): Headers forwarded with every delivery.
+        delay (int | Unset): Seconds to wait before the first delivery.
+        not_before (datetime.datetime | Unset): Do not deliver before this time.
+        retries (int | Unset): Deliveries tried again after the first fails. Default: 3.
+        retry_delay (str | Unset): Milliseconds to wait before retry number `retried` (1, 2, …), as an expression over
+            `retried` with numbers, `+ - * / %`, parentheses and the functions pow, sqrt, abs, exp,
+            floor, ceil, round, min and max. Default: exponential backoff with jitter.
+        callback (str | Unset): Called with the outcome after a successful delivery.
+        failure_callback (str | Unset): Called with the last error after retries run out.
+        timeout (int | Unset): Seconds one delivery attempt may take. Default: 30.
+        deduplication_id (str | Unset):
+        content_based_deduplication (bool | Unset): Deduplicate on a hash of destination, body, content type, method and
+            headers. Default: False.
+    """
+
+    body: Any
+    url: str | Unset = UNSET
+    url_group: str | Unset = UNSET
+    content_type: str | Unset = UNSET
+    method: HttpMethod | Unset = UNSET
+    headers: PublishMessageRequestHeaders | Unset = UNSET
+    delay: int | Unset = UNSET
+    not_before: datetime.datetime | Unset = UNSET
+    retries: int | Unset = 3
+    retry_delay: str | Unset = UNSET
+    callback: str | Unset = UNSET
+    failure_callback: str | Unset = UNSET
+    timeout: int | Unset = 30
+    deduplication_id: str | Unset = UNSET
+    content_based_deduplication: bool | Unset = False
+
+    def to_dict(self) -> dict[str, Any]:
+        body = self.body
+
+        url = self.url
+
+        url_group = self.url_group
+
+        content_type = self.content_type
+
+        method: str | Unset = UNSET
+        if not isinstance(self.method, Unset):
+            method = self.method
+
+        headers: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.headers, Unset):
+            headers = self.headers.to_dict()
+
+        delay = self.delay
+
+        not_before: str | Unset = UNSET
+        if not isinstance(self.not_before, Unset):
+            not_before = self.not_before.isoformat()
+
+        retries = self.retries
+
+        retry_delay = self.retry_delay
+
+        callback = self.callback
+
+        failure_callback = self.failure_callback
+
+        timeout = self.timeout
+
+        deduplication_id = self.deduplication_id
+
+        content_based_deduplication = self.content_based_deduplication
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "body": body,
+            }
+        )
+        if url is not UNSET:
+            field_dict["url"] = url
+        if url_group is not UNSET:
+            field_dict["url_group"] = url_group
+        if content_type is not UNSET:
+            field_dict["content_type"] = content_type
+        if method is not UNSET:
+            field_dict["method"] = method
+        if headers is not UNSET:
+            field_dict["headers"] = headers
+        if delay is not UNSET:
+            field_dict["delay"] = delay
+        if not_before is not UNSET:
+            field_dict["not_before"] = not_before
+        if retries is not UNSET:
+            field_dict["retries"] = retries
+        if retry_delay is not UNSET:
+            field_dict["retry_delay"] = retry_delay
+        if callback is not UNSET:
+            field_dict["callback"] = callback
+        if failure_callback is not UNSET:
+            field_dict["failure_callback"] = failure_callback
+        if timeout is not UNSET:
+            field_dict["timeout"] = timeout
+        if deduplication_id is not UNSET:
+            field_dict["deduplication_id"] = deduplication_id
+        if content_based_deduplication is not UNSET:
+            field_dict["content_based_deduplication"] = content_based_deduplication
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.publish_message_request_headers import (
+            PublishMessageRequestHeaders,  # noqa: PLC0415
+        )
+
+        d = dict(src_dict)
+        body = d.pop("body")
+
+        url = d.pop("url", UNSET)
+
+        url_group = d.pop("url_group", UNSET)
+
+        content_type = d.pop("content_type", UNSET)
+
+        _method = d.pop("method", UNSET)
+        method: HttpMethod | Unset
+        if isinstance(_method, Unset):
+            method = UNSET
+        else:
+            method = check_http_method(_method)
+
+        _headers = d.pop("headers", UNSET)
+        headers: PublishMessageRequestHeaders | Unset
+        if isinstance(_headers, Unset):
+            headers = UNSET
+        else:
+            headers = PublishMessageRequestHeaders.from_dict(_headers)
+
+        delay = d.pop("delay", UNSET)
+
+        _not_before = d.pop("not_before", UNSET)
+        not_before: datetime.datetime | Unset
+        if isinstance(_not_before, Unset):
+            not_before = UNSET
+        else:
+            not_before = datetime.datetime.fromisoformat(_not_before)
+
+        retries = d.pop("retries", UNSET)
+
+        retry_delay = d.pop("retry_delay", UNSET)
+
+        callback = d.pop("callback", UNSET)
+
+        failure_callback = d.pop("failure_callback", UNSET)
+
+        timeout = d.pop("timeout", UNSET)
+
+        deduplication_id = d.pop("deduplication_id", UNSET)
+
+        content_based_deduplication = d.pop("content_based_deduplication", UNSET)
+
+        publish_message_request = cls(
+            body=body,
+            url=url,
+            url_group=url_group,
+            content_type=content_type,
+            method=method,
+            headers=headers,
+            delay=delay,
+            not_before=not_before,
+            retries=retries,
+            retry_delay=retry_delay,
+            callback=callback,
+            failure_callback=failure_callback,
+            timeout=timeout,
+            deduplication_id=deduplication_id,
+            content_based_deduplication=content_based_deduplication,
+        )
+
+        return publish_message_request

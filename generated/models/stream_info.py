@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.group_info import GroupInfo
+
+
+T = TypeVar("T", bound="StreamInfo")
+
+
+@_attrs_define
+class StreamInfo:
+    """
+    Attributes:
+        stream (str):
+        length (int):
+        groups (list[GroupInfo]):
+        first_id (str | Unset): A stream entry id, `<milliseconds>-<sequence>`.
+        last_id (str | Unset): A stream entry id, `<milliseconds>-<sequence>`.
+    """
+
+    stream: str
+    length: int
+    groups: list[GroupInfo]
+    first_id: str | Unset = UNSET
+    last_id: str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        stream = self.stream
+
+        length = self.length
+
+        groups = []
+        for groups_item_data in self.groups:
+            groups_item = groups_item_data.to_dict()
+            groups.append(groups_item)
+
+        first_id = self.first_id
+
+        last_id = self.last_id
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "stream": stream,
+                "length": length,
+                "groups": groups,
+            }
+        )
+        if first_id is not UNSET:
+            field_dict["first_id"] = first_id
+        if last_id is not UNSET:
+            field_dict["last_id"] = last_id
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.group_info import GroupInfo  # noqa: PLC0415
+
+        d = dict(src_dict)
+        stream = d.pop("stream")
+
+        length = d.pop("length")
+
+        groups = []
+        _groups = d.pop("groups")
+        for groups_item_data in _groups:
+            groups_item = GroupInfo.from_dict(groups_item_data)
+
+            groups.append(groups_item)
+
+        first_id = d.pop("first_id", UNSET)
+
+        last_id = d.pop("last_id", UNSET)
+
+        stream_info = cls(
+            stream=stream,
+            length=length,
+            groups=groups,
+            first_id=first_id,
+            last_id=last_id,
+        )
+
+        stream_info.additional_properties = d
+        return stream_info
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,667 @@
+"""The store contract: what every backend must do, in domain terms.
+
+The HTTP layer (``server/app.py``) validates requests, checks tokens and shapes responses; a store
+only keeps data and enforces the semantics written on each method below. Every backend passes the
+same behaviour suite (``tests/server/stores/``), so these docstrings are the specification the suite
+pins.
+
+Times are floats of seconds since the epoch (``time.time()``) unless a name ends in ``_ms``.
+Every method is atomic: it either does all it says or raises and changes nothing.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+__all__ = [
+    "AppendResult",
+    "ClaimResult",
+    "ConflictError",
+    "DeadLetterRecord",
+    "DeliveredEntry",
+    "DeliveryAttemptRecord",
+    "Entry",
+    "GroupInfo",
+    "IdempotencyRecord",
+    "JobReceipt",
+    "JobRecord",
+    "JobState",
+    "LeasedJob",
+    "MessageReceipt",
+    "MessageRecord",
+    "MessageState",
+    "NewJob",
+    "NewMessage",
+    "NotFoundError",
+    "PendingEntry",
+    "QueueRecord",
+    "QueueSettings",
+    "QueueStats",
+    "Store",
+    "StoreError",
+    "StreamInfo",
+    "Trim",
+    "TrimResult",
+    "UrlEndpoint",
+    "UrlGroupRecord",
+]
+
+JSON = Any
+JobState = Literal["ready", "delayed", "leased", "succeeded", "dead"]
+MessageState = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
+
+
+class StoreError(Exception):
+    """A request the store refuses; ``code`` is an ``ErrorCode`` of openapi.yaml."""
+
+    status: ClassVar[int] = 400
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+class NotFoundError(StoreError):
+    """The named stream, group, queue, job, message, URL group or dead letter does not exist."""
+
+    status = 404
+
+
+class ConflictError(StoreError):
+    """The request conflicts with the resource's state (``group_exists``, ``lease_expired``, …)."""
+
+    status = 409
+
+
+# Streams ---------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Trim:
+    """How to trim a stream: keep about (or exactly) ``maxlen`` entries, or drop ids below ``minid``.
+
+    With ``approximate=True`` a store may keep more than ``maxlen`` entries (never fewer) to trim
+    cheaply; each backend documents its bound. ``minid`` is an entry id or just its milliseconds.
+    """
+
+    maxlen: int | None = None
+    minid: str | None = None
+    approximate: bool = True
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AppendResult:
+    """The ids given to appended entries, in order, and the stream after trimming."""
+
+    ids: list[str]
+    length: int
+    trimmed: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Entry:
+    """One stream entry."""
+
+    id: str
+    body: JSON
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeliveredEntry:
+    """An entry handed to a consumer of a group, with how often it was delivered."""
+
+    id: str
+    body: JSON
+    delivery_count: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GroupInfo:
+    """A consumer group's position and size."""
+
+    group: str
+    consumers: int
+    pending: int
+    last_delivered_id: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StreamInfo:
+    """A stream's length, ends and groups; ``first_id``/``last_id`` are None when it is empty."""
+
+    stream: str
+    length: int
+    first_id: str | None
+    last_id: str | None
+    groups: list[GroupInfo]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TrimResult:
+    """The stream's length after trimming and how many entries went."""
+
+    length: int
+    trimmed: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClaimResult:
+    """Entries a claim took over, pending ids whose entries no longer exist, and where to go on."""
+
+    entries: list[DeliveredEntry]
+    deleted_ids: list[str]
+    next_start_id: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PendingEntry:
+    """One entry of a group's pending list."""
+
+    id: str
+    consumer: str
+    idle_ms: int
+    delivery_count: int
+
+
+# Queues ----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QueueSettings:
+    """A queue's settings (defaults are openapi.yaml's)."""
+
+    max_attempts: int = 5
+    lease_seconds: int = 30
+    retention_seconds: int = 604800
+    deduplication_window_seconds: int = 300
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QueueStats:
+    """How many jobs a queue holds in each unfinished state."""
+
+    ready: int
+    delayed: int
+    leased: int
+    dead: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QueueRecord:
+    """A queue with its settings and counts."""
+
+    name: str
+    settings: QueueSettings
+    created_at: float
+    stats: QueueStats
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NewJob:
+    """A job to publish; ``delay`` in seconds."""
+
+    topic: str
+    payload: JSON
+    delay: int = 0
+    deduplication_id: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class JobReceipt:
+    """What publishing a job answers; ``deduplicated`` means ``job_id`` is an earlier job's."""
+
+    job_id: str
+    queue: str
+    topic: str
+    deduplicated: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class JobRecord:
+    """A job as the store holds it.
+
+    ``state`` is computed at read time: a ``ready`` job whose ``available_at`` is in the future is
+    ``delayed``; a ``leased`` job whose lease has ended is ``ready`` again (or ``dead`` once it used
+    ``max_attempts``).
+    """
+
+    job_id: str
+    queue: str
+    topic: str
+    payload: JSON
+    state: JobState
+    attempts: int
+    max_attempts: int
+    published_at: float
+    available_at: float
+    lease_expires_at: float | None = None
+    last_error: str | None = None
+    deduplication_id: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LeasedJob:
+    """A job handed to a worker under a lease."""
+
+    job_id: str
+    queue: str
+    topic: str
+    payload: JSON
+    attempt: int
+    lease_id: str
+    lease_expires_at: float
+    published_at: float
+
+
+# Messages --------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UrlEndpoint:
+    """One endpoint of a URL group."""
+
+    url: str
+    name: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UrlGroupRecord:
+    """A named set of endpoints a message can fan out to."""
+
+    name: str
+    endpoints: list[UrlEndpoint]
+    created_at: float
+    updated_at: float
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NewMessage:
+    """One HTTP message to one URL, everything its deliveries need.
+
+    ``body`` is the exact bytes to send. ``dedup_key`` (already scoped by the caller: destination
+    plus deduplication id or content hash) makes the store return the earlier message's id instead
+    of creating one, while that earlier message was created less than ``dedup_window`` seconds ago.
+    """
+
+    url: str
+    body: bytes
+    content_type: str
+    method: str
+    headers: dict[str, str]
+    not_before: float
+    retries: int
+    timeout: int
+    url_group: str | None = None
+    retry_delay: str | None = None
+    callback: str | None = None
+    failure_callback: str | None = None
+    deduplication_id: str | None = None
+    dedup_key: str | None = None
+    dedup_window: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MessageReceipt:
+    """What publishing a message answers, one per URL."""
+
+    message_id: str
+    url: str
+    deduplicated: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeliveryAttemptRecord:
+    """One delivery attempt as recorded in the message's status."""
+
+    attempt: int
+    started_at: float
+    duration_ms: int
+    status_code: int | None = None
+    response_excerpt: str | None = None
+    error: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MessageRecord:
+    """A message with its schedule and every attempt so far.
+
+    ``next_attempt_at`` is when the delivery engine may next try it (None once it is final).
+    """
+
+    message_id: str
+    url: str
+    body: bytes
+    content_type: str
+    method: str
+    headers: dict[str, str]
+    state: MessageState
+    retries: int
+    timeout: int
+    created_at: float
+    not_before: float
+    attempts: list[DeliveryAttemptRecord]
+    next_attempt_at: float | None = None
+    url_group: str | None = None
+    retry_delay: str | None = None
+    callback: str | None = None
+    failure_callback: str | None = None
+    deduplication_id: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeadLetterRecord:
+    """A message whose retries ran out."""
+
+    message_id: str
+    url: str
+    attempts: int
+    failed_at: float
+    last_error: str | None = None
+    last_status_code: int | None = None
+
+
+# Idempotency -----------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class IdempotencyRecord:
+    """A remembered publish: the request's hash and, once finished, the response to replay.
+
+    ``status`` is None while the first request is still being processed.
+    """
+
+    request_hash: str
+    status: int | None
+    body: bytes | None
+
+
+class Store(abc.ABC):
+    """Everything the service keeps. One instance serves one process; several processes may share
+    one backend (Redis), so every state change must be safe against other processes.
+    """
+
+    kind: ClassVar[Literal["sqlite", "redis"]]
+
+    @classmethod
+    @abc.abstractmethod
+    def from_url(cls, url: str) -> Store:
+        """Build an unopened store from its URL (query parameters carry backend options)."""
+
+    # Life cycle ----------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def open(self) -> None:
+        """Connect and create what the backend needs (tables, scripts)."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Release connections; the store is unusable afterwards."""
+
+    @abc.abstractmethod
+    async def ping(self) -> bool:
+        """True when the backend answers."""
+
+    # Streams -------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def append(
+        self, stream: str, bodies: Sequence[JSON], *, trim: Trim | None, nomkstream: bool
+    ) -> AppendResult:
+        """Append ``bodies`` in order, then apply ``trim``.
+
+        Ids are ``<ms>-<seq>`` from the current time and strictly greater than every id the stream
+        ever had, even when the clock steps back (then the last id's ms is kept and seq grows).
+        With ``nomkstream`` a missing stream raises ``NotFoundError("stream_not_found")``.
+        """
+
+    @abc.abstractmethod
+    async def stream_info(self, stream: str) -> StreamInfo:
+        """Describe a stream; ``NotFoundError("stream_not_found")`` when it does not exist."""
+
+    @abc.abstractmethod
+    async def range(
+        self, stream: str, *, start: str, end: str, count: int, reverse: bool
+    ) -> list[Entry]:
+        """Entries with ``start <= id <= end`` (``-``/``+`` are the ends; a bare ms means ``ms-0`` for
+        start and ``ms-<max>`` for end), at most ``count``, newest first when ``reverse``.
+        ``NotFoundError("stream_not_found")`` when the stream does not exist.
+        """
+
+    @abc.abstractmethod
+    async def trim(self, stream: str, trim: Trim) -> TrimResult:
+        """Trim an existing stream; ``NotFoundError("stream_not_found")`` otherwise."""
+
+    @abc.abstractmethod
+    async def delete_stream(self, stream: str) -> None:
+        """Delete a stream, its entries and groups; ``NotFoundError("stream_not_found")`` if absent."""
+
+    @abc.abstractmethod
+    async def create_group(
+        self, stream: str, group: str, *, start_id: str, mkstream: bool
+    ) -> GroupInfo:
+        """Create a group delivering entries with ids greater than ``start_id`` (``$`` = the
+        stream's last id now, ``0`` = everything). A missing stream is created empty with
+        ``mkstream``, else ``NotFoundError("stream_not_found")``; an existing group is
+        ``ConflictError("group_exists")``.
+        """
+
+    @abc.abstractmethod
+    async def delete_group(self, stream: str, group: str) -> None:
+        """Delete a group and its pending list (``stream_not_found`` / ``group_not_found``)."""
+
+    @abc.abstractmethod
+    async def read_group(
+        self, stream: str, group: str, *, consumer: str, count: int, wait_ms: int
+    ) -> list[DeliveredEntry]:
+        """Deliver up to ``count`` never-delivered entries to ``consumer``, oldest first, adding them
+        to the pending list with delivery count 1. Each entry goes to exactly one consumer of the
+        group. When none is available, wait up to ``wait_ms`` for one. Raises ``stream_not_found``
+        / ``group_not_found``.
+        """
+
+    @abc.abstractmethod
+    async def ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
+        """Remove ``ids`` from the group's pending list; return how many were pending."""
+
+    @abc.abstractmethod
+    async def claim(
+        self,
+        stream: str,
+        group: str,
+        *,
+        consumer: str,
+        min_idle_ms: int,
+        count: int,
+        start_id: str,
+    ) -> ClaimResult:
+        """Scan the pending list from ``start_id`` (inclusive) in id order, looking at up to
+        ``count`` entries: give those idle at least ``min_idle_ms`` to ``consumer`` (idle reset,
+        delivery count + 1) and drop from the pending list those whose entries were trimmed away,
+        reporting them in ``deleted_ids``. ``next_start_id`` is the next pending id to scan, or
+        ``0-0`` at the end.
+        """
+
+    @abc.abstractmethod
+    async def pending(self, stream: str, group: str, *, count: int) -> list[PendingEntry]:
+        """Up to ``count`` pending entries, lowest id first."""
+
+    # Queues --------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
+        """Create the queue or change its settings; the bool says whether it was created."""
+
+    @abc.abstractmethod
+    async def get_queue(self, name: str) -> QueueRecord:
+        """The queue; ``NotFoundError("queue_not_found")`` if it was never created."""
+
+    @abc.abstractmethod
+    async def list_queues(self) -> list[QueueRecord]:
+        """Every queue, by name."""
+
+    @abc.abstractmethod
+    async def delete_queue(self, name: str) -> None:
+        """Delete the queue and all its jobs (``queue_not_found``)."""
+
+    @abc.abstractmethod
+    async def publish_jobs(self, queue: str, jobs: Sequence[NewJob]) -> list[JobReceipt]:
+        """Accept all ``jobs`` in order, or none. The queue must exist (``queue_not_found``; never
+        created here). A ``deduplication_id`` seen in this queue within its deduplication window
+        (also earlier in the same batch) yields the first job's id with ``deduplicated=True``.
+        """
+
+    @abc.abstractmethod
+    async def lease_jobs(
+        self,
+        queue: str,
+        *,
+        consumer: str | None,
+        topics: Sequence[str] | None,
+        max_jobs: int,
+        lease_seconds: int | None,
+        wait_ms: int,
+    ) -> list[LeasedJob]:
+        """Lease up to ``max_jobs`` available jobs (of ``topics``, if given), oldest first.
+
+        Available: ``ready`` with ``available_at <= now``, or ``leased`` with an ended lease and
+        attempts left. A job whose lease ended and has used ``max_attempts`` becomes ``dead``
+        instead. Leasing adds one attempt and a fresh ``lease_id``; no job is ever leased to two
+        workers at once, also across processes. ``lease_seconds`` defaults to the queue's.
+        When nothing is available, wait up to ``wait_ms``.
+        """
+
+    @abc.abstractmethod
+    async def ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
+        """Mark the job ``succeeded``. ``ConflictError("lease_expired")`` unless ``lease_id`` is its
+        current, unexpired lease; ``job_not_found`` / ``queue_not_found`` as usual.
+        """
+
+    @abc.abstractmethod
+    async def nack_job(
+        self, queue: str, job_id: str, lease_id: str, *, retry_delay: int, error: str | None
+    ) -> JobRecord:
+        """End the lease: the job is ready again after ``retry_delay`` seconds, or ``dead`` when it
+        used ``max_attempts``. ``error`` becomes ``last_error``. Same lease rule as ``ack_job``.
+        """
+
+    @abc.abstractmethod
+    async def extend_lease(
+        self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int
+    ) -> JobRecord:
+        """Set the lease to end ``lease_seconds`` from now. Same lease rule as ``ack_job``."""
+
+    @abc.abstractmethod
+    async def get_job(self, queue: str, job_id: str) -> JobRecord:
+        """The job (``queue_not_found`` / ``job_not_found``)."""
+
+    @abc.abstractmethod
+    async def list_jobs(self, queue: str, *, state: JobState | None, limit: int) -> list[JobRecord]:
+        """Up to ``limit`` jobs of ``state`` (all states when None), oldest first."""
+
+    @abc.abstractmethod
+    async def retry_job(self, queue: str, job_id: str) -> JobRecord:
+        """Make a ``dead`` job ``ready`` now with attempts reset to 0;
+        ``ConflictError("invalid_state")`` for any other state.
+        """
+
+    # Messages ------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def publish_messages(self, messages: Sequence[NewMessage]) -> list[MessageReceipt]:
+        """Accept all ``messages`` in order, or none, each ``scheduled`` for ``not_before``.
+        A message whose ``dedup_key`` names a message created within its ``dedup_window`` (also
+        earlier in the same call) yields that message's id with ``deduplicated=True``.
+        """
+
+    @abc.abstractmethod
+    async def get_message(self, message_id: str) -> MessageRecord:
+        """The message with its attempts (``message_not_found``)."""
+
+    @abc.abstractmethod
+    async def cancel_message(self, message_id: str) -> MessageRecord:
+        """Cancel a ``scheduled`` message; ``ConflictError("invalid_state")`` for any other state."""
+
+    @abc.abstractmethod
+    async def claim_due_messages(
+        self, *, now: float, limit: int, lease_seconds: float
+    ) -> list[MessageRecord]:
+        """For the delivery engine: atomically move up to ``limit`` messages that are
+        ``scheduled`` with ``next_attempt_at <= now`` to ``delivering`` with
+        ``next_attempt_at = now + lease_seconds``. A ``delivering`` message whose lease ended (its
+        process died) is due again. No message is claimed by two callers at once.
+        """
+
+    @abc.abstractmethod
+    async def record_attempt(
+        self,
+        message_id: str,
+        attempt: DeliveryAttemptRecord,
+        *,
+        outcome: Literal["delivered", "retry", "failed"],
+        next_attempt_at: float | None = None,
+    ) -> MessageRecord:
+        """Append ``attempt`` and settle the message: ``delivered``; ``retry`` (back to
+        ``scheduled`` at ``next_attempt_at``); or ``failed``, which also adds a dead letter.
+        """
+
+    @abc.abstractmethod
+    async def put_url_group(self, name: str, endpoints: Sequence[UrlEndpoint]) -> UrlGroupRecord:
+        """Create the group or replace its endpoints."""
+
+    @abc.abstractmethod
+    async def get_url_group(self, name: str) -> UrlGroupRecord:
+        """The group (``url_group_not_found``)."""
+
+    @abc.abstractmethod
+    async def list_url_groups(self) -> list[UrlGroupRecord]:
+        """Every URL group, by name."""
+
+    @abc.abstractmethod
+    async def delete_url_group(self, name: str) -> None:
+        """Delete the group (``url_group_not_found``)."""
+
+    @abc.abstractmethod
+    async def list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
+        """Up to ``limit`` dead letters, oldest first."""
+
+    @abc.abstractmethod
+    async def delete_dead_letter(self, message_id: str) -> None:
+        """Forget a dead letter (``dead_letter_not_found``); the message stays readable."""
+
+    @abc.abstractmethod
+    async def retry_dead_letter(self, message_id: str) -> MessageRecord:
+        """Remove the dead letter and schedule the message now with a fresh retry budget
+        (earlier attempts stay in its history) (``dead_letter_not_found``).
+        """
+
+    # Idempotency and quotas ----------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def begin_idempotent(
+        self, key: str, request_hash: str, *, ttl: float
+    ) -> IdempotencyRecord | None:
+        """Reserve ``key`` (already scoped to the token) for a request. Returns None when the key
+        was free and is now reserved for ``ttl`` seconds; otherwise the existing record, unchanged.
+        """
+
+    @abc.abstractmethod
+    async def finish_idempotent(self, key: str, *, status: int, body: bytes, ttl: float) -> None:
+        """Store the response of the request that reserved ``key``, to be replayed for ``ttl``."""
+
+    @abc.abstractmethod
+    async def release_idempotent(self, key: str) -> None:
+        """Free a reservation whose request failed, so that a corrected repeat can run."""
+
+    @abc.abstractmethod
+    async def consume_quota(self, token_id: str, amount: int, *, limit: int) -> bool:
+        """Add ``amount`` to the token's message count if that keeps it within ``limit``; return
+        whether it did. Atomic across processes.
+        """
+
+    @abc.abstractmethod
+    async def refund_quota(self, token_id: str, amount: int) -> None:
+        """Take ``amount`` back off the token's message count (a publish that then failed)."""
