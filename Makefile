@@ -49,7 +49,7 @@ serve: $(STAMP) ## Run the reference service on the embedded SQLite store
 	$(BIN)/python -m server
 
 demo: $(STAMP) ## A short tour of the SDK against the embedded service
-	$(BIN)/python examples/demo.py
+	$(BIN)/python demo.py
 
 bench: $(STAMP) ## Benchmarks that print ratios measured side by side
 	$(BIN)/python -m bench
