@@ -28,6 +28,7 @@ __all__ = [
     "MissingExample",
     "Operation",
     "SchemaExample",
+    "all_examples",
     "body_model",
     "call_arguments",
     "call_operation",
@@ -300,9 +301,8 @@ def _named_schema(media_type: Mapping[str, Any]) -> str | None:
     return reference[len(prefix) :] if reference.startswith(prefix) else None
 
 
-def schema_examples(spec: Mapping[str, Any] | None = None) -> Iterator[SchemaExample]:
-    """Every request and response example whose schema is a named component, each once."""
-    spec = load_spec() if spec is None else spec
+def _body_media_types(spec: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    # Shared responses are named after their component and visited once, not once per use.
     seen: set[str] = set()
     for operation in operations(spec):
         bodies = []
@@ -310,13 +310,31 @@ def schema_examples(spec: Mapping[str, Any] | None = None) -> Iterator[SchemaExa
             bodies.append((f"{operation.operation_id}-request", operation.request_body))
         for status, response in operation.responses.items():
             reference = operation.raw["responses"][status].get("$ref", "")
-            where = reference.rsplit("/", 1)[-1] if reference else ""
-            bodies.append((where or f"{operation.operation_id}-{status}", response))
+            shared_name = reference.rsplit("/", 1)[-1]
+            bodies.append((shared_name or f"{operation.operation_id}-{status}", response))
         for where, body in bodies:
-            if where in seen:
-                continue
-            seen.add(where)
-            for media_type in body.get("content", {}).values():
-                name = _named_schema(media_type)
-                if name is not None:
-                    yield SchemaExample(where, name, media_example(media_type, where=where))
+            if where not in seen:
+                seen.add(where)
+                for media_type in body.get("content", {}).values():
+                    yield where, media_type
+
+
+def schema_examples(spec: Mapping[str, Any] | None = None) -> Iterator[SchemaExample]:
+    """Every request and response example whose schema is a named component, each once."""
+    for where, media_type in _body_media_types(load_spec() if spec is None else spec):
+        name = _named_schema(media_type)
+        if name is not None:
+            yield SchemaExample(where, name, media_example(media_type, where=where))
+
+
+def all_examples(spec: Mapping[str, Any] | None = None) -> Iterator[tuple[str, Any, Any]]:
+    """(where, schema, example) for every example of a parameter, request body or response."""
+    spec = load_spec() if spec is None else spec
+    for operation in operations(spec):
+        for parameter in operation.parameters:
+            if "example" in parameter:
+                where = f"{operation.operation_id}-{parameter['in']}-{parameter['name']}"
+                yield where, parameter.get("schema", {}), parameter["example"]
+    for where, media_type in _body_media_types(spec):
+        if "example" in media_type:
+            yield where, media_type.get("schema", {}), media_type["example"]

@@ -20,6 +20,7 @@ from tests.generated._spec import (
     BASE_URL,
     HTTP_METHODS,
     TOKEN,
+    ExampleRequest,
     MissingExample,
     Operation,
     call_arguments,
@@ -44,8 +45,36 @@ def _answer(content_type: str, example: Any, *, status: int) -> httpx.Response:
     return httpx.Response(status, content=content.encode(), headers={"Content-Type": content_type})
 
 
-def _sent_json(request: httpx.Request) -> Any:
-    return json.loads(request.content) if request.content else None
+def _assert_sent_as_documented(
+    sent: httpx.Request, operation: Operation, request: ExampleRequest
+) -> None:
+    assert sent.method == operation.method.upper()
+    assert sent.url.raw_path.split(b"?")[0].decode() == request.path
+    assert dict(sent.url.params) == {k: wire_string(v) for k, v in request.query_params.items()}
+    if operation.security:
+        assert sent.headers["Authorization"] == f"Bearer {TOKEN}"
+    for name, value in request.header_params.items():
+        assert sent.headers[name] == wire_string(value)
+    if request.has_body:
+        assert sent.headers["Content-Type"] == "application/json"
+        assert json.loads(sent.content) == request.body
+    else:
+        assert sent.content == b""
+
+
+def _assert_parsed_as_documented(parsed: Any, operation: Operation, status: str) -> None:
+    documented = response_example(operation, status)
+    if documented is None:
+        assert parsed is None
+        return
+    content_type, example = documented
+    schema = operation.responses[status]["content"][content_type]["schema"]
+    if "$ref" not in schema:
+        assert parsed == example
+        return
+    assert isinstance(parsed, getattr(generated.models, schema["$ref"].rsplit("/", 1)[-1]))
+    spec = load_spec()
+    assert canonical_json(spec, schema, parsed.to_dict()) == canonical_json(spec, schema, example)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -55,49 +84,22 @@ async def test_operation_sends_its_examples_and_parses_its_answer(
 ) -> None:
     """The example call goes out as documented and each success example parses into its model."""
     request = example_request(operation)
-    spec = load_spec()
     assert operation.success_statuses, f"{operation.operation_id} documents no 2xx response"
     for status in operation.success_statuses:
         documented = response_example(operation, status)
+        answer = (
+            httpx.Response(int(status))
+            if documented is None
+            else _answer(*documented, status=int(status))
+        )
         with respx.mock(base_url=BASE_URL, assert_all_called=True) as router:
-            answer = (
-                httpx.Response(int(status))
-                if documented is None
-                else _answer(*documented, status=int(status))
-            )
             route = router.request(operation.method.upper(), request.path).mock(answer)
             response = await call_operation(
                 operation, mode=mode, arguments=call_arguments(operation, request)
             )
-        sent = route.calls.last.request
-
-        assert sent.method == operation.method.upper()
-        assert sent.url.raw_path.split(b"?")[0].decode() == request.path
-        assert dict(sent.url.params) == {k: wire_string(v) for k, v in request.query_params.items()}
-        if operation.security:
-            assert sent.headers["Authorization"] == f"Bearer {TOKEN}"
-        for name, value in request.header_params.items():
-            assert sent.headers[name] == wire_string(value)
-        if request.has_body:
-            assert sent.headers["Content-Type"] == "application/json"
-            assert _sent_json(sent) == request.body
-        else:
-            assert _sent_json(sent) is None
-
+        _assert_sent_as_documented(route.calls.last.request, operation, request)
         assert response.status_code == int(status)
-        if documented is None:
-            assert response.parsed is None
-            continue
-        _, example = documented
-        schema = operation.responses[status]["content"][documented[0]]["schema"]
-        if "$ref" not in schema:
-            assert response.parsed == example
-            continue
-        model = getattr(generated.models, schema["$ref"].rsplit("/", 1)[-1])
-        assert isinstance(response.parsed, model)
-        assert canonical_json(spec, schema, response.parsed.to_dict()) == canonical_json(
-            spec, schema, example
-        )
+        _assert_parsed_as_documented(response.parsed, operation, status)
 
 
 @pytest.mark.parametrize("mode", MODES)

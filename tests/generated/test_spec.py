@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import importlib
 import re
+from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
-from tests.generated._spec import Operation, load_spec, operations, resolve, snake_case
+from tests.generated._spec import (
+    Operation,
+    all_examples,
+    load_spec,
+    operations,
+    resolve,
+    snake_case,
+)
 
 TAGS = {"streams", "queues", "messages", "system"}
 PUBLIC_OPERATIONS = {"getHealth", "getOpenapiDocument"}
@@ -46,6 +55,22 @@ def test_operation_is_documented(operation: Operation) -> None:
     assert len(operation.tags) == 1 and operation.tags[0] in TAGS, operation.tags
     assert operation.raw.get("summary", "").strip()
     assert operation.raw.get("description", "").strip()
+
+
+EXAMPLES = list(all_examples())
+
+
+@pytest.mark.parametrize(
+    ("where", "schema", "example"), EXAMPLES, ids=[where for where, _, _ in EXAMPLES]
+)
+def test_example_matches_its_schema(where: str, schema: Any, example: Any) -> None:
+    """Each example obeys its schema (JSON Schema 2020-12, as OpenAPI 3.1), formats included."""
+    rooted = {**schema, "components": load_spec()["components"]}
+    validator = Draft202012Validator(rooted, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    problems = [
+        f"{list(error.absolute_path)}: {error.message}" for error in validator.iter_errors(example)
+    ]
+    assert not problems, problems
 
 
 @by_operation_id
