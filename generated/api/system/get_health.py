@@ -28,6 +28,11 @@ def _parse_response(
 
         return response_200
 
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
     if response.status_code == 503:
         response_503 = Problem.from_dict(response.json())
 
