@@ -1,0 +1,1769 @@
+"""The Redis store: real Redis Streams for streams, Lua-scripted structures for everything else.
+
+Several service processes may share one Redis; every state change is a single command or a Lua
+script, so it is atomic and safe against the other processes.
+
+Key scheme (``<p>`` is the ``prefix`` URL parameter, default ``spool``). Hash tags (``{…}``) keep
+everything one script touches in one Redis Cluster slot:
+
+=================================================  ============================================
+``<p>:s:{<stream>}``                               the stream itself (XADD/XREADGROUP/…)
+``<p>:q:{<queue>}:meta``                           hash: settings, ``created_at``, job ``seq``
+``<p>:q:{<queue>}:job:<job_id>``                   hash: one job
+``<p>:q:{<queue>}:all``                            zset: every job, by publish sequence
+``<p>:q:{<queue>}:avail``                          zset: ready jobs that are due, by sequence
+``<p>:q:{<queue>}:delayed``                        zset: ready jobs not yet due, by ``available_at``
+``<p>:q:{<queue>}:leased``                         zset: leased jobs, by lease expiry
+``<p>:q:{<queue>}:done`` / ``:dead``               zsets: finished jobs, by when they finished
+``<p>:q:{<queue>}:dedup`` / ``:dedup_exp``         hash ``deduplication_id -> job_id``, zset expiry
+``<p>:queues``                                     set: queue names, for listing
+``<p>:m:{messages}:msg:<message_id>``              hash: one message and its attempts
+``<p>:m:{messages}:due``                           zset: scheduled/delivering messages, by next try
+``<p>:m:{messages}:dead``                          zset: dead letters, in the order they failed
+``<p>:m:{messages}:dedup`` / ``:dedup_exp``        hash ``dedup_key -> message_id``, zset expiry
+``<p>:m:{messages}:seq``                           counter ordering dead letters
+``<p>:u:{url_groups}:endpoints`` / ``:created``    hashes: URL group endpoints, creation times
+``<p>:idem:<key>``                                 hash: one idempotency record
+``<p>:quota:<token_id>``                           string: a token's message count
+=================================================  ============================================
+
+Scripts derive job and message hash keys from ids they read; those keys carry the same hash tag as
+the script's declared keys, so they are in the same slot. Queue listing crosses slots, so the
+``<p>:queues`` set is kept in order around the (single-slot) queue scripts rather than inside them.
+
+Time: the store reads its clock through ``self._clock`` (``time.time``; tests replace it) and passes
+``now`` into every script, so expiry of leases, delays, deduplication and idempotency records follows
+that clock rather than Redis's. Numbers a script computes are written with ``%.17g``, which
+round-trips a double exactly. Stream entry ids, consumer idle times and approximate trimming are
+Redis's own: ``MAXLEN ~ n`` keeps at least ``n`` entries and trims only whole macro nodes (about a
+hundred entries), so small streams are effectively not trimmed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import dataclasses
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
+from redis.commands.core import AsyncScript
+from redis.exceptions import RedisError, ResponseError
+
+from ..ids import new_id
+from .base import (
+    JSON,
+    AppendResult,
+    ClaimResult,
+    ConflictError,
+    DeadLetterRecord,
+    DeliveredEntry,
+    DeliveryAttemptRecord,
+    Entry,
+    GroupInfo,
+    IdempotencyRecord,
+    JobReceipt,
+    JobRecord,
+    JobState,
+    LeasedJob,
+    MessageReceipt,
+    MessageRecord,
+    MessageState,
+    NewJob,
+    NewMessage,
+    NotFoundError,
+    PendingEntry,
+    QueueRecord,
+    QueueSettings,
+    QueueStats,
+    Store,
+    StoreError,
+    StreamInfo,
+    Trim,
+    TrimResult,
+    UrlEndpoint,
+    UrlGroupRecord,
+)
+
+__all__ = ["DEFAULT_PREFIX", "RedisStore"]
+
+DEFAULT_PREFIX = "spool"
+
+# A lease long-poll retries this often; Redis has no blocking pop for a scored set of jobs.
+_LEASE_POLL_SECONDS = 0.05
+
+_NOT_FOUND_CODES = frozenset(
+    {
+        "stream_not_found",
+        "group_not_found",
+        "queue_not_found",
+        "job_not_found",
+        "message_not_found",
+        "url_group_not_found",
+        "dead_letter_not_found",
+    }
+)
+_CONFLICT_CODES = frozenset({"conflict", "group_exists", "lease_expired", "invalid_state"})
+_SCRIPT_ERROR_PREFIX = "SPOOL "
+
+# Scripts ---------------------------------------------------------------------------------------
+#
+# Scripts report refusals as errors "SPOOL <code> [<detail word>]"; the store turns them into
+# typed errors. They return numbers a script computed as strings, never Lua numbers, because
+# Redis would round a Lua number to 14 digits.
+
+_LUA_COMMON = """
+local function fail(code, word)
+  error({err = 'SPOOL ' .. code .. ' ' .. (word or '')})
+end
+local function fmt(number)
+  return string.format('%.17g', number)
+end
+"""
+
+_LUA_REQUIRE_GROUP = """
+local function require_group(stream, group)
+  if redis.call('EXISTS', stream) == 0 then fail('stream_not_found') end
+  for _, info in ipairs(redis.call('XINFO', 'GROUPS', stream)) do
+    for index = 1, #info, 2 do
+      if info[index] == 'name' and info[index + 1] == group then return end
+    end
+  end
+  fail('group_not_found')
+end
+"""
+
+# KEYS[1] stream; ARGV: nomkstream, trim strategy ('' = none), '~' or '=', threshold, bodies...
+_APPEND = """
+if ARGV[1] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
+local ids = {}
+for index = 5, #ARGV do
+  ids[#ids + 1] = redis.call('XADD', KEYS[1], '*', 'b', ARGV[index])
+end
+local trimmed = 0
+if ARGV[2] ~= '' then
+  trimmed = redis.call('XTRIM', KEYS[1], ARGV[2], ARGV[3], ARGV[4])
+end
+return {redis.call('XLEN', KEYS[1]), trimmed, ids}
+"""
+
+# KEYS[1] stream; ARGV: strategy, '~' or '=', threshold.
+_TRIM = """
+if redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
+local trimmed = redis.call('XTRIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+return {redis.call('XLEN', KEYS[1]), trimmed}
+"""
+
+# KEYS[1] stream; ARGV: group, start id, mkstream.
+_CREATE_GROUP = """
+if ARGV[3] ~= '1' and redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
+local arguments = {'XGROUP', 'CREATE', KEYS[1], ARGV[1], ARGV[2]}
+if ARGV[3] == '1' then arguments[#arguments + 1] = 'MKSTREAM' end
+local created = redis.pcall(unpack(arguments))
+if type(created) == 'table' and created.err then
+  if string.find(created.err, 'BUSYGROUP', 1, true) then fail('group_exists') end
+  return created
+end
+for _, info in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+  local fields = {}
+  for index = 1, #info, 2 do fields[info[index]] = info[index + 1] end
+  if fields['name'] == ARGV[1] then
+    return {fields['consumers'], fields['pending'], fields['last-delivered-id']}
+  end
+end
+fail('group_not_found')
+"""
+
+# KEYS[1] stream; ARGV: group.
+_DELETE_GROUP = """
+if redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
+if redis.call('XGROUP', 'DESTROY', KEYS[1], ARGV[1]) == 0 then fail('group_not_found') end
+return 1
+"""
+
+# KEYS[1] stream; ARGV: group, ids...
+_ACK = """
+require_group(KEYS[1], ARGV[1])
+return redis.call('XACK', KEYS[1], unpack(ARGV))
+"""
+
+# KEYS[1] stream; ARGV: group, consumer, min idle ms, start id, count.
+_CLAIM = """
+require_group(KEYS[1], ARGV[1])
+local claimed = redis.call(
+  'XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], 'COUNT', ARGV[5])
+local entries = {}
+for _, entry in ipairs(claimed[2]) do
+  local pending = redis.call('XPENDING', KEYS[1], ARGV[1], entry[1], entry[1], 1)
+  local body = nil
+  for index = 1, #entry[2], 2 do
+    if entry[2][index] == 'b' then body = entry[2][index + 1] end
+  end
+  entries[#entries + 1] = {entry[1], body, pending[1][4]}
+end
+return {claimed[1], entries, claimed[3] or {}}
+"""
+
+# KEYS[1] stream; ARGV: group, count.
+_PENDING = """
+require_group(KEYS[1], ARGV[1])
+return redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', ARGV[2])
+"""
+
+# Every queue script gets KEYS = _QueueKeys.declared() and ARGV[1] = job key prefix, ARGV[2] = now.
+_LUA_QUEUE = """
+local META, ALL, AVAIL, DELAYED, LEASED, DEAD, DONE, DEDUP, DEDUP_EXP = unpack(KEYS, 1, 9)
+local JOB = ARGV[1]
+local NOW_TEXT = ARGV[2]
+local NOW = tonumber(NOW_TEXT)
+
+local function require_queue()
+  if redis.call('EXISTS', META) == 0 then fail('queue_not_found') end
+end
+
+local function require_job(job_id)
+  local key = JOB .. job_id
+  if redis.call('EXISTS', key) == 0 then fail('job_not_found') end
+  return key
+end
+
+local function require_lease(key, lease_id)
+  local job = redis.call('HMGET', key, 'state', 'lease_id', 'lease_expires_at')
+  if job[1] ~= 'leased' or job[2] ~= lease_id or tonumber(job[3]) <= NOW then
+    fail('lease_expired')
+  end
+end
+
+local function drop(set, cutoff)
+  local ids = redis.call('ZRANGEBYSCORE', set, '-inf', cutoff, 'LIMIT', 0, 1000)
+  for _, job_id in ipairs(ids) do
+    redis.call('DEL', JOB .. job_id)
+    redis.call('ZREM', ALL, job_id)
+    redis.call('ZREM', set, job_id)
+  end
+end
+
+-- Bring the indexes up to NOW: due delayed jobs and ended leases become available (or dead), and
+-- what outlived its retention or deduplication window goes.
+local function settle()
+  for _, job_id in ipairs(redis.call('ZRANGEBYSCORE', DELAYED, '-inf', NOW_TEXT)) do
+    redis.call('ZADD', AVAIL, redis.call('HGET', JOB .. job_id, 'seq'), job_id)
+    redis.call('ZREM', DELAYED, job_id)
+  end
+  for _, job_id in ipairs(redis.call('ZRANGEBYSCORE', LEASED, '-inf', NOW_TEXT)) do
+    local key = JOB .. job_id
+    local job = redis.call('HMGET', key, 'attempts', 'max_attempts', 'lease_expires_at', 'seq')
+    redis.call('ZREM', LEASED, job_id)
+    redis.call('HDEL', key, 'lease_id', 'lease_expires_at', 'consumer')
+    if tonumber(job[1]) >= tonumber(job[2]) then
+      redis.call('HSET', key, 'state', 'dead', 'finished_at', job[3])
+      redis.call('ZADD', DEAD, job[3], job_id)
+    else
+      redis.call('HSET', key, 'state', 'ready')
+      redis.call('ZADD', AVAIL, job[4], job_id)
+    end
+  end
+  local retention = tonumber(redis.call('HGET', META, 'retention_seconds'))
+  local cutoff = fmt(NOW - retention)
+  drop(DONE, cutoff)
+  drop(DEAD, cutoff)
+  local expired = redis.call('ZRANGEBYSCORE', DEDUP_EXP, '-inf', NOW_TEXT, 'LIMIT', 0, 1000)
+  for _, deduplication_id in ipairs(expired) do
+    redis.call('HDEL', DEDUP, deduplication_id)
+    redis.call('ZREM', DEDUP_EXP, deduplication_id)
+  end
+end
+
+local function queue_answer()
+  return {
+    redis.call('HGETALL', META),
+    redis.call('ZCARD', AVAIL),
+    redis.call('ZCARD', DELAYED),
+    redis.call('ZCARD', LEASED),
+    redis.call('ZCARD', DEAD),
+  }
+end
+"""
+
+# ARGV[3..6]: max_attempts, lease_seconds, retention_seconds, deduplication_window_seconds.
+_PUT_QUEUE = """
+local created = 0
+if redis.call('EXISTS', META) == 0 then
+  redis.call('HSET', META, 'created_at', NOW_TEXT, 'seq', 0)
+  created = 1
+end
+redis.call('HSET', META, 'max_attempts', ARGV[3], 'lease_seconds', ARGV[4],
+  'retention_seconds', ARGV[5], 'deduplication_window_seconds', ARGV[6])
+settle()
+return {created, queue_answer()}
+"""
+
+_QUEUE_INFO = """
+require_queue()
+settle()
+return queue_answer()
+"""
+
+_DELETE_QUEUE = """
+require_queue()
+for _, job_id in ipairs(redis.call('ZRANGE', ALL, 0, -1)) do
+  redis.call('DEL', JOB .. job_id)
+end
+redis.call('DEL', META, ALL, AVAIL, DELAYED, LEASED, DEAD, DONE, DEDUP, DEDUP_EXP)
+return 1
+"""
+
+# ARGV[3] = number of jobs, then per job: job_id, topic, payload, delay, deduplication_id ('').
+_PUBLISH_JOBS = """
+require_queue()
+settle()
+local window = tonumber(redis.call('HGET', META, 'deduplication_window_seconds'))
+local max_attempts = redis.call('HGET', META, 'max_attempts')
+local receipts = {}
+for index = 0, tonumber(ARGV[3]) - 1 do
+  local base = 4 + index * 5
+  local job_id, topic, payload = ARGV[base], ARGV[base + 1], ARGV[base + 2]
+  local delay, deduplication_id = tonumber(ARGV[base + 3]), ARGV[base + 4]
+  local earlier = false
+  if deduplication_id ~= '' then
+    local expires = redis.call('ZSCORE', DEDUP_EXP, deduplication_id)
+    if expires and tonumber(expires) > NOW then
+      earlier = redis.call('HGET', DEDUP, deduplication_id)
+    end
+  end
+  if earlier then
+    receipts[#receipts + 1] = {earlier, 1}
+  else
+    local key = JOB .. job_id
+    local seq = redis.call('HINCRBY', META, 'seq', 1)
+    local available_at = NOW_TEXT
+    if delay > 0 then available_at = fmt(NOW + delay) end
+    redis.call('HSET', key, 'id', job_id, 'topic', topic, 'payload', payload, 'seq', seq,
+      'state', 'ready', 'attempts', 0, 'max_attempts', max_attempts,
+      'published_at', NOW_TEXT, 'available_at', available_at)
+    redis.call('ZADD', ALL, seq, job_id)
+    if delay > 0 then
+      redis.call('ZADD', DELAYED, available_at, job_id)
+    else
+      redis.call('ZADD', AVAIL, seq, job_id)
+    end
+    if deduplication_id ~= '' then
+      redis.call('HSET', key, 'deduplication_id', deduplication_id)
+      if window > 0 then
+        redis.call('HSET', DEDUP, deduplication_id, job_id)
+        redis.call('ZADD', DEDUP_EXP, fmt(NOW + window), deduplication_id)
+      end
+    end
+    receipts[#receipts + 1] = {job_id, 0}
+  end
+end
+return receipts
+"""
+
+# ARGV[3] max jobs, ARGV[4] lease seconds ('' = the queue's), ARGV[5] consumer ('' = anonymous),
+# ARGV[6] number of topics (0 = all), then the topics, then one fresh lease id per job that may be
+# leased.
+_LEASE_JOBS = """
+require_queue()
+settle()
+local max_jobs = tonumber(ARGV[3])
+local lease_seconds = ARGV[4]
+if lease_seconds == '' then lease_seconds = redis.call('HGET', META, 'lease_seconds') end
+local expires_at = fmt(NOW + tonumber(lease_seconds))
+local consumer = ARGV[5]
+local topic_count = tonumber(ARGV[6])
+local topics = nil
+if topic_count > 0 then
+  topics = {}
+  for index = 7, 6 + topic_count do topics[ARGV[index]] = true end
+end
+local lease_ids = 7 + topic_count
+local chosen = {}
+local offset = 0
+while #chosen < max_jobs do
+  local batch = redis.call('ZRANGE', AVAIL, offset, offset + 199)
+  if #batch == 0 then break end
+  for _, job_id in ipairs(batch) do
+    if #chosen >= max_jobs then break end
+    if topics == nil or topics[redis.call('HGET', JOB .. job_id, 'topic')] then
+      chosen[#chosen + 1] = job_id
+    end
+  end
+  offset = offset + 200
+end
+local leased = {}
+for index, job_id in ipairs(chosen) do
+  local key = JOB .. job_id
+  local lease_id = ARGV[lease_ids + index - 1]
+  local attempts = redis.call('HINCRBY', key, 'attempts', 1)
+  redis.call('HSET', key, 'state', 'leased', 'lease_id', lease_id, 'lease_expires_at', expires_at,
+    'consumer', consumer)
+  redis.call('ZREM', AVAIL, job_id)
+  redis.call('ZADD', LEASED, expires_at, job_id)
+  local job = redis.call('HMGET', key, 'topic', 'payload', 'published_at')
+  leased[#leased + 1] = {job_id, job[1], job[2], attempts, lease_id, job[3]}
+end
+return {expires_at, leased}
+"""
+
+# ARGV[3] job id, ARGV[4] lease id.
+_ACK_JOB = """
+require_queue()
+local key = require_job(ARGV[3])
+require_lease(key, ARGV[4])
+redis.call('HSET', key, 'state', 'succeeded', 'finished_at', NOW_TEXT)
+redis.call('HDEL', key, 'lease_id', 'lease_expires_at', 'consumer')
+redis.call('ZREM', LEASED, ARGV[3])
+redis.call('ZADD', DONE, NOW_TEXT, ARGV[3])
+return redis.call('HGETALL', key)
+"""
+
+# ARGV[3] job id, ARGV[4] lease id, ARGV[5] retry delay, ARGV[6] '1' when an error follows,
+# ARGV[7] the error.
+_NACK_JOB = """
+require_queue()
+local key = require_job(ARGV[3])
+require_lease(key, ARGV[4])
+redis.call('HDEL', key, 'lease_id', 'lease_expires_at', 'consumer')
+redis.call('ZREM', LEASED, ARGV[3])
+if ARGV[6] == '1' then
+  redis.call('HSET', key, 'last_error', ARGV[7])
+else
+  redis.call('HDEL', key, 'last_error')
+end
+local job = redis.call('HMGET', key, 'attempts', 'max_attempts', 'seq')
+if tonumber(job[1]) >= tonumber(job[2]) then
+  redis.call('HSET', key, 'state', 'dead', 'finished_at', NOW_TEXT)
+  redis.call('ZADD', DEAD, NOW_TEXT, ARGV[3])
+else
+  local delay = tonumber(ARGV[5])
+  if delay > 0 then
+    local available_at = fmt(NOW + delay)
+    redis.call('HSET', key, 'state', 'ready', 'available_at', available_at)
+    redis.call('ZADD', DELAYED, available_at, ARGV[3])
+  else
+    redis.call('HSET', key, 'state', 'ready', 'available_at', NOW_TEXT)
+    redis.call('ZADD', AVAIL, job[3], ARGV[3])
+  end
+end
+return redis.call('HGETALL', key)
+"""
+
+# ARGV[3] job id, ARGV[4] lease id, ARGV[5] lease seconds.
+_EXTEND_LEASE = """
+require_queue()
+local key = require_job(ARGV[3])
+require_lease(key, ARGV[4])
+local expires_at = fmt(NOW + tonumber(ARGV[5]))
+redis.call('HSET', key, 'lease_expires_at', expires_at)
+redis.call('ZADD', LEASED, expires_at, ARGV[3])
+return redis.call('HGETALL', key)
+"""
+
+# ARGV[3] job id.
+_GET_JOB = """
+require_queue()
+return redis.call('HGETALL', require_job(ARGV[3]))
+"""
+
+# ARGV[3] job id.
+_RETRY_JOB = """
+require_queue()
+local key = require_job(ARGV[3])
+settle()
+local state = redis.call('HGET', key, 'state')
+if state ~= 'dead' then
+  if state == 'ready' and tonumber(redis.call('HGET', key, 'available_at')) > NOW then
+    state = 'delayed'
+  end
+  fail('invalid_state', state)
+end
+redis.call('ZREM', DEAD, ARGV[3])
+redis.call('HSET', key, 'state', 'ready', 'attempts', 0, 'available_at', NOW_TEXT)
+redis.call('HDEL', key, 'finished_at', 'lease_id', 'lease_expires_at', 'consumer')
+redis.call('ZADD', AVAIL, redis.call('HGET', key, 'seq'), ARGV[3])
+return redis.call('HGETALL', key)
+"""
+
+# ARGV[3] state ('' = every state), ARGV[4] limit. States are as settle() leaves them at NOW.
+_LIST_JOBS = """
+require_queue()
+settle()
+local wanted, limit = ARGV[3], tonumber(ARGV[4])
+local jobs = {}
+local offset = 0
+while #jobs < limit do
+  local batch = redis.call('ZRANGE', ALL, offset, offset + 199)
+  if #batch == 0 then break end
+  for _, job_id in ipairs(batch) do
+    if #jobs >= limit then break end
+    local key = JOB .. job_id
+    local state = redis.call('HGET', key, 'state')
+    if state == 'ready' and tonumber(redis.call('HGET', key, 'available_at')) > NOW then
+      state = 'delayed'
+    end
+    if wanted == '' or wanted == state then jobs[#jobs + 1] = redis.call('HGETALL', key) end
+  end
+  offset = offset + 200
+end
+return jobs
+"""
+
+# Every message script gets KEYS = _MessageKeys.declared(), ARGV[1] = message key prefix and
+# ARGV[2] = now.
+_LUA_MESSAGES = """
+local DUE, DEAD, DEDUP, DEDUP_EXP, SEQ = unpack(KEYS, 1, 5)
+local MESSAGE = ARGV[1]
+local NOW_TEXT = ARGV[2]
+local NOW = tonumber(NOW_TEXT)
+
+local function require_message(message_id)
+  local key = MESSAGE .. message_id
+  if redis.call('EXISTS', key) == 0 then fail('message_not_found') end
+  return key
+end
+"""
+
+# ARGV[3] = number of messages, then per message: message_id, dedup_key ('' = none), dedup window,
+# next attempt time, number of field/value items, the items.
+_PUBLISH_MESSAGES = """
+local expired = redis.call('ZRANGEBYSCORE', DEDUP_EXP, '-inf', NOW_TEXT, 'LIMIT', 0, 1000)
+for _, dedup_key in ipairs(expired) do
+  redis.call('HDEL', DEDUP, dedup_key)
+  redis.call('ZREM', DEDUP_EXP, dedup_key)
+end
+local receipts = {}
+local base = 4
+for _ = 1, tonumber(ARGV[3]) do
+  local message_id, dedup_key = ARGV[base], ARGV[base + 1]
+  local window, not_before = tonumber(ARGV[base + 2]), ARGV[base + 3]
+  local item_count = tonumber(ARGV[base + 4])
+  local earlier = false
+  if dedup_key ~= '' then
+    local record = redis.call('HGET', DEDUP, dedup_key)
+    if record then
+      local separator = string.find(record, ' ', 1, true)
+      local created_at = tonumber(string.sub(record, 1, separator - 1))
+      if NOW - created_at < window then earlier = string.sub(record, separator + 1) end
+    end
+  end
+  if earlier then
+    receipts[#receipts + 1] = {earlier, 1}
+  else
+    local key = MESSAGE .. message_id
+    redis.call('HSET', key, unpack(ARGV, base + 5, base + 4 + item_count))
+    redis.call('ZADD', DUE, not_before, message_id)
+    if dedup_key ~= '' and window > 0 then
+      redis.call('HSET', DEDUP, dedup_key, NOW_TEXT .. ' ' .. message_id)
+      redis.call('ZADD', DEDUP_EXP, fmt(NOW + window), dedup_key)
+    end
+    receipts[#receipts + 1] = {message_id, 0}
+  end
+  base = base + 5 + item_count
+end
+return receipts
+"""
+
+# ARGV[3] message id.
+_GET_MESSAGE = """
+return redis.call('HGETALL', require_message(ARGV[3]))
+"""
+
+# ARGV[3] message id.
+_CANCEL_MESSAGE = """
+local key = require_message(ARGV[3])
+local state = redis.call('HGET', key, 'state')
+if state ~= 'scheduled' then fail('invalid_state', state) end
+redis.call('HSET', key, 'state', 'cancelled')
+redis.call('HDEL', key, 'next_attempt_at')
+redis.call('ZREM', DUE, ARGV[3])
+return redis.call('HGETALL', key)
+"""
+
+# ARGV[3] limit, ARGV[4] lease seconds.
+_CLAIM_DUE_MESSAGES = """
+local due = redis.call('ZRANGEBYSCORE', DUE, '-inf', NOW_TEXT, 'LIMIT', 0, tonumber(ARGV[3]))
+local next_attempt_at = fmt(NOW + tonumber(ARGV[4]))
+local claimed = {}
+for _, message_id in ipairs(due) do
+  local key = MESSAGE .. message_id
+  redis.call('HSET', key, 'state', 'delivering', 'next_attempt_at', next_attempt_at)
+  redis.call('ZADD', DUE, next_attempt_at, message_id)
+  claimed[#claimed + 1] = redis.call('HGETALL', key)
+end
+return claimed
+"""
+
+# ARGV[3] message id, ARGV[4] attempt JSON, ARGV[5] outcome, ARGV[6] next attempt time (retry),
+# ARGV[7] last error ('' = none), ARGV[8] last status code ('' = none).
+_RECORD_ATTEMPT = """
+local message_id = ARGV[3]
+local key = require_message(message_id)
+local count = redis.call('HINCRBY', key, 'attempt_count', 1)
+redis.call('HSET', key, 'attempt:' .. count, ARGV[4])
+if ARGV[5] == 'retry' then
+  redis.call('HSET', key, 'state', 'scheduled', 'next_attempt_at', ARGV[6])
+  redis.call('ZADD', DUE, ARGV[6], message_id)
+else
+  redis.call('HSET', key, 'state', ARGV[5])
+  redis.call('HDEL', key, 'next_attempt_at')
+  redis.call('ZREM', DUE, message_id)
+end
+if ARGV[5] == 'failed' then
+  redis.call('HSET', key, 'failed_at', NOW_TEXT)
+  redis.call('HDEL', key, 'last_error', 'last_status_code')
+  if ARGV[7] ~= '' then redis.call('HSET', key, 'last_error', ARGV[7]) end
+  if ARGV[8] ~= '' then redis.call('HSET', key, 'last_status_code', ARGV[8]) end
+  redis.call('ZADD', DEAD, redis.call('INCR', SEQ), message_id)
+end
+return redis.call('HGETALL', key)
+"""
+
+# ARGV[3] limit.
+_LIST_DEAD_LETTERS = """
+local letters = {}
+for _, message_id in ipairs(redis.call('ZRANGE', DEAD, 0, tonumber(ARGV[3]) - 1)) do
+  letters[#letters + 1] = redis.call('HMGET', MESSAGE .. message_id, 'message_id', 'url',
+    'attempt_count', 'failed_at', 'last_error', 'last_status_code')
+end
+return letters
+"""
+
+# ARGV[3] message id.
+_DELETE_DEAD_LETTER = """
+if redis.call('ZREM', DEAD, ARGV[3]) == 0 then fail('dead_letter_not_found') end
+redis.call('HDEL', MESSAGE .. ARGV[3], 'failed_at', 'last_error', 'last_status_code')
+return 1
+"""
+
+# ARGV[3] message id.
+_RETRY_DEAD_LETTER = """
+if redis.call('ZREM', DEAD, ARGV[3]) == 0 then fail('dead_letter_not_found') end
+local key = require_message(ARGV[3])
+redis.call('HDEL', key, 'failed_at', 'last_error', 'last_status_code')
+redis.call('HSET', key, 'state', 'scheduled', 'next_attempt_at', NOW_TEXT)
+redis.call('ZADD', DUE, NOW_TEXT, ARGV[3])
+return redis.call('HGETALL', key)
+"""
+
+# KEYS: endpoints hash, created hash; ARGV: name, endpoints JSON, now.
+_PUT_URL_GROUP = """
+redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3] .. ' ' .. ARGV[2])
+return redis.call('HGET', KEYS[2], ARGV[1])
+"""
+
+# KEYS: endpoints hash, created hash; ARGV: name.
+_DELETE_URL_GROUP = """
+if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then fail('url_group_not_found') end
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+"""
+
+# KEYS[1] record; ARGV: request hash, now, ttl seconds.
+_BEGIN_IDEMPOTENT = """
+local record = redis.call('HMGET', KEYS[1], 'request_hash', 'status', 'body', 'expires_at')
+if record[1] and tonumber(record[4]) > tonumber(ARGV[2]) then
+  return {record[1], record[2], record[3]}
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'request_hash', ARGV[1],
+  'expires_at', fmt(tonumber(ARGV[2]) + tonumber(ARGV[3])))
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil(tonumber(ARGV[3]) * 1000)))
+return false
+"""
+
+# KEYS[1] record; ARGV: status, body (base64), now, ttl seconds.
+_FINISH_IDEMPOTENT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'body', ARGV[2],
+  'expires_at', fmt(tonumber(ARGV[3]) + tonumber(ARGV[4])))
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil(tonumber(ARGV[4]) * 1000)))
+return 1
+"""
+
+# KEYS[1] counter; ARGV: amount, limit.
+_CONSUME_QUOTA = """
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return 0 end
+redis.call('INCRBY', KEYS[1], ARGV[1])
+return 1
+"""
+
+# KEYS[1] counter; ARGV: amount.
+_REFUND_QUOTA = """
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local left = used - tonumber(ARGV[1])
+if left <= 0 then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], left) end
+return 1
+"""
+
+_SCRIPTS: dict[str, str] = {
+    "append": _LUA_COMMON + _APPEND,
+    "trim": _LUA_COMMON + _TRIM,
+    "create_group": _LUA_COMMON + _CREATE_GROUP,
+    "delete_group": _LUA_COMMON + _DELETE_GROUP,
+    "ack": _LUA_COMMON + _LUA_REQUIRE_GROUP + _ACK,
+    "claim": _LUA_COMMON + _LUA_REQUIRE_GROUP + _CLAIM,
+    "pending": _LUA_COMMON + _LUA_REQUIRE_GROUP + _PENDING,
+    "put_queue": _LUA_COMMON + _LUA_QUEUE + _PUT_QUEUE,
+    "queue_info": _LUA_COMMON + _LUA_QUEUE + _QUEUE_INFO,
+    "delete_queue": _LUA_COMMON + _LUA_QUEUE + _DELETE_QUEUE,
+    "publish_jobs": _LUA_COMMON + _LUA_QUEUE + _PUBLISH_JOBS,
+    "lease_jobs": _LUA_COMMON + _LUA_QUEUE + _LEASE_JOBS,
+    "ack_job": _LUA_COMMON + _LUA_QUEUE + _ACK_JOB,
+    "nack_job": _LUA_COMMON + _LUA_QUEUE + _NACK_JOB,
+    "extend_lease": _LUA_COMMON + _LUA_QUEUE + _EXTEND_LEASE,
+    "get_job": _LUA_COMMON + _LUA_QUEUE + _GET_JOB,
+    "retry_job": _LUA_COMMON + _LUA_QUEUE + _RETRY_JOB,
+    "list_jobs": _LUA_COMMON + _LUA_QUEUE + _LIST_JOBS,
+    "publish_messages": _LUA_COMMON + _LUA_MESSAGES + _PUBLISH_MESSAGES,
+    "get_message": _LUA_COMMON + _LUA_MESSAGES + _GET_MESSAGE,
+    "cancel_message": _LUA_COMMON + _LUA_MESSAGES + _CANCEL_MESSAGE,
+    "claim_due_messages": _LUA_COMMON + _LUA_MESSAGES + _CLAIM_DUE_MESSAGES,
+    "record_attempt": _LUA_COMMON + _LUA_MESSAGES + _RECORD_ATTEMPT,
+    "list_dead_letters": _LUA_COMMON + _LUA_MESSAGES + _LIST_DEAD_LETTERS,
+    "delete_dead_letter": _LUA_COMMON + _LUA_MESSAGES + _DELETE_DEAD_LETTER,
+    "retry_dead_letter": _LUA_COMMON + _LUA_MESSAGES + _RETRY_DEAD_LETTER,
+    "put_url_group": _LUA_COMMON + _PUT_URL_GROUP,
+    "delete_url_group": _LUA_COMMON + _DELETE_URL_GROUP,
+    "begin_idempotent": _LUA_COMMON + _BEGIN_IDEMPOTENT,
+    "finish_idempotent": _LUA_COMMON + _FINISH_IDEMPOTENT,
+    "consume_quota": _LUA_COMMON + _CONSUME_QUOTA,
+    "refund_quota": _LUA_COMMON + _REFUND_QUOTA,
+}
+
+
+# Keys ------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _QueueKeys:
+    """The keys of one queue, all in the slot of the hash tag ``{<queue>}``."""
+
+    base: str
+
+    @property
+    def meta(self) -> str:
+        return f"{self.base}:meta"
+
+    @property
+    def job_prefix(self) -> str:
+        return f"{self.base}:job:"
+
+    def declared(self) -> list[str]:
+        """The keys every queue script declares, in the order ``_LUA_QUEUE`` unpacks them."""
+        names = ("meta", "all", "avail", "delayed", "leased", "dead", "done", "dedup", "dedup_exp")
+        return [f"{self.base}:{name}" for name in names]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _MessageKeys:
+    """The keys of every message, all in the slot of the hash tag ``{messages}``."""
+
+    base: str
+
+    @property
+    def message_prefix(self) -> str:
+        return f"{self.base}:msg:"
+
+    def declared(self) -> list[str]:
+        """The keys every message script declares, in the order ``_LUA_MESSAGES`` unpacks them."""
+        return [f"{self.base}:{name}" for name in ("due", "dead", "dedup", "dedup_exp", "seq")]
+
+
+# Conversions -----------------------------------------------------------------------------------
+
+
+def _number_text(value: float) -> str:
+    """A float as text that reads back as exactly the same float (in Python and in Lua)."""
+    return repr(float(value))
+
+
+def _dump_json(value: JSON, *, what: str) -> str:
+    try:
+        # ASCII keeps lone surrogates (legal in JSON text) from failing the UTF-8 encoding.
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise StoreError("malformed_request", f"{what} is not JSON: {exc}") from exc
+
+
+def _pairs(flat: Sequence[Any]) -> dict[str, str]:
+    return {str(flat[index]): str(flat[index + 1]) for index in range(0, len(flat), 2)}
+
+
+def _optional_float(fields: Mapping[str, str], name: str) -> float | None:
+    value = fields.get(name)
+    return None if value is None else float(value)
+
+
+def _store_error(code: str, detail: str) -> StoreError:
+    if code in _NOT_FOUND_CODES:
+        return NotFoundError(code, detail)
+    if code in _CONFLICT_CODES:
+        return ConflictError(code, detail)
+    return StoreError(code, detail)
+
+
+def _job_state(fields: Mapping[str, str], now: float) -> JobState:
+    """The state a job has at ``now``, whether or not a script has settled the queue since."""
+    state = fields["state"]
+    if state == "ready":
+        return "delayed" if float(fields["available_at"]) > now else "ready"
+    if state == "leased":
+        if float(fields["lease_expires_at"]) > now:
+            return "leased"
+        return "dead" if int(fields["attempts"]) >= int(fields["max_attempts"]) else "ready"
+    if state == "succeeded":
+        return "succeeded"
+    return "dead"
+
+
+def _job_record(queue: str, fields: Mapping[str, str], now: float) -> JobRecord:
+    state = _job_state(fields, now)
+    return JobRecord(
+        job_id=fields["id"],
+        queue=queue,
+        topic=fields["topic"],
+        payload=json.loads(fields["payload"]),
+        state=state,
+        attempts=int(fields["attempts"]),
+        max_attempts=int(fields["max_attempts"]),
+        published_at=float(fields["published_at"]),
+        available_at=float(fields["available_at"]),
+        lease_expires_at=float(fields["lease_expires_at"]) if state == "leased" else None,
+        last_error=fields.get("last_error"),
+        deduplication_id=fields.get("deduplication_id"),
+    )
+
+
+def _queue_record(name: str, answer: Sequence[Any]) -> QueueRecord:
+    meta = _pairs(answer[0])
+    return QueueRecord(
+        name=name,
+        settings=QueueSettings(
+            max_attempts=int(meta["max_attempts"]),
+            lease_seconds=int(meta["lease_seconds"]),
+            retention_seconds=int(meta["retention_seconds"]),
+            deduplication_window_seconds=int(meta["deduplication_window_seconds"]),
+        ),
+        created_at=float(meta["created_at"]),
+        stats=QueueStats(
+            ready=int(answer[1]), delayed=int(answer[2]), leased=int(answer[3]), dead=int(answer[4])
+        ),
+    )
+
+
+_MESSAGE_OPTIONAL_TEXT = (
+    "url_group",
+    "retry_delay",
+    "callback",
+    "failure_callback",
+    "deduplication_id",
+)
+
+
+def _message_fields(message_id: str, message: NewMessage, *, now: float) -> list[str]:
+    """A new message as the field/value items of its hash."""
+    fields: dict[str, str] = {
+        "message_id": message_id,
+        "url": message.url,
+        "body": base64.b64encode(message.body).decode("ascii"),
+        "content_type": message.content_type,
+        "method": message.method,
+        "headers": _dump_json(message.headers, what="message headers"),
+        "state": "scheduled",
+        "retries": str(message.retries),
+        "timeout": str(message.timeout),
+        "created_at": _number_text(now),
+        "not_before": _number_text(message.not_before),
+        "next_attempt_at": _number_text(message.not_before),
+        "attempt_count": "0",
+    }
+    for name in _MESSAGE_OPTIONAL_TEXT:
+        value = getattr(message, name)
+        if value is not None:
+            fields[name] = value
+    return [item for pair in fields.items() for item in pair]
+
+
+def _attempt_json(attempt: DeliveryAttemptRecord) -> str:
+    return json.dumps(dataclasses.asdict(attempt), separators=(",", ":"))
+
+
+def _message_record(fields: Mapping[str, str]) -> MessageRecord:
+    attempts = [
+        DeliveryAttemptRecord(**json.loads(fields[f"attempt:{number}"]))
+        for number in range(1, int(fields["attempt_count"]) + 1)
+    ]
+    state: MessageState = fields["state"]  # type: ignore[assignment]
+    return MessageRecord(
+        message_id=fields["message_id"],
+        url=fields["url"],
+        body=base64.b64decode(fields["body"]),
+        content_type=fields["content_type"],
+        method=fields["method"],
+        headers=json.loads(fields["headers"]),
+        state=state,
+        retries=int(fields["retries"]),
+        timeout=int(fields["timeout"]),
+        created_at=float(fields["created_at"]),
+        not_before=float(fields["not_before"]),
+        attempts=attempts,
+        next_attempt_at=_optional_float(fields, "next_attempt_at"),
+        url_group=fields.get("url_group"),
+        retry_delay=fields.get("retry_delay"),
+        callback=fields.get("callback"),
+        failure_callback=fields.get("failure_callback"),
+        deduplication_id=fields.get("deduplication_id"),
+    )
+
+
+def _trim_arguments(trim: Trim) -> list[str]:
+    """XTRIM's strategy, ``~``/``=`` and threshold for ``trim``; empty when it trims nothing."""
+    if trim.maxlen is not None and trim.minid is not None:
+        raise StoreError("malformed_request", "trim by maxlen or by minid, not both")
+    approximation = "~" if trim.approximate else "="
+    if trim.maxlen is not None:
+        if trim.maxlen < 0:
+            raise StoreError("malformed_request", f"maxlen must be >= 0, not {trim.maxlen}")
+        return ["MAXLEN", approximation, str(trim.maxlen)]
+    if trim.minid is not None:
+        return ["MINID", approximation, trim.minid]
+    return []
+
+
+def _entry_body(text: str | None) -> JSON:
+    return None if text is None else json.loads(text)
+
+
+class RedisStore(Store):
+    """Spool's data in Redis, shareable by several service processes."""
+
+    kind = "redis"
+
+    def __init__(self, redis_url: str, *, prefix: str = DEFAULT_PREFIX) -> None:
+        if not prefix or "{" in prefix or "}" in prefix:
+            raise ValueError(f"a Redis key prefix must be non-empty and brace-free, not {prefix!r}")
+        self._redis_url = redis_url
+        self._prefix = prefix
+        self._clock: Callable[[], float] = time.time
+        self._client: aioredis.Redis | None = None
+        self._scripts: dict[str, AsyncScript] = {}
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisStore:
+        """``redis://host:port/db?prefix=spool``: ``prefix`` is ours, the rest goes to redis-py."""
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        prefixes = [value for name, value in query if name == "prefix"]
+        rest = [(name, value) for name, value in query if name != "prefix"]
+        redis_url = urlunsplit(parts._replace(query=urlencode(rest)))
+        return cls(redis_url, prefix=prefixes[-1] if prefixes else DEFAULT_PREFIX)
+
+    @property
+    def prefix(self) -> str:
+        """The prefix every key of this store starts with."""
+        return self._prefix
+
+    @property
+    def _redis(self) -> aioredis.Redis:
+        if self._client is None:
+            raise RuntimeError("the Redis store is not open (call open() first)")
+        return self._client
+
+    # Life cycle ----------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Connect and load the scripts, so that a missing server fails here."""
+        client = aioredis.Redis.from_url(self._redis_url, decode_responses=True)
+        try:
+            self._scripts = {name: client.register_script(text) for name, text in _SCRIPTS.items()}
+            for text in _SCRIPTS.values():
+                await client.script_load(text)
+        except BaseException:
+            await client.aclose()
+            raise
+        self._client = client
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+    async def ping(self) -> bool:
+        """True when Redis answers PING."""
+        try:
+            return bool(await self._redis.ping())
+        except (RedisError, OSError, RuntimeError):
+            return False
+
+    # Helpers -------------------------------------------------------------------------------
+
+    async def _run(
+        self,
+        name: str,
+        keys: Sequence[str],
+        args: Sequence[str | int | float],
+        *,
+        details: Mapping[str, str],
+        client: Pipeline | None = None,
+    ) -> Any:
+        """Run a script, turning its ``SPOOL <code>`` refusals into typed errors."""
+        with _script_errors(details):
+            return await self._scripts[name](keys=keys, args=args, client=client)
+
+    def _stream_key(self, stream: str) -> str:
+        return f"{self._prefix}:s:{{{stream}}}"
+
+    def _queue_keys(self, queue: str) -> _QueueKeys:
+        return _QueueKeys(f"{self._prefix}:q:{{{queue}}}")
+
+    @property
+    def _queues_key(self) -> str:
+        return f"{self._prefix}:queues"
+
+    @property
+    def _message_keys(self) -> _MessageKeys:
+        return _MessageKeys(f"{self._prefix}:m:{{messages}}")
+
+    @property
+    def _url_group_keys(self) -> list[str]:
+        base = f"{self._prefix}:u:{{url_groups}}"
+        return [f"{base}:endpoints", f"{base}:created"]
+
+    # Streams -------------------------------------------------------------------------------
+
+    async def append(
+        self, stream: str, bodies: Sequence[JSON], *, trim: Trim | None, nomkstream: bool
+    ) -> AppendResult:
+        """Append with XADD in one script, then XTRIM; ``trimmed`` is what that XTRIM removed."""
+        texts = [_dump_json(body, what="an entry body") for body in bodies]
+        trim_arguments = _trim_arguments(trim) if trim is not None else []
+        if not trim_arguments:
+            trim_arguments = ["", "", ""]
+        length, trimmed, ids = await self._run(
+            "append",
+            [self._stream_key(stream)],
+            ["1" if nomkstream else "0", *trim_arguments, *texts],
+            details={"stream": stream},
+        )
+        return AppendResult(ids=[str(i) for i in ids], length=int(length), trimmed=int(trimmed))
+
+    async def stream_info(self, stream: str) -> StreamInfo:
+        """XINFO STREAM and XINFO GROUPS, read in one transaction."""
+        key = self._stream_key(stream)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.exists(key)
+            pipe.xinfo_stream(key)
+            pipe.xinfo_groups(key)
+            exists, info, groups = await pipe.execute(raise_on_error=False)
+        if not exists:
+            raise _store_error("stream_not_found", f"stream {stream!r} does not exist")
+        for result in (info, groups):
+            if isinstance(result, Exception):
+                raise result
+        first, last = info.get("first-entry"), info.get("last-entry")
+        return StreamInfo(
+            stream=stream,
+            length=int(info["length"]),
+            first_id=str(first[0]) if first else None,
+            last_id=str(last[0]) if last else None,
+            groups=sorted(
+                (
+                    GroupInfo(
+                        group=str(group["name"]),
+                        consumers=int(group["consumers"]),
+                        pending=int(group["pending"]),
+                        last_delivered_id=str(group["last-delivered-id"]),
+                    )
+                    for group in groups
+                ),
+                key=lambda group: group.group,
+            ),
+        )
+
+    async def range(
+        self, stream: str, *, start: str, end: str, count: int, reverse: bool
+    ) -> list[Entry]:
+        """XRANGE (or XREVRANGE), checking in the same transaction that the stream exists."""
+        key = self._stream_key(stream)
+        with _redis_errors():
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.exists(key)
+                if reverse:
+                    pipe.xrevrange(key, max=end, min=start, count=count)
+                else:
+                    pipe.xrange(key, min=start, max=end, count=count)
+                exists, entries = await pipe.execute()
+        if not exists:
+            raise _store_error("stream_not_found", f"stream {stream!r} does not exist")
+        return [
+            Entry(id=str(entry_id), body=_entry_body(fields.get("b")))
+            for entry_id, fields in entries
+        ]
+
+    async def trim(self, stream: str, trim: Trim) -> TrimResult:
+        """XTRIM in a script that also answers the length and refuses a missing stream."""
+        arguments = _trim_arguments(trim)
+        if not arguments:
+            raise StoreError("malformed_request", "trim needs maxlen or minid")
+        length, trimmed = await self._run(
+            "trim", [self._stream_key(stream)], arguments, details={"stream": stream}
+        )
+        return TrimResult(length=int(length), trimmed=int(trimmed))
+
+    async def delete_stream(self, stream: str) -> None:
+        """DEL the stream key, which holds its entries and groups."""
+        if not await self._redis.delete(self._stream_key(stream)):
+            raise _store_error("stream_not_found", f"stream {stream!r} does not exist")
+
+    async def create_group(
+        self, stream: str, group: str, *, start_id: str, mkstream: bool
+    ) -> GroupInfo:
+        """XGROUP CREATE (with MKSTREAM when asked), answering the group as XINFO GROUPS sees it."""
+        consumers, pending, last_delivered_id = await self._run(
+            "create_group",
+            [self._stream_key(stream)],
+            [group, start_id, "1" if mkstream else "0"],
+            details={"stream": stream, "group": group},
+        )
+        return GroupInfo(
+            group=group,
+            consumers=int(consumers),
+            pending=int(pending),
+            last_delivered_id=str(last_delivered_id),
+        )
+
+    async def delete_group(self, stream: str, group: str) -> None:
+        """XGROUP DESTROY, telling a missing stream from a missing group."""
+        await self._run(
+            "delete_group",
+            [self._stream_key(stream)],
+            [group],
+            details={"stream": stream, "group": group},
+        )
+
+    async def read_group(
+        self, stream: str, group: str, *, consumer: str, count: int, wait_ms: int
+    ) -> list[DeliveredEntry]:
+        """XREADGROUP ``>``; BLOCK only when ``wait_ms`` > 0 (Redis reads BLOCK 0 as forever)."""
+        key = self._stream_key(stream)
+        try:
+            answer: Any = await self._redis.xreadgroup(
+                group, consumer, {key: ">"}, count=count, block=wait_ms if wait_ms > 0 else None
+            )
+        except ResponseError as exc:
+            if await self._redis.exists(key):
+                if str(exc).startswith("NOGROUP"):
+                    raise _store_error(
+                        "group_not_found",
+                        _DETAILS["group_not_found"].format(stream=stream, group=group),
+                    ) from exc
+                raise _store_error("malformed_request", str(exc)) from exc
+            raise _store_error("stream_not_found", f"stream {stream!r} does not exist") from exc
+        delivered: list[DeliveredEntry] = []
+        for _, entries in answer or []:
+            for entry_id, fields in entries:
+                if fields is None:
+                    continue
+                delivered.append(
+                    DeliveredEntry(
+                        id=str(entry_id), body=_entry_body(fields.get("b")), delivery_count=1
+                    )
+                )
+        return delivered
+
+    async def ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
+        """XACK after checking that the stream and group exist."""
+        if not ids:
+            return 0
+        acked = await self._run(
+            "ack",
+            [self._stream_key(stream)],
+            [group, *ids],
+            details={"stream": stream, "group": group},
+        )
+        return int(acked)
+
+    async def claim(
+        self,
+        stream: str,
+        group: str,
+        *,
+        consumer: str,
+        min_idle_ms: int,
+        count: int,
+        start_id: str,
+    ) -> ClaimResult:
+        """XAUTOCLAIM; its third answer (Redis >= 7) lists pending ids whose entries are gone."""
+        next_start_id, entries, deleted_ids = await self._run(
+            "claim",
+            [self._stream_key(stream)],
+            [group, consumer, min_idle_ms, start_id, count],
+            details={"stream": stream, "group": group},
+        )
+        return ClaimResult(
+            entries=[
+                DeliveredEntry(id=str(entry_id), body=_entry_body(body), delivery_count=int(times))
+                for entry_id, body, times in entries
+            ],
+            deleted_ids=[str(entry_id) for entry_id in deleted_ids],
+            next_start_id=str(next_start_id),
+        )
+
+    async def pending(self, stream: str, group: str, *, count: int) -> list[PendingEntry]:
+        """XPENDING's extended form over the whole pending list, lowest id first."""
+        rows = await self._run(
+            "pending",
+            [self._stream_key(stream)],
+            [group, count],
+            details={"stream": stream, "group": group},
+        )
+        return [
+            PendingEntry(
+                id=str(entry_id),
+                consumer=str(consumer),
+                idle_ms=int(idle_ms),
+                delivery_count=int(times),
+            )
+            for entry_id, consumer, idle_ms, times in rows
+        ]
+
+    # Queues --------------------------------------------------------------------------------
+
+    async def _queue_script(
+        self,
+        name: str,
+        queue: str,
+        args: Sequence[str | int | float],
+        *,
+        now: float,
+        details: Mapping[str, str] | None = None,
+        client: Pipeline | None = None,
+    ) -> Any:
+        keys = self._queue_keys(queue)
+        return await self._run(
+            name,
+            keys.declared(),
+            [keys.job_prefix, _number_text(now), *args],
+            details={"queue": queue, **(details or {})},
+            client=client,
+        )
+
+    async def put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
+        """Write the settings in the queue's slot, then list the name (listing crosses slots)."""
+        created, answer = await self._queue_script(
+            "put_queue",
+            name,
+            [
+                settings.max_attempts,
+                settings.lease_seconds,
+                settings.retention_seconds,
+                settings.deduplication_window_seconds,
+            ],
+            now=self._clock(),
+        )
+        await self._redis.sadd(self._queues_key, name)
+        return _queue_record(name, answer), bool(created)
+
+    async def get_queue(self, name: str) -> QueueRecord:
+        """The queue's settings and counts after settling it to now."""
+        return _queue_record(
+            name, await self._queue_script("queue_info", name, [], now=self._clock())
+        )
+
+    async def list_queues(self) -> list[QueueRecord]:
+        """Every listed queue that still exists, by name."""
+        names = sorted(str(name) for name in await self._redis.smembers(self._queues_key))
+        if not names:
+            return []
+        now = self._clock()
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for name in names:
+                keys = self._queue_keys(name)
+                await self._scripts["queue_info"](
+                    keys=keys.declared(), args=[keys.job_prefix, _number_text(now)], client=pipe
+                )
+            answers = await pipe.execute(raise_on_error=False)
+        records = []
+        for name, answer in zip(names, answers, strict=True):
+            if isinstance(answer, ResponseError) and _script_code(answer) == "queue_not_found":
+                continue
+            if isinstance(answer, Exception):
+                raise answer
+            records.append(_queue_record(name, answer))
+        return records
+
+    async def delete_queue(self, name: str) -> None:
+        """Delete the queue's keys, then unlist it unless a concurrent put created it again."""
+        await self._queue_script("delete_queue", name, [], now=self._clock())
+        await self._redis.srem(self._queues_key, name)
+        if await self._redis.exists(self._queue_keys(name).meta):
+            await self._redis.sadd(self._queues_key, name)
+
+    async def publish_jobs(self, queue: str, jobs: Sequence[NewJob]) -> list[JobReceipt]:
+        """Create every job in one script; deduplication ids are checked against the queue's
+        window, which also covers duplicates earlier in the batch.
+        """
+        args: list[str | int | float] = [len(jobs)]
+        for job in jobs:
+            if job.delay < 0:
+                raise StoreError("malformed_request", f"delay must be >= 0, not {job.delay}")
+            args += [
+                new_id("job"),
+                job.topic,
+                _dump_json(job.payload, what="a job payload"),
+                job.delay,
+                job.deduplication_id or "",
+            ]
+        receipts = await self._queue_script("publish_jobs", queue, args, now=self._clock())
+        return [
+            JobReceipt(job_id=str(job_id), queue=queue, topic=job.topic, deduplicated=bool(dup))
+            for (job_id, dup), job in zip(receipts, jobs, strict=True)
+        ]
+
+    async def lease_jobs(
+        self,
+        queue: str,
+        *,
+        consumer: str | None,
+        topics: Sequence[str] | None,
+        max_jobs: int,
+        lease_seconds: int | None,
+        wait_ms: int,
+    ) -> list[LeasedJob]:
+        """Lease in one script (so no job goes to two workers); poll until ``wait_ms`` ends."""
+        deadline = time.monotonic() + max(wait_ms, 0) / 1000
+        while True:
+            leased = await self._lease_once(
+                queue,
+                consumer=consumer,
+                topics=topics,
+                max_jobs=max_jobs,
+                lease_seconds=lease_seconds,
+            )
+            remaining = deadline - time.monotonic()
+            if leased or remaining <= 0:
+                return leased
+            await asyncio.sleep(min(_LEASE_POLL_SECONDS, remaining))
+
+    async def _lease_once(
+        self,
+        queue: str,
+        *,
+        consumer: str | None,
+        topics: Sequence[str] | None,
+        max_jobs: int,
+        lease_seconds: int | None,
+    ) -> list[LeasedJob]:
+        if max_jobs < 1:
+            return []
+        topic_list = list(topics or [])
+        now = self._clock()
+        expires_at, rows = await self._queue_script(
+            "lease_jobs",
+            queue,
+            [
+                max_jobs,
+                "" if lease_seconds is None else lease_seconds,
+                consumer or "",
+                len(topic_list),
+                *topic_list,
+                *(new_id("lease", now=now) for _ in range(max_jobs)),
+            ],
+            now=now,
+        )
+        return [
+            LeasedJob(
+                job_id=str(job_id),
+                queue=queue,
+                topic=str(topic),
+                payload=json.loads(payload),
+                attempt=int(attempt),
+                lease_id=str(lease_id),
+                lease_expires_at=float(expires_at),
+                published_at=float(published_at),
+            )
+            for job_id, topic, payload, attempt, lease_id, published_at in rows
+        ]
+
+    async def ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
+        """Succeed the job if ``lease_id`` is its current, unexpired lease."""
+        now = self._clock()
+        fields = await self._queue_script(
+            "ack_job",
+            queue,
+            [job_id, lease_id],
+            now=now,
+            details={"job_id": job_id, "lease_id": lease_id},
+        )
+        return _job_record(queue, _pairs(fields), now)
+
+    async def nack_job(
+        self, queue: str, job_id: str, lease_id: str, *, retry_delay: int, error: str | None
+    ) -> JobRecord:
+        """End the lease: ready again after ``retry_delay``, or dead without attempts left."""
+        if retry_delay < 0:
+            raise StoreError("malformed_request", f"retry_delay must be >= 0, not {retry_delay}")
+        now = self._clock()
+        fields = await self._queue_script(
+            "nack_job",
+            queue,
+            [job_id, lease_id, retry_delay, "0" if error is None else "1", error or ""],
+            now=now,
+            details={"job_id": job_id, "lease_id": lease_id},
+        )
+        return _job_record(queue, _pairs(fields), now)
+
+    async def extend_lease(
+        self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int
+    ) -> JobRecord:
+        """Move the lease's end to ``lease_seconds`` from now."""
+        now = self._clock()
+        fields = await self._queue_script(
+            "extend_lease",
+            queue,
+            [job_id, lease_id, lease_seconds],
+            now=now,
+            details={"job_id": job_id, "lease_id": lease_id},
+        )
+        return _job_record(queue, _pairs(fields), now)
+
+    async def get_job(self, queue: str, job_id: str) -> JobRecord:
+        """The job, its state computed at now."""
+        now = self._clock()
+        fields = await self._queue_script(
+            "get_job", queue, [job_id], now=now, details={"job_id": job_id}
+        )
+        return _job_record(queue, _pairs(fields), now)
+
+    async def list_jobs(self, queue: str, *, state: JobState | None, limit: int) -> list[JobRecord]:
+        """Jobs in publish order, filtered by their state at now."""
+        if limit < 1:
+            return []
+        now = self._clock()
+        rows = await self._queue_script("list_jobs", queue, [state or "", limit], now=now)
+        return [_job_record(queue, _pairs(fields), now) for fields in rows]
+
+    async def retry_job(self, queue: str, job_id: str) -> JobRecord:
+        """Make a dead job ready now with its attempts reset."""
+        now = self._clock()
+        fields = await self._queue_script(
+            "retry_job", queue, [job_id], now=now, details={"job_id": job_id}
+        )
+        return _job_record(queue, _pairs(fields), now)
+
+    # Messages ------------------------------------------------------------------------------
+
+    async def _message_script(
+        self,
+        name: str,
+        args: Sequence[str | int | float],
+        *,
+        now: float,
+        details: Mapping[str, str] | None = None,
+    ) -> Any:
+        keys = self._message_keys
+        return await self._run(
+            name,
+            keys.declared(),
+            [keys.message_prefix, _number_text(now), *args],
+            details=details or {},
+        )
+
+    async def publish_messages(self, messages: Sequence[NewMessage]) -> list[MessageReceipt]:
+        """Create every message in one script, deduplicating on ``dedup_key``."""
+        now = self._clock()
+        args: list[str | int | float] = [len(messages)]
+        for message in messages:
+            fields = _message_fields(new_id("msg", now=now), message, now=now)
+            args += [
+                fields[1],
+                message.dedup_key or "",
+                _number_text(message.dedup_window),
+                _number_text(message.not_before),
+                len(fields),
+                *fields,
+            ]
+        receipts = await self._message_script("publish_messages", args, now=now)
+        return [
+            MessageReceipt(message_id=str(message_id), url=message.url, deduplicated=bool(dup))
+            for (message_id, dup), message in zip(receipts, messages, strict=True)
+        ]
+
+    async def get_message(self, message_id: str) -> MessageRecord:
+        """The message with every attempt."""
+        fields = await self._message_script(
+            "get_message", [message_id], now=self._clock(), details={"message_id": message_id}
+        )
+        return _message_record(_pairs(fields))
+
+    async def cancel_message(self, message_id: str) -> MessageRecord:
+        """Cancel a scheduled message."""
+        fields = await self._message_script(
+            "cancel_message", [message_id], now=self._clock(), details={"message_id": message_id}
+        )
+        return _message_record(_pairs(fields))
+
+    async def claim_due_messages(
+        self, *, now: float, limit: int, lease_seconds: float
+    ) -> list[MessageRecord]:
+        """Move due messages to ``delivering`` under a lease, in one script."""
+        if limit < 1:
+            return []
+        rows = await self._message_script(
+            "claim_due_messages", [limit, _number_text(lease_seconds)], now=now
+        )
+        return [_message_record(_pairs(fields)) for fields in rows]
+
+    async def record_attempt(
+        self,
+        message_id: str,
+        attempt: DeliveryAttemptRecord,
+        *,
+        outcome: Literal["delivered", "retry", "failed"],
+        next_attempt_at: float | None = None,
+    ) -> MessageRecord:
+        """Append the attempt and settle the message; ``failed`` also files a dead letter."""
+        if outcome not in ("delivered", "retry", "failed"):
+            raise StoreError("malformed_request", f"unknown delivery outcome {outcome!r}")
+        if outcome == "retry" and next_attempt_at is None:
+            raise StoreError("malformed_request", "a retry needs next_attempt_at")
+        fields = await self._message_script(
+            "record_attempt",
+            [
+                message_id,
+                _attempt_json(attempt),
+                outcome,
+                "" if next_attempt_at is None else _number_text(next_attempt_at),
+                attempt.error or "",
+                "" if attempt.status_code is None else str(attempt.status_code),
+            ],
+            now=self._clock(),
+            details={"message_id": message_id},
+        )
+        return _message_record(_pairs(fields))
+
+    async def put_url_group(self, name: str, endpoints: Sequence[UrlEndpoint]) -> UrlGroupRecord:
+        """Replace the endpoints; the creation time is kept from the first put."""
+        now = self._clock()
+        endpoints_json = json.dumps([dataclasses.asdict(endpoint) for endpoint in endpoints])
+        created_at = await self._run(
+            "put_url_group",
+            self._url_group_keys,
+            [name, endpoints_json, _number_text(now)],
+            details={"url_group": name},
+        )
+        return UrlGroupRecord(
+            name=name, endpoints=list(endpoints), created_at=float(created_at), updated_at=now
+        )
+
+    async def get_url_group(self, name: str) -> UrlGroupRecord:
+        """The group (``url_group_not_found``)."""
+        endpoints_key, created_key = self._url_group_keys
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hget(endpoints_key, name)
+            pipe.hget(created_key, name)
+            stored, created_at = await pipe.execute()
+        if stored is None:
+            raise _store_error("url_group_not_found", f"URL group {name!r} does not exist")
+        return _url_group_record(name, stored, created_at)
+
+    async def list_url_groups(self) -> list[UrlGroupRecord]:
+        """Every URL group, by name."""
+        endpoints_key, created_key = self._url_group_keys
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hgetall(endpoints_key)
+            pipe.hgetall(created_key)
+            stored, created = await pipe.execute()
+        return [_url_group_record(name, stored[name], created.get(name)) for name in sorted(stored)]
+
+    async def delete_url_group(self, name: str) -> None:
+        """Delete the group (``url_group_not_found``)."""
+        await self._run(
+            "delete_url_group", self._url_group_keys, [name], details={"url_group": name}
+        )
+
+    async def list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
+        """Dead letters in the order their messages failed."""
+        if limit < 1:
+            return []
+        rows = await self._message_script("list_dead_letters", [limit], now=self._clock())
+        return [
+            DeadLetterRecord(
+                message_id=str(message_id),
+                url=str(url),
+                attempts=int(attempts),
+                failed_at=float(failed_at),
+                last_error=last_error,
+                last_status_code=None if status is None else int(status),
+            )
+            for message_id, url, attempts, failed_at, last_error, status in rows
+        ]
+
+    async def delete_dead_letter(self, message_id: str) -> None:
+        """Forget the dead letter; the message stays readable."""
+        await self._message_script(
+            "delete_dead_letter",
+            [message_id],
+            now=self._clock(),
+            details={"message_id": message_id},
+        )
+
+    async def retry_dead_letter(self, message_id: str) -> MessageRecord:
+        """Schedule the message now; earlier attempts stay, each budget used retries + 1 of them."""
+        fields = await self._message_script(
+            "retry_dead_letter", [message_id], now=self._clock(), details={"message_id": message_id}
+        )
+        return _message_record(_pairs(fields))
+
+    # Idempotency and quotas ----------------------------------------------------------------
+
+    def _idempotency_key(self, key: str) -> str:
+        return f"{self._prefix}:idem:{key}"
+
+    async def begin_idempotent(
+        self, key: str, request_hash: str, *, ttl: float
+    ) -> IdempotencyRecord | None:
+        """Reserve the key unless a live record holds it; then answer that record."""
+        record = await self._run(
+            "begin_idempotent",
+            [self._idempotency_key(key)],
+            [request_hash, _number_text(self._clock()), _number_text(ttl)],
+            details={},
+        )
+        if not record:
+            return None
+        stored_hash, status, body = record
+        return IdempotencyRecord(
+            request_hash=str(stored_hash),
+            status=None if status is None else int(status),
+            body=None if body is None else base64.b64decode(body),
+        )
+
+    async def finish_idempotent(self, key: str, *, status: int, body: bytes, ttl: float) -> None:
+        """Keep the response of the reserving request for ``ttl`` seconds."""
+        await self._run(
+            "finish_idempotent",
+            [self._idempotency_key(key)],
+            [
+                status,
+                base64.b64encode(body).decode("ascii"),
+                _number_text(self._clock()),
+                _number_text(ttl),
+            ],
+            details={},
+        )
+
+    async def release_idempotent(self, key: str) -> None:
+        """Free the key."""
+        await self._redis.delete(self._idempotency_key(key))
+
+    def _quota_key(self, token_id: str) -> str:
+        return f"{self._prefix}:quota:{token_id}"
+
+    async def consume_quota(self, token_id: str, amount: int, *, limit: int) -> bool:
+        """Check and add in one script, so concurrent publishes never overshoot ``limit``."""
+        consumed = await self._run(
+            "consume_quota", [self._quota_key(token_id)], [amount, limit], details={}
+        )
+        return bool(consumed)
+
+    async def refund_quota(self, token_id: str, amount: int) -> None:
+        """Take ``amount`` back, never below zero."""
+        await self._run("refund_quota", [self._quota_key(token_id)], [amount], details={})
+
+
+def _url_group_record(name: str, stored: str, created_at: str | None) -> UrlGroupRecord:
+    updated_at, _, endpoints_json = stored.partition(" ")
+    return UrlGroupRecord(
+        name=name,
+        endpoints=[UrlEndpoint(**endpoint) for endpoint in json.loads(endpoints_json)],
+        created_at=float(created_at if created_at is not None else updated_at),
+        updated_at=float(updated_at),
+    )
+
+
+_DETAILS: dict[str, str] = {
+    "stream_not_found": "stream {stream!r} does not exist",
+    "group_not_found": "consumer group {group!r} does not exist on stream {stream!r}",
+    "group_exists": "consumer group {group!r} already exists on stream {stream!r}",
+    "queue_not_found": "queue {queue!r} does not exist",
+    "job_not_found": "job {job_id!r} does not exist in queue {queue!r}",
+    "lease_expired": "lease {lease_id!r} of job {job_id!r} has ended or belongs to another worker",
+    "message_not_found": "message {message_id!r} does not exist",
+    "url_group_not_found": "URL group {url_group!r} does not exist",
+    "dead_letter_not_found": "message {message_id!r} is not a dead letter",
+}
+
+_INVALID_STATE_DETAILS: dict[str, str] = {
+    "job_id": "job {job_id!r} is {state}, not dead",
+    "message_id": "message {message_id!r} is {state}, not scheduled",
+}
+
+
+def _script_code(exc: ResponseError) -> str | None:
+    text = str(exc)
+    if not text.startswith(_SCRIPT_ERROR_PREFIX):
+        return None
+    return text[len(_SCRIPT_ERROR_PREFIX) :].split(" ", 1)[0]
+
+
+@contextmanager
+def _script_errors(details: Mapping[str, str]) -> Iterator[None]:
+    """Turn a script's ``SPOOL <code> [<word>]`` error into the matching typed store error."""
+    try:
+        yield
+    except ResponseError as exc:
+        code = _script_code(exc)
+        if code is not None:
+            raise _script_error(code, exc, details) from exc
+        if _is_argument_error(exc):
+            raise _store_error("malformed_request", str(exc)) from exc
+        raise
+
+
+def _script_error(code: str, exc: ResponseError, details: Mapping[str, str]) -> StoreError:
+    if code == "invalid_state":
+        word = str(exc)[len(_SCRIPT_ERROR_PREFIX) :].split(" ")[1]
+        for subject, template in _INVALID_STATE_DETAILS.items():
+            if subject in details:
+                return _store_error(code, template.format(state=word, **details))
+    template = _DETAILS.get(code, code)
+    return _store_error(code, template.format(**details))
+
+
+@contextmanager
+def _redis_errors() -> Iterator[None]:
+    """Turn Redis refusing an argument (an invalid id, say) into a typed store error."""
+    try:
+        yield
+    except ResponseError as exc:
+        if _is_argument_error(exc):
+            raise _store_error("malformed_request", str(exc)) from exc
+        raise
+
+
+# What Redis answers when a caller's argument (not the store) is wrong.
+_ARGUMENT_ERROR_MARKERS = (
+    "Invalid stream ID",
+    "not an integer",
+    "not a float",
+    "syntax error",
+    "equal or smaller than",
+)
+
+
+def _is_argument_error(exc: ResponseError) -> bool:
+    # Subclasses (READONLY, NOPERM, …) are the server's state, never the caller's input.
+    return type(exc) is ResponseError and any(
+        marker in str(exc) for marker in _ARGUMENT_ERROR_MARKERS
+    )
