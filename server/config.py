@@ -1,0 +1,316 @@
+"""Service settings: the store, the tokens with their permissions, and the limits.
+
+Tokens come from a YAML or JSON file (``--config PATH`` or ``$SPOOL_CONFIG``) or from
+``$SPOOL_TOKENS`` (JSON). Without either the service runs in development mode: one token with every
+permission, ``$SPOOL_DEV_TOKEN`` or ``spool-dev-token``. A file looks like::
+
+    tokens:
+      - id: billing
+        token_env: SPOOL_BILLING_TOKEN      # or `token: <secret>` inline
+        quota: 100000                       # optional hard limit on published items
+        rate_limit: {per_second: 50, burst: 100}
+        permissions:
+          - {resource: queue, name: "billing-*", actions: [publish, consume]}
+          - {resource: message, name: "https://hooks.example.com/*", actions: [publish]}
+    destinations:
+      allow: ["127.0.0.1"]                  # destinations exempt from the SSRF refusal
+    signing_keys: {current: "...", next: "..."}   # else $SPOOL_SIGNING_KEY/$SPOOL_NEXT_SIGNING_KEY
+
+Secrets are kept out of ``repr`` so a logged setting never shows one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .signing import SigningKeys
+
+__all__ = [
+    "DEFAULT_DEV_TOKEN",
+    "DEFAULT_STORE_URL",
+    "SPEC_PATH",
+    "Action",
+    "ConfigError",
+    "Permission",
+    "RateLimit",
+    "Resource",
+    "Settings",
+    "TokenConfig",
+    "load_settings",
+]
+
+DEFAULT_STORE_URL = "sqlite:///./.spool/spool.db"
+DEFAULT_DEV_TOKEN = "spool-dev-token"
+DEV_TOKEN_ID = "dev"
+MAX_BODY_BYTES = 1024 * 1024
+SPEC_PATH = Path(__file__).resolve().parent.parent / "openapi.yaml"
+
+Resource = Literal["stream", "queue", "message", "url_group", "*"]
+Action = Literal["publish", "consume", "admin"]
+ALL_ACTIONS: frozenset[Action] = frozenset({"publish", "consume", "admin"})
+
+logger = logging.getLogger("spool.server")
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says which part and why."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Permission:
+    """Actions a token may take on resources of one kind whose names match a glob."""
+
+    resource: Resource
+    name: str
+    actions: frozenset[Action]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RateLimit:
+    """A token bucket: ``burst`` requests at once, refilled at ``per_second``."""
+
+    per_second: float
+    burst: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TokenConfig:
+    """One bearer token: its public id, its secret and what it may do."""
+
+    id: str
+    secret: str = dataclasses.field(repr=False)
+    permissions: tuple[Permission, ...]
+    quota: int | None = None
+    rate_limit: RateLimit | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the app needs to serve; built by :func:`load_settings` or directly in tests."""
+
+    tokens: tuple[TokenConfig, ...]
+    store_url: str = DEFAULT_STORE_URL
+    development: bool = False
+    max_body_bytes: int = MAX_BODY_BYTES
+    idempotency_ttl_seconds: float = 24 * 3600.0
+    message_dedup_window_seconds: float = 600.0
+    allowed_destinations: tuple[str, ...] = ()
+    signing_keys: SigningKeys = dataclasses.field(default_factory=SigningKeys.generate)
+    spec_path: Path = SPEC_PATH
+
+    @classmethod
+    def development_mode(cls, *, token: str = DEFAULT_DEV_TOKEN, **options: Any) -> Settings:
+        """Settings with one full-access token, as the embedded default runs."""
+        everything = Permission(resource="*", name="*", actions=ALL_ACTIONS)
+        dev_token = TokenConfig(id=DEV_TOKEN_ID, secret=token, permissions=(everything,))
+        return cls(tokens=(dev_token,), development=True, **options)
+
+
+# The file's shape, checked by pydantic so a typo gets a message naming the field.
+
+
+class _PermissionFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    resource: Resource
+    name: Annotated[str, Field(min_length=1)] = "*"
+    actions: Annotated[list[Action], Field(min_length=1)]
+
+
+class _RateLimitFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    per_second: Annotated[float, Field(gt=0)]
+    burst: Annotated[int | None, Field(ge=1)] = None
+
+
+class _TokenFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: Annotated[str, Field(min_length=1, max_length=128)]
+    token: Annotated[str | None, Field(min_length=1)] = None
+    token_env: Annotated[str | None, Field(min_length=1)] = None
+    quota: Annotated[int | None, Field(ge=0)] = None
+    rate_limit: _RateLimitFile | None = None
+    permissions: list[_PermissionFile]
+
+    @model_validator(mode="after")
+    def _one_secret_source(self) -> _TokenFile:
+        if (self.token is None) == (self.token_env is None):
+            raise ValueError("give exactly one of `token` and `token_env`")
+        return self
+
+
+class _DestinationsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    allow: list[str] = []
+
+
+class _SigningKeysFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    current: Annotated[str, Field(min_length=1)]
+    next: Annotated[str, Field(min_length=1)]
+
+
+class _ConfigFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tokens: Annotated[list[_TokenFile], Field(min_length=1)]
+    destinations: _DestinationsFile = _DestinationsFile()
+    signing_keys: _SigningKeysFile | None = None
+    idempotency_ttl_seconds: Annotated[float | None, Field(gt=0)] = None
+    message_deduplication_window_seconds: Annotated[float | None, Field(ge=0)] = None
+
+
+def load_settings(
+    *,
+    store_url: str = DEFAULT_STORE_URL,
+    config_path: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> Settings:
+    """Settings from ``config_path``, else ``$SPOOL_CONFIG``, else ``$SPOOL_TOKENS``, else the
+    development mode. ``$SPOOL_ALLOW_DESTINATIONS`` (comma-separated) adds allowed destinations;
+    ``$SPOOL_SIGNING_KEY`` and ``$SPOOL_NEXT_SIGNING_KEY`` give the signing keys unless the file
+    does.
+    """
+    extra_allowed = tuple(
+        item.strip()
+        for item in environ.get("SPOOL_ALLOW_DESTINATIONS", "").split(",")
+        if item.strip()
+    )
+    environment_keys = _signing_keys_from(environ)
+    path = config_path if config_path is not None else environ.get("SPOOL_CONFIG") or None
+    if path is not None:
+        document = _read_file(Path(path))
+        source = str(path)
+    elif environ.get("SPOOL_TOKENS"):
+        document = _parse_tokens_variable(environ["SPOOL_TOKENS"])
+        source = "$SPOOL_TOKENS"
+    else:
+        logger.warning(
+            "no token configuration (--config, $SPOOL_CONFIG or $SPOOL_TOKENS): development mode, "
+            "one full-access token from $SPOOL_DEV_TOKEN or the default; never expose this"
+        )
+        token = environ.get("SPOOL_DEV_TOKEN") or DEFAULT_DEV_TOKEN
+        return Settings.development_mode(
+            token=token,
+            store_url=store_url,
+            allowed_destinations=extra_allowed,
+            signing_keys=environment_keys or _generated_signing_keys(),
+        )
+    try:
+        parsed = _ConfigFile.model_validate(document)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in issue['loc']) or '(top level)'}: {issue['msg']}"
+            for issue in error.errors(include_url=False)
+        )
+        raise ConfigError(f"{source}: {problems}") from None
+    tokens = tuple(_token(entry, source=source, environ=environ) for entry in parsed.tokens)
+    _check_unique(tokens, source=source)
+    defaults = Settings(tokens=())
+    if parsed.signing_keys is not None:
+        signing_keys = SigningKeys(
+            current=parsed.signing_keys.current, next=parsed.signing_keys.next
+        )
+    else:
+        signing_keys = environment_keys or _generated_signing_keys()
+    return Settings(
+        tokens=tokens,
+        store_url=store_url,
+        allowed_destinations=(*parsed.destinations.allow, *extra_allowed),
+        signing_keys=signing_keys,
+        idempotency_ttl_seconds=parsed.idempotency_ttl_seconds or defaults.idempotency_ttl_seconds,
+        message_dedup_window_seconds=(
+            defaults.message_dedup_window_seconds
+            if parsed.message_deduplication_window_seconds is None
+            else parsed.message_deduplication_window_seconds
+        ),
+    )
+
+
+def _signing_keys_from(environ: Mapping[str, str]) -> SigningKeys | None:
+    current = environ.get("SPOOL_SIGNING_KEY", "")
+    following = environ.get("SPOOL_NEXT_SIGNING_KEY", "")
+    if not current and not following:
+        return None
+    if not current or not following:
+        raise ConfigError("set both $SPOOL_SIGNING_KEY and $SPOOL_NEXT_SIGNING_KEY, or neither")
+    return SigningKeys(current=current, next=following)
+
+
+def _generated_signing_keys() -> SigningKeys:
+    logger.warning(
+        "no signing keys configured: using fresh random ones, so receivers must fetch them again "
+        "after every restart (set signing_keys in the config file or $SPOOL_SIGNING_KEY and "
+        "$SPOOL_NEXT_SIGNING_KEY)"
+    )
+    return SigningKeys.generate()
+
+
+def _read_file(path: Path) -> object:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"cannot read the config file {path}: {error.strerror}") from None
+    try:
+        # YAML is a superset of JSON, so one parser reads both kinds of file.
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path} is neither YAML nor JSON: {error}") from None
+
+
+def _parse_tokens_variable(text: str) -> object:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"$SPOOL_TOKENS is not JSON: {error}") from None
+    # A bare list of tokens is accepted as well as the file's `{"tokens": [...]}` shape.
+    return {"tokens": document} if isinstance(document, list) else document
+
+
+def _token(entry: _TokenFile, *, source: str, environ: Mapping[str, str]) -> TokenConfig:
+    if entry.token_env is not None:
+        secret = environ.get(entry.token_env, "")
+        if not secret:
+            raise ConfigError(
+                f"{source}: token {entry.id!r} reads ${entry.token_env}, which is unset or empty"
+            )
+    else:
+        secret = entry.token or ""
+    rate_limit = None
+    if entry.rate_limit is not None:
+        burst = entry.rate_limit.burst or max(1, math.ceil(entry.rate_limit.per_second))
+        rate_limit = RateLimit(per_second=entry.rate_limit.per_second, burst=burst)
+    return TokenConfig(
+        id=entry.id,
+        secret=secret,
+        permissions=tuple(
+            Permission(resource=rule.resource, name=rule.name, actions=frozenset(rule.actions))
+            for rule in entry.permissions
+        ),
+        quota=entry.quota,
+        rate_limit=rate_limit,
+    )
+
+
+def _check_unique(tokens: tuple[TokenConfig, ...], *, source: str) -> None:
+    ids = [token.id for token in tokens]
+    repeated = sorted({token_id for token_id in ids if ids.count(token_id) > 1})
+    if repeated:
+        raise ConfigError(f"{source}: token ids must be unique; repeated: {', '.join(repeated)}")
+    if len({token.secret for token in tokens}) != len(tokens):
+        # Which ones is not said: naming them would hint at the secrets.
+        raise ConfigError(f"{source}: two tokens have the same secret")
