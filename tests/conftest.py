@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import json
 import os
+import re
+import select
+import subprocess
+import sys
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,3 +90,144 @@ async def store(store_url: str) -> AsyncIterator[object]:
         yield opened
     finally:
         await opened.close()
+
+
+# The HTTP layer: apps with their lifespan running, and real server processes ------------------
+
+DEV_TOKEN = "spool-dev-token"
+# Destinations the SSRF policy lets through in tests without resolving them (example.com is
+# reserved for documentation, so nothing is ever delivered there).
+TEST_DESTINATIONS = ("example.com", "*.example.com")
+
+
+@dataclasses.dataclass
+class RunningApp:
+    """An app whose lifespan is running, a client bound to it, and the store it opened."""
+
+    app: Any
+    client: httpx.AsyncClient
+    store: Any
+
+
+@pytest.fixture
+def app_factory(
+    store_url: str,
+) -> Callable[..., contextlib.AbstractAsyncContextManager[RunningApp]]:
+    """Run apps on each store in turn: ``async with app_factory(settings, token=...) as running``.
+
+    Without settings the app runs in development mode on ``store_url``; the client sends ``token``
+    (the development token by default, none when None) as its bearer token.
+    """
+    from server.app import create_app, lifespan
+    from server.config import Settings
+
+    @contextlib.asynccontextmanager
+    async def run(
+        settings: Settings | None = None, *, token: str | None = DEV_TOKEN
+    ) -> AsyncIterator[RunningApp]:
+        if settings is None:
+            settings = Settings.development_mode(
+                store_url=store_url, allowed_destinations=TEST_DESTINATIONS
+            )
+        app = create_app(settings, services=())
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        async with lifespan(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://spool.test", headers=headers
+            ) as client:
+                yield RunningApp(app=app, client=client, store=app.state.context.store)
+
+    return run
+
+
+@pytest.fixture
+async def api(
+    app_factory: Callable[..., contextlib.AbstractAsyncContextManager[RunningApp]],
+) -> AsyncIterator[RunningApp]:
+    """A development-mode app on each store in turn, with a client holding the dev token."""
+    async with app_factory() as running:
+        yield running
+
+
+@dataclasses.dataclass
+class ServerProcess:
+    """A running ``python -m server`` process and how to reach it."""
+
+    process: subprocess.Popen[bytes]
+    base_url: str
+    token: str
+    log_path: Path
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no flush; what survives is what was committed."""
+        self.process.kill()
+        self.process.wait(timeout=30)
+
+    def stop(self) -> int:
+        """SIGTERM, then wait for the graceful shutdown; returns the exit code."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=30)
+        return self.process.returncode
+
+    def log(self) -> str:
+        """What the process wrote to stderr so far."""
+        return self.log_path.read_text(errors="replace")
+
+
+@pytest.fixture
+def spool_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
+    """Start real servers: ``spool_server(store_url, config=None, workers=1)`` returns a running
+    :class:`ServerProcess` on a free loopback port once it printed its ready line; every process
+    started is stopped afterwards. ``config`` (a dict, written as the token file) gives the tokens;
+    the first token's secret is the one returned. Without it the server runs in development mode.
+    """
+    started: list[ServerProcess] = []
+
+    def start(
+        store_url: str, *, config: dict[str, Any] | None = None, workers: int = 1
+    ) -> ServerProcess:
+        index = len(started)
+        environment = {
+            key: value for key, value in os.environ.items() if not key.startswith("SPOOL_")
+        }
+        command = [sys.executable, "-m", "server", "--store", store_url, "--port", "0"]
+        command += ["--workers", str(workers), "--log-level", "warning"]
+        token = DEV_TOKEN
+        if config is not None:
+            config_path = tmp_path / f"spool-config-{index}.json"
+            config_path.write_text(json.dumps(config))
+            command += ["--config", str(config_path)]
+            token = config["tokens"][0]["token"]
+        log_path = tmp_path / f"spool-server-{index}.log"
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(
+                command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=log
+            )
+        server = ServerProcess(process=process, base_url="", token=token, log_path=log_path)
+        started.append(server)
+        server.base_url = _read_ready_line(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+        if server.process.stdout is not None:
+            server.process.stdout.close()
+
+
+def _read_ready_line(server: ServerProcess, timeout: float = 60.0) -> str:
+    stdout = server.process.stdout
+    assert stdout is not None
+    ready, _, _ = select.select([stdout], [], [], timeout)
+    line = stdout.readline().decode() if ready else ""
+    match = re.fullmatch(r"spool-server listening on (http://\S+)\n", line)
+    if match is None:
+        server.stop()
+        pytest.fail(f"the server did not print its ready line (got {line!r}):\n{server.log()}")
+    return match.group(1)
