@@ -1,0 +1,142 @@
+"""``python -m server`` / ``spool-server``: run the service under uvicorn.
+
+Once the service accepts connections it prints exactly one line to stdout,
+``spool-server listening on http://HOST:PORT`` (the real port when ``--port 0`` asked for any free
+one), so scripts, tests and ``sdk.Client.embedded()`` can wait for it. Logs go to stderr. SIGTERM
+and SIGINT shut down gracefully: in-flight requests finish and the store is closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import logging
+import logging.config
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import uvicorn
+from uvicorn.supervisors import Multiprocess
+
+from .app import create_app
+from .config import DEFAULT_STORE_URL, ConfigError, load_settings
+from .stores import InvalidStoreURL, store_from_url
+
+__all__ = ["main"]
+
+READY_LINE = "spool-server listening on http://{host}:{port}"
+
+logger = logging.getLogger("spool.server")
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="spool-server", description="Serve Spool's API (openapi.yaml) over a store."
+    )
+    parser.add_argument(
+        "--store",
+        default=os.environ.get("SPOOL_STORE", DEFAULT_STORE_URL),
+        help="sqlite:///path/to.db (default %(default)s) or redis://host:port/db",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (%(default)s)")
+    parser.add_argument(
+        "--port", type=int, default=8321, help="port to bind; 0 picks a free one (%(default)s)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes; more than one needs a shared store (Redis or an SQLite file)",
+    )
+    parser.add_argument(
+        "--config", default=None, help="YAML or JSON token file (else $SPOOL_CONFIG or dev mode)"
+    )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="(%(default)s)",
+    )
+    arguments = parser.parse_args(argv)
+    if arguments.workers < 1:
+        parser.error("--workers must be at least 1")
+    if not 0 <= arguments.port <= 65535:
+        parser.error("--port must be between 0 and 65535")
+    return arguments
+
+
+def _log_config(level: str) -> dict[str, Any]:
+    # uvicorn logs access lines to stdout by default; stdout carries only the ready line.
+    config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    for handler in config["handlers"].values():
+        handler["stream"] = "ext://sys.stderr"
+    config["loggers"]["spool"] = {"handlers": ["default"], "level": level.upper()}
+    return config
+
+
+def _announce(host: str, port: int) -> None:
+    shown = f"[{host}]" if ":" in host else host
+    sys.stdout.write(READY_LINE.format(host=shown, port=port) + "\n")
+    sys.stdout.flush()
+
+
+class _AnnouncingServer(uvicorn.Server):
+    """A uvicorn server that prints the ready line once its app has started."""
+
+    def __init__(self, config: uvicorn.Config, *, host: str, port: int) -> None:
+        super().__init__(config)
+        self._host = host
+        self._port = port
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started:
+            _announce(self._host, self._port)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Parse the command line and serve until SIGTERM or SIGINT."""
+    arguments = _arguments(argv)
+    logging.config.dictConfig(_log_config(arguments.log_level))
+    try:
+        store_from_url(arguments.store)
+        settings = load_settings(store_url=arguments.store, config_path=arguments.config)
+    except (ConfigError, InvalidStoreURL, ValueError) as error:
+        sys.stderr.write(f"spool-server: {error}\n")
+        raise SystemExit(2) from None
+
+    common: dict[str, Any] = {
+        "host": arguments.host,
+        "port": arguments.port,
+        "workers": arguments.workers,
+        "log_config": _log_config(arguments.log_level),
+        "log_level": arguments.log_level,
+        "lifespan": "on",
+    }
+    if arguments.workers == 1:
+        config = uvicorn.Config(create_app(settings), **common)
+    else:
+        # Workers are fresh processes that build their app from the environment: hand them the
+        # same store, configuration and signing keys (generated keys must match in every worker).
+        os.environ["SPOOL_STORE"] = arguments.store
+        if arguments.config is not None:
+            os.environ["SPOOL_CONFIG"] = os.path.abspath(arguments.config)
+        os.environ["SPOOL_SIGNING_KEY"] = settings.signing_keys.current
+        os.environ["SPOOL_NEXT_SIGNING_KEY"] = settings.signing_keys.next
+        config = uvicorn.Config("server.app:create_app_from_environment", factory=True, **common)
+    listener = config.bind_socket()
+    port = listener.getsockname()[1]
+    if arguments.workers == 1:
+        _AnnouncingServer(config, host=arguments.host, port=port).run(sockets=[listener])
+        return
+    # Listening before the workers start queues early connections until a worker accepts them.
+    listener.listen(config.backlog)
+    _announce(arguments.host, port)
+    Multiprocess(config, sockets=[listener]).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+"""The ASGI app: openapi.yaml's operations over the store its settings name.
+
+``create_app(settings)`` builds the app; its lifespan (:func:`lifespan`, also usable directly as an
+async context manager in tests) opens the store, starts the background services and undoes both on
+shutdown. Every response carries ``X-Request-Id``; every error is a problem+json document, including
+unknown routes (404 ``not_found``), wrong methods (405 ``method_not_allowed``) and unexpected
+failures (500 ``internal_error``, logged with the request id).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Protocol
+
+from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .auth import TokenRegistry
+from .config import DEFAULT_STORE_URL, Settings, load_settings
+from .destinations import DestinationPolicy
+from .ids import new_id
+from .problems import ProblemError, problem_response
+from .ratelimit import RateLimiter
+from .routes import ROUTES
+from .routes._common import AppContext
+from .routes._spec import load_spec_facts
+from .stores import store_from_url
+from .stores.base import StoreError
+
+__all__ = [
+    "REQUEST_ID_HEADER",
+    "BackgroundService",
+    "ServiceFactory",
+    "create_app",
+    "create_app_from_environment",
+    "default_services",
+    "lifespan",
+]
+
+REQUEST_ID_HEADER = "X-Request-Id"
+_REQUEST_ID_SCOPE_KEY = "spool.request_id"
+# A caller's own request id is kept when it is short and plain, so logs on both sides line up.
+_INCOMING_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+logger = logging.getLogger("spool.server")
+
+
+class BackgroundService(Protocol):
+    """Something that runs beside the HTTP app for its whole life (the delivery engine)."""
+
+    async def start(self) -> None:
+        """Begin working; return once started."""
+
+    async def stop(self) -> None:
+        """Finish or abandon in-flight work and return once stopped."""
+
+
+ServiceFactory = Callable[[AppContext], BackgroundService]
+
+
+def default_services() -> list[ServiceFactory]:
+    """The background services a served app runs: the hook where the delivery engine joins."""
+    return []
+
+
+def create_app(
+    settings: Settings, *, services: Sequence[ServiceFactory] | None = None
+) -> Starlette:
+    """The app for ``settings``; ``services`` default to :func:`default_services`."""
+    spec = load_spec_facts(settings.spec_path)
+    app = Starlette(
+        routes=ROUTES,
+        middleware=[Middleware(_RequestIdMiddleware)],
+        exception_handlers={
+            ProblemError: _problem_handler,
+            StoreError: _store_error_handler,
+            HTTPException: _http_exception_handler,
+        },
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.spec = spec
+    app.state.services = tuple(default_services() if services is None else services)
+    app.state.context = None
+    return app
+
+
+def create_app_from_environment() -> Starlette:
+    """The app as ``spool-server`` workers build it: store from ``$SPOOL_STORE``, tokens as
+    :func:`server.config.load_settings` finds them.
+    """
+    return create_app(load_settings(store_url=os.environ.get("SPOOL_STORE", DEFAULT_STORE_URL)))
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    """Open the store and start the background services for the app's life."""
+    settings: Settings = app.state.settings
+    store = store_from_url(settings.store_url)
+    await store.open()
+    try:
+        context = AppContext(
+            settings=settings,
+            store=store,
+            spec=app.state.spec,
+            tokens=TokenRegistry(settings.tokens),
+            limiter=RateLimiter(),
+            destinations=DestinationPolicy(allow=settings.allowed_destinations),
+        )
+        async with contextlib.AsyncExitStack() as running:
+            for factory in app.state.services:
+                service = factory(context)
+                await service.start()
+                running.push_async_callback(service.stop)
+            app.state.context = context
+            try:
+                yield
+            finally:
+                app.state.context = None
+    finally:
+        await store.close()
+
+
+def request_id_of(request: Request) -> str:
+    """The id this request is logged under."""
+    return str(request.scope.get(_REQUEST_ID_SCOPE_KEY, ""))
+
+
+async def _problem_handler(request: Request, error: Exception) -> Response:
+    assert isinstance(error, ProblemError)
+    return problem_response(
+        error, instance=_instance(request.scope), request_id=request_id_of(request)
+    )
+
+
+async def _store_error_handler(request: Request, error: Exception) -> Response:
+    assert isinstance(error, StoreError)
+    problem = ProblemError(error.status, error.code, error.detail)
+    return problem_response(
+        problem, instance=_instance(request.scope), request_id=request_id_of(request)
+    )
+
+
+async def _http_exception_handler(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    headers = dict(error.headers or {})
+    if error.status_code == 405:
+        problem = ProblemError(
+            405,
+            "method_not_allowed",
+            f"{request.method} is not served on {request.url.path}; allowed: "
+            f"{headers.get('Allow', 'none')}",
+            headers=headers,
+        )
+    elif error.status_code == 404:
+        problem = ProblemError(404, "not_found", f"no operation is served at {request.url.path}")
+    else:
+        problem = ProblemError(error.status_code, "malformed_request", str(error.detail))
+    return problem_response(
+        problem, instance=_instance(request.scope), request_id=request_id_of(request)
+    )
+
+
+class _RequestIdMiddleware:
+    """Names every request, echoes the name in ``X-Request-Id``, and turns an unexpected failure
+    into a logged 500 ``internal_error`` instead of a bare error page.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        incoming = _header(scope, b"x-request-id")
+        request_id = (
+            incoming
+            if incoming is not None and _INCOMING_REQUEST_ID.fullmatch(incoming)
+            else new_id("req")
+        )
+        scope[_REQUEST_ID_SCOPE_KEY] = request_id
+        response_started = False
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal response_started
+            if message["type"] == "http.response.start":
+                response_started = True
+                MutableHeaders(scope=message).append(REQUEST_ID_HEADER, request_id)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        except Exception:
+            logger.exception(
+                "unexpected failure serving %s %s (request %s)",
+                scope.get("method"),
+                scope.get("path"),
+                request_id,
+            )
+            if response_started:
+                raise
+            problem = ProblemError(
+                500,
+                "internal_error",
+                "the service failed unexpectedly; quote the request id when reporting it",
+            )
+            response = problem_response(problem, instance=_instance(scope), request_id=request_id)
+            await response(scope, receive, send_with_id)
+
+
+def _instance(scope: Scope) -> str:
+    # The path as the client sent it (still percent-encoded), which is what it can look up.
+    raw_path = scope.get("raw_path")
+    if raw_path:
+        return bytes(raw_path).decode("latin-1").partition("?")[0]
+    return str(scope.get("path", ""))
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None

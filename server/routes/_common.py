@@ -1,0 +1,313 @@
+"""What every route does: authenticate, check names and permissions, read and validate the body,
+read query parameters, and shape JSON responses.
+
+Validation uses the pydantic models ``make generate`` writes from openapi.yaml, in strict mode so
+that ``"5"`` is not silently an integer: malformed JSON is ``400 malformed_request`` and a schema
+violation is ``422 validation_failed`` with the location of every invalid field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import anyio
+from pydantic import BaseModel, RootModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ..auth import Principal, TokenRegistry
+from ..config import Action, Resource, Settings
+from ..destinations import DestinationPolicy
+from ..idempotency import IDEMPOTENCY_KEY_HEADER, idempotent_request, run_idempotent
+from ..problems import FieldIssue, ProblemError
+from ..ratelimit import RateLimiter
+from ..stores.base import Store
+from ._spec import SpecFacts
+
+__all__ = [
+    "AppContext",
+    "authenticate",
+    "check_rate",
+    "context_of",
+    "ensure_finite",
+    "invalid",
+    "json_response",
+    "operations",
+    "parse_body",
+    "path_name",
+    "publish",
+    "query_bool",
+    "query_int",
+    "query_value",
+    "read_body",
+    "read_json",
+    "require",
+    "rfc3339",
+    "without_none",
+]
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+RootT = TypeVar("RootT", bound=RootModel[Any])
+
+_PATH_LABELS = {
+    "stream": "stream name",
+    "queue": "queue name",
+    "url_group": "URL group name",
+    "group": "consumer group name",
+    "job_id": "job id",
+    "message_id": "message id",
+}
+_INTEGER = re.compile(r"-?[0-9]{1,20}")
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def operations(path: str, **by_method: Endpoint) -> Route:
+    """One route for every operation on ``path``, so a wrong method's 405 lists them all."""
+
+    async def dispatch(request: Request) -> Response:
+        # Starlette answers HEAD with the GET endpoint and drops the body itself.
+        method = "GET" if request.method == "HEAD" else request.method
+        return await by_method[method](request)
+
+    return Route(path, dispatch, methods=list(by_method))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AppContext:
+    """The opened store and the per-process services the routes share."""
+
+    settings: Settings
+    store: Store
+    spec: SpecFacts
+    tokens: TokenRegistry
+    limiter: RateLimiter
+    destinations: DestinationPolicy
+
+
+def context_of(request: Request) -> AppContext:
+    """The running app's context (set by its lifespan)."""
+    context = getattr(request.app.state, "context", None)
+    if not isinstance(context, AppContext):
+        raise RuntimeError("the app's lifespan has not run: no store is open")
+    return context
+
+
+def authenticate(request: Request) -> Principal:
+    """The caller, from the bearer token; 401 ``unauthenticated`` without a known one."""
+    return context_of(request).tokens.authenticate(request.headers.get("authorization"))
+
+
+def path_name(request: Request, parameter: str) -> str:
+    """A path parameter checked against its pattern in openapi.yaml (400 ``invalid_name``)."""
+    value: str = request.path_params[parameter]
+    pattern = context_of(request).spec.path_patterns[parameter]
+    if not pattern.fullmatch(value):
+        label = _PATH_LABELS.get(parameter, parameter)
+        raise ProblemError(
+            400, "invalid_name", f"{label} {value!r} does not match {pattern.pattern}"
+        )
+    return value
+
+
+def require(principal: Principal, resource: Resource, name: str, action: Action) -> None:
+    """403 ``permission_denied`` unless the caller may take ``action`` on the resource."""
+    if not principal.allows(resource, name, action):
+        raise ProblemError(
+            403,
+            "permission_denied",
+            f"token {principal.token_id!r} may not {action} on {resource} {name!r}",
+        )
+
+
+async def read_body(request: Request) -> bytes:
+    """The raw body, refused with 413 ``payload_too_large`` as soon as it is known to be over the
+    limit: from ``Content-Length`` before reading anything, else while counting streamed bytes.
+    """
+    limit = context_of(request).settings.max_body_bytes
+    too_large = ProblemError(413, "payload_too_large", f"request body is over {limit} bytes")
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise ProblemError(400, "malformed_request", "Content-Length is not a number")
+        if int(declared) > limit:
+            raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_body(raw: bytes, model: type[ModelT]) -> ModelT:
+    """``raw`` validated as ``model``: 400 for anything but JSON, 422 for a schema violation."""
+    if not raw.strip():
+        raise ProblemError(400, "malformed_request", "the request body is empty; send JSON")
+    try:
+        return model.model_validate_json(raw, strict=True)
+    except ValidationError as error:
+        issues = error.errors(include_url=False, include_input=False)
+        malformed = [issue for issue in issues if issue["type"] == "json_invalid"]
+        if malformed:
+            raise ProblemError(400, "malformed_request", malformed[0]["msg"]) from None
+        raise _validation_failed(
+            FieldIssue(location=_location("body", issue["loc"]), message=issue["msg"])
+            for issue in issues
+        ) from None
+
+
+async def read_json(request: Request, model: type[ModelT]) -> tuple[ModelT, bytes]:
+    """The body read (see :func:`read_body`) and validated (see :func:`parse_body`)."""
+    raw = await read_body(request)
+    return parse_body(raw, model), raw
+
+
+def ensure_finite(value: Any, location: str) -> None:
+    """422 when a JSON value holds NaN or an infinity, which JSON cannot carry back out."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _validation_failed([FieldIssue(location, "numbers must be finite")])
+    if isinstance(value, dict):
+        for key, item in value.items():
+            ensure_finite(item, f"{location}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            ensure_finite(item, f"{location}.{index}")
+
+
+def invalid(location: str, message: str) -> ProblemError:
+    """A 422 ``validation_failed`` about one field."""
+    return _validation_failed([FieldIssue(location, message)])
+
+
+def _validation_failed(issues: Any) -> ProblemError:
+    errors = list(issues)
+    count = len(errors)
+    noun = "field is" if count == 1 else "fields are"
+    return ProblemError(422, "validation_failed", f"{count} {noun} invalid", errors=errors)
+
+
+def _location(prefix: str, parts: tuple[int | str, ...]) -> str:
+    return ".".join([prefix, *(str(part) for part in parts)])
+
+
+def query_int(request: Request, name: str, *, default: int, minimum: int, maximum: int) -> int:
+    """An integer query parameter within bounds (422 otherwise)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if not _INTEGER.fullmatch(raw):
+        raise invalid(f"query.{name}", "Input should be a valid integer")
+    value = int(raw)
+    if not minimum <= value <= maximum:
+        raise invalid(f"query.{name}", f"Input should be between {minimum} and {maximum}")
+    return value
+
+
+def query_bool(request: Request, name: str, *, default: bool) -> bool:
+    """A ``true``/``false`` query parameter (422 otherwise)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if raw not in ("true", "false"):
+        raise invalid(f"query.{name}", "Input should be true or false")
+    return raw == "true"
+
+
+def query_value(request: Request, name: str, model: type[RootT], *, default: Any) -> Any:
+    """A query parameter validated by a generated root model (422 otherwise)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        return model.model_validate(raw, strict=True).root
+    except ValidationError as error:
+        first = error.errors(include_url=False, include_input=False)[0]
+        raise invalid(f"query.{name}", first["msg"]) from None
+
+
+def rfc3339(timestamp: float) -> str:
+    """Seconds since the epoch as an RFC 3339 UTC time with milliseconds and a ``Z``."""
+    moment = datetime.fromtimestamp(timestamp, tz=UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def without_none(document: Mapping[str, Any]) -> dict[str, Any]:
+    """``document`` without the optional fields that are absent (the spec omits, never nulls)."""
+    return {key: value for key, value in document.items() if value is not None}
+
+
+def json_response(document: Any, status: int = 200) -> JSONResponse:
+    """A compact JSON response."""
+    return JSONResponse(document, status_code=status)
+
+
+async def publish(
+    request: Request,
+    principal: Principal,
+    *,
+    operation: str,
+    raw_body: bytes,
+    items: int,
+    write: Callable[[], Awaitable[Response]],
+) -> Response:
+    """Run a validated publish: replay or refuse a repeated Idempotency-Key, take ``items`` from
+    the token's quota before writing (429 ``quota_exceeded`` when it would run over; refunded when
+    the write fails), then write.
+    """
+    context = context_of(request)
+    idempotent = idempotent_request(
+        request.headers.get(IDEMPOTENCY_KEY_HEADER),
+        key_pattern=context.spec.idempotency_key_pattern,
+        token_id=principal.token_id,
+        operation=operation,
+        method=request.method,
+        path=request.url.path,
+        raw_body=raw_body,
+    )
+
+    async def charged_write() -> Response:
+        quota = principal.quota
+        if quota is None:
+            return await write()
+        store = context.store
+        if not await store.consume_quota(principal.token_id, items, limit=quota):
+            raise ProblemError(
+                429, "quota_exceeded", f"token's quota of {quota} published items is used up"
+            )
+        try:
+            return await write()
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await store.refund_quota(principal.token_id, items)
+            raise
+
+    return await run_idempotent(
+        context.store,
+        idempotent,
+        ttl=context.settings.idempotency_ttl_seconds,
+        handler=charged_write,
+    )
+
+
+def check_rate(request: Request, principal: Principal) -> None:
+    """429 ``rate_limited`` with ``Retry-After`` when the token is over its rate."""
+    if principal.rate_limit is None:
+        return
+    wait = context_of(request).limiter.acquire(principal.token_id, principal.rate_limit)
+    if wait is not None:
+        raise ProblemError(
+            429,
+            "rate_limited",
+            f"token {principal.token_id!r} is over its rate limit; retry in {wait} s",
+            headers={"Retry-After": str(wait)},
+        )

@@ -1,0 +1,516 @@
+"""Messages: publish to a URL or a URL group, status and cancel, URL groups, dead letters, signing
+keys.
+
+Everything a delivery will need is checked when the message is published (the destination against
+the SSRF policy, ``retry_delay`` by compiling it, forwarded headers by their syntax), so a bad
+option is a 4xx now and never a surprise at delivery time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from datetime import UTC
+from urllib.parse import urlsplit
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from generated.pydantic_models import (
+    PublishMessageRequest,
+    PublishMessagesRequest,
+    UrlGroupSettings,
+)
+
+from ..auth import Principal
+from ..config import Action
+from ..destinations import DestinationNotAllowed
+from ..problems import ProblemError
+from ..retry_delay import RetryDelayError, compile_retry_delay
+from ..stores.base import (
+    DeliveryAttemptRecord,
+    MessageReceipt,
+    MessageRecord,
+    NewMessage,
+    NotFoundError,
+    UrlEndpoint,
+    UrlGroupRecord,
+)
+from ._common import (
+    AppContext,
+    authenticate,
+    check_rate,
+    context_of,
+    ensure_finite,
+    invalid,
+    json_response,
+    operations,
+    path_name,
+    publish,
+    query_int,
+    read_json,
+    require,
+    rfc3339,
+    without_none,
+)
+
+__all__ = ["routes"]
+
+TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
+JSON_CONTENT_TYPE = "application/json"
+
+# RFC 9110 field names are tokens; values are visible ASCII, spaces and tabs (no CR/LF to smuggle).
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+# Framing and connection headers belong to each delivery's own request, and ``Spool-*`` headers
+# (the signature, the message id) to the service: a caller may not set them.
+_RESERVED_HEADERS = frozenset(
+    {
+        "connection",
+        "content-length",
+        "host",
+        "keep-alive",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+    }
+)
+_SERVICE_HEADER_PREFIX = "spool-"
+
+
+def _check_url(url: str, location: str) -> None:
+    # The schema only asks for an http(s):// prefix; a URL that cannot be parsed or has no host is
+    # refused now rather than failing every delivery.
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parsing the port is what validates it
+    except ValueError as error:
+        raise invalid(location, f"not a valid URL: {error}") from None
+    if not parts.hostname or any(character.isspace() or ord(character) < 32 for character in url):
+        raise invalid(location, "not a valid http(s) URL with a host")
+
+
+async def _check_destination(context: AppContext, url: str) -> None:
+    try:
+        await context.destinations.check(url)
+    except DestinationNotAllowed as error:
+        raise ProblemError(400, "destination_not_allowed", str(error)) from None
+
+
+def _check_headers(headers: dict[str, str], location: str) -> None:
+    for name, value in headers.items():
+        if not _HEADER_NAME.fullmatch(name):
+            raise invalid(f"{location}.{name}", "not a valid HTTP header name")
+        if name.lower() in _RESERVED_HEADERS or name.lower().startswith(_SERVICE_HEADER_PREFIX):
+            raise invalid(f"{location}.{name}", "this header is set by the service")
+        if not _HEADER_VALUE.fullmatch(value):
+            raise invalid(f"{location}.{name}", "header values must be printable ASCII")
+
+
+def _encode_body(item: PublishMessageRequest) -> tuple[bytes, str]:
+    if isinstance(item.body, str):
+        return item.body.encode(), item.content_type or TEXT_CONTENT_TYPE
+    encoded = json.dumps(item.body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return encoded.encode(), item.content_type or JSON_CONTENT_TYPE
+
+
+def _digest(*parts: str | bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        # Length prefixes keep ("ab", "c") and ("a", "bc") apart.
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _dedup_key(
+    item: PublishMessageRequest,
+    *,
+    url: str,
+    body: bytes,
+    content_type: str,
+    headers: dict[str, str],
+) -> str | None:
+    if item.deduplication_id is not None:
+        return "id:" + _digest(url, item.deduplication_id)
+    if item.content_based_deduplication:
+        header_parts = [
+            f"{name.lower()}:{value}" for name, value in sorted(headers.items(), key=lambda h: h[0])
+        ]
+        return "content:" + _digest(url, item.method.root, content_type, *header_parts, body)
+    return None
+
+
+async def _plan(
+    request: Request, principal: Principal, item: PublishMessageRequest, location: str
+) -> list[NewMessage]:
+    """The messages one publish item becomes (one per URL), after every check it needs."""
+    context = context_of(request)
+    if item.url is not None and item.url_group is not None:
+        raise invalid(f"{location}.url_group", "give exactly one of url and url_group, not both")
+    if item.url is not None:
+        target = item.url
+    elif item.url_group is not None:
+        target = item.url_group.root
+    else:
+        raise invalid(f"{location}.url", "give exactly one of url and url_group")
+    if item.delay is not None and item.not_before is not None:
+        raise invalid(f"{location}.not_before", "give at most one of delay and not_before")
+    ensure_finite(item.body, f"{location}.body")
+    headers = dict(item.headers or {})
+    _check_headers(headers, f"{location}.headers")
+    for field, value in (
+        ("url", item.url),
+        ("callback", item.callback),
+        ("failure_callback", item.failure_callback),
+    ):
+        if value is not None:
+            _check_url(value, f"{location}.{field}")
+    now = time.time()
+    not_before = now
+    if item.delay is not None:
+        not_before = now + item.delay
+    elif item.not_before is not None:
+        try:
+            requested = item.not_before.astimezone(UTC).timestamp()
+        except (OverflowError, ValueError):
+            raise invalid(f"{location}.not_before", "out of range") from None
+        # A time already past means "now"; keeping it would make the schedule lie.
+        not_before = max(now, requested)
+
+    require(principal, "message", target, "publish")
+    if item.retry_delay is not None:
+        try:
+            compile_retry_delay(item.retry_delay, max_retried=max(1, item.retries))
+        except RetryDelayError as error:
+            raise ProblemError(
+                400, "invalid_retry_delay", f"{location}.retry_delay: {error}"
+            ) from None
+
+    if item.url is not None:
+        urls = [item.url]
+        group_name = None
+    else:
+        group = await context.store.get_url_group(target)
+        urls = [endpoint.url for endpoint in group.endpoints]
+        group_name = group.name
+    for url in (*urls, item.callback, item.failure_callback):
+        if url is not None:
+            await _check_destination(context, url)
+
+    body, content_type = _encode_body(item)
+    window = context.settings.message_dedup_window_seconds
+    return [
+        NewMessage(
+            url=url,
+            body=body,
+            content_type=content_type,
+            method=item.method.root,
+            headers=headers,
+            not_before=not_before,
+            retries=item.retries,
+            timeout=item.timeout,
+            url_group=group_name,
+            retry_delay=item.retry_delay,
+            callback=item.callback,
+            failure_callback=item.failure_callback,
+            deduplication_id=item.deduplication_id,
+            dedup_key=_dedup_key(
+                item, url=url, body=body, content_type=content_type, headers=headers
+            ),
+            dedup_window=window,
+        )
+        for url in urls
+    ]
+
+
+def _receipt_json(receipt: MessageReceipt) -> dict[str, object]:
+    return {
+        "message_id": receipt.message_id,
+        "url": receipt.url,
+        "deduplicated": receipt.deduplicated,
+    }
+
+
+def _attempt_json(attempt: DeliveryAttemptRecord) -> dict[str, object]:
+    return {
+        "attempt": attempt.attempt,
+        "started_at": rfc3339(attempt.started_at),
+        "duration_ms": attempt.duration_ms,
+        **without_none(
+            {
+                "status_code": attempt.status_code,
+                "response_excerpt": attempt.response_excerpt,
+                "error": attempt.error,
+            }
+        ),
+    }
+
+
+def _message_json(message: MessageRecord) -> dict[str, object]:
+    return {
+        "message_id": message.message_id,
+        "url": message.url,
+        "method": message.method,
+        "content_type": message.content_type,
+        "headers": message.headers,
+        "state": message.state,
+        "retries": message.retries,
+        "timeout": message.timeout,
+        "created_at": rfc3339(message.created_at),
+        "not_before": rfc3339(message.not_before),
+        "attempts": [_attempt_json(attempt) for attempt in message.attempts],
+        **without_none(
+            {
+                "url_group": message.url_group,
+                "retry_delay": message.retry_delay,
+                "next_attempt_at": None
+                if message.next_attempt_at is None
+                else rfc3339(message.next_attempt_at),
+                "callback": message.callback,
+                "failure_callback": message.failure_callback,
+                "deduplication_id": message.deduplication_id,
+            }
+        ),
+    }
+
+
+def _url_group_json(group: UrlGroupRecord) -> dict[str, object]:
+    return {
+        "name": group.name,
+        "endpoints": [
+            without_none({"url": endpoint.url, "name": endpoint.name})
+            for endpoint in group.endpoints
+        ],
+        "created_at": rfc3339(group.created_at),
+        "updated_at": rfc3339(group.updated_at),
+    }
+
+
+def _require_on_messages(principal: Principal, action: Action) -> None:
+    # Checked before looking anything up, so a token without any such permission learns nothing
+    # about which messages exist.
+    if not principal.may_act_on_kind("message", action):
+        raise ProblemError(
+            403,
+            "permission_denied",
+            f"token {principal.token_id!r} may not {action} on messages",
+        )
+
+
+def _require_on_message(principal: Principal, message: MessageRecord, action: Action) -> None:
+    names = [message.url] if message.url_group is None else [message.url, message.url_group]
+    if not any(principal.allows("message", name, action) for name in names):
+        raise ProblemError(
+            403,
+            "permission_denied",
+            f"token {principal.token_id!r} may not {action} on message {message.message_id!r}",
+        )
+
+
+async def publish_message(request: Request) -> Response:
+    """publishMessage: one message, or one per endpoint of a URL group (``publish``)."""
+    principal = authenticate(request)
+    _require_on_messages(principal, "publish")
+    check_rate(request, principal)
+    body, raw = await read_json(request, PublishMessageRequest)
+    planned = await _plan(request, principal, body, "body")
+
+    async def write() -> Response:
+        receipts = await context_of(request).store.publish_messages(planned)
+        return json_response({"messages": [_receipt_json(receipt) for receipt in receipts]}, 202)
+
+    return await publish(
+        request,
+        principal,
+        operation="publishMessage",
+        raw_body=raw,
+        items=len(planned),
+        write=write,
+    )
+
+
+async def publish_messages(request: Request) -> Response:
+    """publishMessages: several messages, all or none (``publish``)."""
+    principal = authenticate(request)
+    _require_on_messages(principal, "publish")
+    check_rate(request, principal)
+    body, raw = await read_json(request, PublishMessagesRequest)
+    plans = [
+        await _plan(request, principal, item, f"body.messages.{index}")
+        for index, item in enumerate(body.messages)
+    ]
+    flat = [message for plan in plans for message in plan]
+
+    async def write() -> Response:
+        receipts = iter(await context_of(request).store.publish_messages(flat))
+        results = [{"messages": [_receipt_json(next(receipts)) for _ in plan]} for plan in plans]
+        return json_response({"results": results}, 202)
+
+    return await publish(
+        request, principal, operation="publishMessages", raw_body=raw, items=len(flat), write=write
+    )
+
+
+async def get_message(request: Request) -> Response:
+    """getMessage: state, schedule and attempts (``consume``)."""
+    principal = authenticate(request)
+    message_id = path_name(request, "message_id")
+    _require_on_messages(principal, "consume")
+    message = await context_of(request).store.get_message(message_id)
+    _require_on_message(principal, message, "consume")
+    return json_response(_message_json(message))
+
+
+async def cancel_message(request: Request) -> Response:
+    """cancelMessage: a scheduled message will not be delivered (``publish``)."""
+    principal = authenticate(request)
+    message_id = path_name(request, "message_id")
+    _require_on_messages(principal, "publish")
+    store = context_of(request).store
+    _require_on_message(principal, await store.get_message(message_id), "publish")
+    cancelled = await store.cancel_message(message_id)
+    return json_response(_message_json(cancelled))
+
+
+async def list_url_groups(request: Request) -> Response:
+    """listUrlGroups: the groups the token has any permission on."""
+    principal = authenticate(request)
+    if not principal.may_act_on_kind("url_group"):
+        raise ProblemError(
+            403,
+            "permission_denied",
+            f"token {principal.token_id!r} has no permission on URL groups",
+        )
+    groups = await context_of(request).store.list_url_groups()
+    visible = [group for group in groups if principal.allows_any_action("url_group", group.name)]
+    return json_response({"url_groups": [_url_group_json(group) for group in visible]})
+
+
+async def put_url_group(request: Request) -> Response:
+    """putUrlGroup: create a group or replace its endpoints (``admin``)."""
+    principal = authenticate(request)
+    name = path_name(request, "url_group")
+    require(principal, "url_group", name, "admin")
+    body, _ = await read_json(request, UrlGroupSettings)
+    context = context_of(request)
+    for index, endpoint in enumerate(body.endpoints):
+        _check_url(endpoint.url, f"body.endpoints.{index}.url")
+    for endpoint in body.endpoints:
+        await _check_destination(context, endpoint.url)
+    group = await context.store.put_url_group(
+        name, [UrlEndpoint(url=endpoint.url, name=endpoint.name) for endpoint in body.endpoints]
+    )
+    return json_response(_url_group_json(group))
+
+
+async def get_url_group(request: Request) -> Response:
+    """getUrlGroup: the group's endpoints (any permission on it)."""
+    principal = authenticate(request)
+    name = path_name(request, "url_group")
+    if not principal.allows_any_action("url_group", name):
+        raise ProblemError(
+            403,
+            "permission_denied",
+            f"token {principal.token_id!r} has no permission on URL group {name!r}",
+        )
+    group = await context_of(request).store.get_url_group(name)
+    return json_response(_url_group_json(group))
+
+
+async def delete_url_group(request: Request) -> Response:
+    """deleteUrlGroup: publishing to it is a 404 afterwards (``admin``)."""
+    principal = authenticate(request)
+    name = path_name(request, "url_group")
+    require(principal, "url_group", name, "admin")
+    await context_of(request).store.delete_url_group(name)
+    return Response(status_code=204)
+
+
+async def list_dead_letters(request: Request) -> Response:
+    """listDeadLetters: messages whose retries ran out (``consume``)."""
+    principal = authenticate(request)
+    _require_on_messages(principal, "consume")
+    limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
+    dead_letters = await context_of(request).store.list_dead_letters(limit=limit)
+    visible = [dead for dead in dead_letters if principal.allows("message", dead.url, "consume")]
+    document = {
+        "dead_letters": [
+            {
+                "message_id": dead.message_id,
+                "url": dead.url,
+                "attempts": dead.attempts,
+                "failed_at": rfc3339(dead.failed_at),
+                **without_none(
+                    {"last_error": dead.last_error, "last_status_code": dead.last_status_code}
+                ),
+            }
+            for dead in visible
+        ]
+    }
+    return json_response(document)
+
+
+async def _dead_letter_message(request: Request, principal: Principal) -> MessageRecord:
+    message_id = path_name(request, "message_id")
+    _require_on_messages(principal, "admin")
+    try:
+        message = await context_of(request).store.get_message(message_id)
+    except NotFoundError:
+        raise ProblemError(
+            404, "dead_letter_not_found", f"there is no dead letter {message_id!r}"
+        ) from None
+    _require_on_message(principal, message, "admin")
+    return message
+
+
+async def delete_dead_letter(request: Request) -> Response:
+    """deleteDeadLetter: forget it; the message stays readable (``admin``)."""
+    principal = authenticate(request)
+    message = await _dead_letter_message(request, principal)
+    await context_of(request).store.delete_dead_letter(message.message_id)
+    return Response(status_code=204)
+
+
+async def retry_dead_letter(request: Request) -> Response:
+    """retryDeadLetter: schedule it again with fresh retries (``admin``)."""
+    principal = authenticate(request)
+    message = await _dead_letter_message(request, principal)
+    retried = await context_of(request).store.retry_dead_letter(message.message_id)
+    document = {"message_id": retried.message_id, "url": retried.url, "deduplicated": False}
+    return json_response(document, 202)
+
+
+async def get_signing_keys(request: Request) -> Response:
+    """getSigningKeys: the current and next key (``admin`` on every message)."""
+    principal = authenticate(request)
+    if not principal.allows_every_name("message", "admin"):
+        raise ProblemError(
+            403,
+            "permission_denied",
+            f"token {principal.token_id!r} needs admin on every message (name '*') "
+            "to read the signing keys",
+        )
+    keys = context_of(request).settings.signing_keys
+    return json_response({"current": keys.current, "next": keys.next})
+
+
+routes = [
+    operations("/v1/messages", POST=publish_message),
+    operations("/v1/messages/batch", POST=publish_messages),
+    operations("/v1/messages/{message_id}", GET=get_message, DELETE=cancel_message),
+    operations("/v1/url-groups", GET=list_url_groups),
+    operations(
+        "/v1/url-groups/{url_group}", PUT=put_url_group, GET=get_url_group, DELETE=delete_url_group
+    ),
+    operations("/v1/dead-letters", GET=list_dead_letters),
+    operations("/v1/dead-letters/{message_id}", DELETE=delete_dead_letter),
+    operations("/v1/dead-letters/{message_id}/retry", POST=retry_dead_letter),
+    operations("/v1/signing-keys", GET=get_signing_keys),
+]

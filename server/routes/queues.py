@@ -1,0 +1,312 @@
+"""Queues: create and describe them, publish jobs, lease, ack, nack, extend and retry jobs."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from generated.pydantic_models import (
+    ExtendLeaseRequest,
+    JobState,
+    LeaseRef,
+    LeaseRequest,
+    NackRequest,
+    PublishJobRequest,
+    PublishJobsRequest,
+    QueueSettings as QueueSettingsBody,
+)
+
+from ..problems import ProblemError
+from ..stores.base import JobRecord, LeasedJob, NewJob, QueueRecord, QueueSettings
+from ._common import (
+    authenticate,
+    check_rate,
+    context_of,
+    ensure_finite,
+    json_response,
+    operations,
+    path_name,
+    publish,
+    query_int,
+    query_value,
+    read_json,
+    require,
+    rfc3339,
+    without_none,
+)
+
+__all__ = ["routes"]
+
+
+def _queue_json(queue: QueueRecord) -> dict[str, object]:
+    return {
+        "name": queue.name,
+        "max_attempts": queue.settings.max_attempts,
+        "lease_seconds": queue.settings.lease_seconds,
+        "retention_seconds": queue.settings.retention_seconds,
+        "deduplication_window_seconds": queue.settings.deduplication_window_seconds,
+        "created_at": rfc3339(queue.created_at),
+        "stats": {
+            "ready": queue.stats.ready,
+            "delayed": queue.stats.delayed,
+            "leased": queue.stats.leased,
+            "dead": queue.stats.dead,
+        },
+    }
+
+
+def _job_json(job: JobRecord) -> dict[str, object]:
+    optional = without_none(
+        {
+            "lease_expires_at": None
+            if job.lease_expires_at is None
+            else rfc3339(job.lease_expires_at),
+            "last_error": job.last_error,
+            "deduplication_id": job.deduplication_id,
+        }
+    )
+    return {
+        "job_id": job.job_id,
+        "queue": job.queue,
+        "topic": job.topic,
+        "payload": job.payload,
+        "state": job.state,
+        "attempts": job.attempts,
+        "max_attempts": job.max_attempts,
+        "published_at": rfc3339(job.published_at),
+        "available_at": rfc3339(job.available_at),
+        **optional,
+    }
+
+
+def _leased_json(job: LeasedJob) -> dict[str, object]:
+    return {
+        "job_id": job.job_id,
+        "queue": job.queue,
+        "topic": job.topic,
+        "payload": job.payload,
+        "attempt": job.attempt,
+        "lease_id": job.lease_id,
+        "lease_expires_at": rfc3339(job.lease_expires_at),
+        "published_at": rfc3339(job.published_at),
+    }
+
+
+def _new_job(request: Request, job: PublishJobRequest, location: str) -> NewJob:
+    topic = job.topic.root
+    prefix = context_of(request).spec.reserved_topic_prefix
+    if topic.startswith(prefix):
+        raise ProblemError(
+            400,
+            "reserved_topic",
+            f"{location}.topic {topic!r} is reserved: topics starting with {prefix!r} belong "
+            "to the system",
+        )
+    ensure_finite(job.payload, f"{location}.payload")
+    return NewJob(
+        topic=topic, payload=job.payload, delay=job.delay, deduplication_id=job.deduplication_id
+    )
+
+
+async def list_queues(request: Request) -> Response:
+    """listQueues: the queues the token has any permission on."""
+    principal = authenticate(request)
+    if not principal.may_act_on_kind("queue"):
+        raise ProblemError(
+            403, "permission_denied", f"token {principal.token_id!r} has no permission on queues"
+        )
+    queues = await context_of(request).store.list_queues()
+    visible = [queue for queue in queues if principal.allows_any_action("queue", queue.name)]
+    return json_response({"queues": [_queue_json(queue) for queue in visible]})
+
+
+async def put_queue(request: Request) -> Response:
+    """putQueue: create a queue or change its settings (``admin``)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    require(principal, "queue", name, "admin")
+    body, _ = await read_json(request, QueueSettingsBody)
+    settings = QueueSettings(
+        max_attempts=body.max_attempts,
+        lease_seconds=body.lease_seconds,
+        retention_seconds=body.retention_seconds,
+        deduplication_window_seconds=body.deduplication_window_seconds,
+    )
+    queue, created = await context_of(request).store.put_queue(name, settings)
+    return json_response(_queue_json(queue), 201 if created else 200)
+
+
+async def get_queue(request: Request) -> Response:
+    """getQueue: settings and counts (any permission on the queue)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    if not principal.allows_any_action("queue", name):
+        raise ProblemError(
+            403,
+            "permission_denied",
+            f"token {principal.token_id!r} has no permission on queue {name!r}",
+        )
+    queue = await context_of(request).store.get_queue(name)
+    return json_response(_queue_json(queue))
+
+
+async def delete_queue(request: Request) -> Response:
+    """deleteQueue: the queue and all its jobs (``admin``)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    require(principal, "queue", name, "admin")
+    await context_of(request).store.delete_queue(name)
+    return Response(status_code=204)
+
+
+async def publish_job(request: Request) -> Response:
+    """publishJob: one job to an existing queue (``publish``)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    require(principal, "queue", name, "publish")
+    check_rate(request, principal)
+    body, raw = await read_json(request, PublishJobRequest)
+    job = _new_job(request, body, "body")
+
+    async def write() -> Response:
+        receipts = await context_of(request).store.publish_jobs(name, [job])
+        receipt = receipts[0]
+        document = {
+            "job_id": receipt.job_id,
+            "queue": receipt.queue,
+            "topic": receipt.topic,
+            "deduplicated": receipt.deduplicated,
+        }
+        return json_response(document, 202)
+
+    return await publish(
+        request, principal, operation="publishJob", raw_body=raw, items=1, write=write
+    )
+
+
+async def publish_jobs(request: Request) -> Response:
+    """publishJobs: several jobs, all or none (``publish``)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    require(principal, "queue", name, "publish")
+    check_rate(request, principal)
+    body, raw = await read_json(request, PublishJobsRequest)
+    jobs = [_new_job(request, job, f"body.jobs.{index}") for index, job in enumerate(body.jobs)]
+
+    async def write() -> Response:
+        receipts = await context_of(request).store.publish_jobs(name, jobs)
+        document = {
+            "receipts": [
+                {
+                    "job_id": receipt.job_id,
+                    "queue": receipt.queue,
+                    "topic": receipt.topic,
+                    "deduplicated": receipt.deduplicated,
+                }
+                for receipt in receipts
+            ]
+        }
+        return json_response(document, 202)
+
+    return await publish(
+        request, principal, operation="publishJobs", raw_body=raw, items=len(jobs), write=write
+    )
+
+
+async def list_jobs(request: Request) -> Response:
+    """listJobs: jobs of one state, oldest first (``consume``)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    require(principal, "queue", name, "consume")
+    state = query_value(request, "state", JobState, default=None)
+    limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
+    jobs = await context_of(request).store.list_jobs(name, state=state, limit=limit)
+    return json_response({"jobs": [_job_json(job) for job in jobs]})
+
+
+async def lease_jobs(request: Request) -> Response:
+    """leaseJobs: hand ready jobs to a worker, waiting up to wait_ms (``consume``)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    require(principal, "queue", name, "consume")
+    body, _ = await read_json(request, LeaseRequest)
+    leased = await context_of(request).store.lease_jobs(
+        name,
+        consumer=None if body.consumer is None else body.consumer.root,
+        topics=None if body.topics is None else [topic.root for topic in body.topics],
+        max_jobs=body.max_jobs,
+        lease_seconds=body.lease_seconds,
+        wait_ms=body.wait_ms,
+    )
+    return json_response({"jobs": [_leased_json(job) for job in leased]})
+
+
+async def get_job(request: Request) -> Response:
+    """getJob: a job's state and attempts (``consume``)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    job_id = path_name(request, "job_id")
+    require(principal, "queue", name, "consume")
+    job = await context_of(request).store.get_job(name, job_id)
+    return json_response(_job_json(job))
+
+
+async def ack_job(request: Request) -> Response:
+    """ackJob: the lease holder marks the job done (``consume``)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    job_id = path_name(request, "job_id")
+    require(principal, "queue", name, "consume")
+    body, _ = await read_json(request, LeaseRef)
+    job = await context_of(request).store.ack_job(name, job_id, body.lease_id)
+    return json_response(_job_json(job))
+
+
+async def nack_job(request: Request) -> Response:
+    """nackJob: the lease holder gives the job back for a retry (``consume``)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    job_id = path_name(request, "job_id")
+    require(principal, "queue", name, "consume")
+    body, _ = await read_json(request, NackRequest)
+    job = await context_of(request).store.nack_job(
+        name, job_id, body.lease_id, retry_delay=body.retry_delay, error=body.error
+    )
+    return json_response(_job_json(job))
+
+
+async def extend_lease(request: Request) -> Response:
+    """extendLease: the lease holder keeps the job longer (``consume``)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    job_id = path_name(request, "job_id")
+    require(principal, "queue", name, "consume")
+    body, _ = await read_json(request, ExtendLeaseRequest)
+    job = await context_of(request).store.extend_lease(
+        name, job_id, body.lease_id, lease_seconds=body.lease_seconds
+    )
+    return json_response(_job_json(job))
+
+
+async def retry_job(request: Request) -> Response:
+    """retryJob: a dead job is ready again with fresh attempts (``admin``)."""
+    principal = authenticate(request)
+    name = path_name(request, "queue")
+    job_id = path_name(request, "job_id")
+    require(principal, "queue", name, "admin")
+    job = await context_of(request).store.retry_job(name, job_id)
+    return json_response(_job_json(job))
+
+
+routes = [
+    operations("/v1/queues", GET=list_queues),
+    operations("/v1/queues/{queue}", PUT=put_queue, GET=get_queue, DELETE=delete_queue),
+    operations("/v1/queues/{queue}/jobs", POST=publish_job, GET=list_jobs),
+    operations("/v1/queues/{queue}/batch", POST=publish_jobs),
+    operations("/v1/queues/{queue}/leases", POST=lease_jobs),
+    operations("/v1/queues/{queue}/jobs/{job_id}", GET=get_job),
+    operations("/v1/queues/{queue}/jobs/{job_id}/ack", POST=ack_job),
+    operations("/v1/queues/{queue}/jobs/{job_id}/nack", POST=nack_job),
+    operations("/v1/queues/{queue}/jobs/{job_id}/extend", POST=extend_lease),
+    operations("/v1/queues/{queue}/jobs/{job_id}/retry", POST=retry_job),
+]

@@ -1,0 +1,296 @@
+"""Streams: append, range, trim, delete, and consumer groups (create, read, ack, claim, pending)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from generated.pydantic_models import (
+    AckRequest,
+    AppendEntriesRequest,
+    AppendEntryRequest,
+    ClaimRequest,
+    CreateGroupRequest,
+    MinId,
+    RangeBound,
+    ReadGroupRequest,
+    TrimRequest,
+)
+
+from ..stores.base import DeliveredEntry, GroupInfo, StreamInfo, Trim
+from ._common import (
+    authenticate,
+    check_rate,
+    context_of,
+    ensure_finite,
+    invalid,
+    json_response,
+    operations,
+    path_name,
+    publish,
+    query_bool,
+    query_int,
+    query_value,
+    read_json,
+    require,
+    without_none,
+)
+
+__all__ = ["routes"]
+
+
+def _optional_trim(maxlen: int | None, minid: MinId | None, approximate: bool) -> Trim | None:
+    if maxlen is None and minid is None:
+        return None
+    return _trim(maxlen, minid, approximate)
+
+
+def _trim(maxlen: int | None, minid: MinId | None, approximate: bool) -> Trim:
+    if maxlen is not None and minid is not None:
+        raise invalid("body.minid", "give at most one of maxlen and minid")
+    if maxlen is None and minid is None:
+        raise invalid("body", "give maxlen or minid")
+    return Trim(maxlen=maxlen, minid=None if minid is None else minid.root, approximate=approximate)
+
+
+def _group_json(group: GroupInfo) -> dict[str, object]:
+    return {
+        "group": group.group,
+        "consumers": group.consumers,
+        "pending": group.pending,
+        "last_delivered_id": group.last_delivered_id,
+    }
+
+
+def _stream_json(info: StreamInfo) -> dict[str, object]:
+    return without_none(
+        {
+            "stream": info.stream,
+            "length": info.length,
+            "first_id": info.first_id,
+            "last_id": info.last_id,
+            "groups": [_group_json(group) for group in info.groups],
+        }
+    )
+
+
+def _delivered_json(entry: DeliveredEntry) -> dict[str, object]:
+    return {"id": entry.id, "body": entry.body, "delivery_count": entry.delivery_count}
+
+
+async def get_stream(request: Request) -> Response:
+    """getStream: length, ends and groups (``consume``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    require(principal, "stream", stream, "consume")
+    info = await context_of(request).store.stream_info(stream)
+    return json_response(_stream_json(info))
+
+
+async def delete_stream(request: Request) -> Response:
+    """deleteStream: entries and groups go (``admin``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    require(principal, "stream", stream, "admin")
+    await context_of(request).store.delete_stream(stream)
+    return Response(status_code=204)
+
+
+async def append_entry(request: Request) -> Response:
+    """appendEntry: one entry, then the asked-for trim (``publish``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    require(principal, "stream", stream, "publish")
+    check_rate(request, principal)
+    body, raw = await read_json(request, AppendEntryRequest)
+    ensure_finite(body.body, "body.body")
+    trim = _optional_trim(body.maxlen, body.minid, body.approximate)
+
+    async def write() -> Response:
+        result = await context_of(request).store.append(
+            stream, [body.body], trim=trim, nomkstream=body.nomkstream
+        )
+        document = {
+            "id": result.ids[0],
+            "stream": stream,
+            "length": result.length,
+            "trimmed": result.trimmed,
+        }
+        return json_response(document, 201)
+
+    return await publish(
+        request, principal, operation="appendEntry", raw_body=raw, items=1, write=write
+    )
+
+
+async def append_entries(request: Request) -> Response:
+    """appendEntries: several entries, all or none (``publish``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    require(principal, "stream", stream, "publish")
+    check_rate(request, principal)
+    body, raw = await read_json(request, AppendEntriesRequest)
+    for index, entry in enumerate(body.entries):
+        ensure_finite(entry.body, f"body.entries.{index}.body")
+    trim = _optional_trim(body.maxlen, body.minid, body.approximate)
+    bodies = [entry.body for entry in body.entries]
+
+    async def write() -> Response:
+        result = await context_of(request).store.append(
+            stream, bodies, trim=trim, nomkstream=body.nomkstream
+        )
+        document = {
+            "stream": stream,
+            "ids": result.ids,
+            "length": result.length,
+            "trimmed": result.trimmed,
+        }
+        return json_response(document, 201)
+
+    return await publish(
+        request, principal, operation="appendEntries", raw_body=raw, items=len(bodies), write=write
+    )
+
+
+async def range_entries(request: Request) -> Response:
+    """rangeEntries: entries between two ids, no state changed (``consume``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    require(principal, "stream", stream, "consume")
+    start = query_value(request, "start", RangeBound, default="-")
+    end = query_value(request, "end", RangeBound, default="+")
+    count = query_int(request, "count", default=100, minimum=1, maximum=1000)
+    reverse = query_bool(request, "reverse", default=False)
+    entries = await context_of(request).store.range(
+        stream, start=start, end=end, count=count, reverse=reverse
+    )
+    document = {
+        "stream": stream,
+        "entries": [{"id": entry.id, "body": entry.body} for entry in entries],
+    }
+    return json_response(document)
+
+
+async def trim_stream(request: Request) -> Response:
+    """trimStream: by maxlen or minid (``admin``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    require(principal, "stream", stream, "admin")
+    body, _ = await read_json(request, TrimRequest)
+    trim = _trim(body.maxlen, body.minid, body.approximate)
+    result = await context_of(request).store.trim(stream, trim)
+    return json_response({"stream": stream, "length": result.length, "trimmed": result.trimmed})
+
+
+async def create_group(request: Request) -> Response:
+    """createGroup: a consumer group after start_id (``consume``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    require(principal, "stream", stream, "consume")
+    body, _ = await read_json(request, CreateGroupRequest)
+    group = await context_of(request).store.create_group(
+        stream, body.group.root, start_id=body.start_id, mkstream=body.mkstream
+    )
+    return json_response(_group_json(group), 201)
+
+
+async def delete_group(request: Request) -> Response:
+    """deleteGroup: the group and its pending list (``consume``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    group = path_name(request, "group")
+    require(principal, "stream", stream, "consume")
+    await context_of(request).store.delete_group(stream, group)
+    return Response(status_code=204)
+
+
+async def read_group(request: Request) -> Response:
+    """readGroup: new entries for one consumer, waiting up to wait_ms (``consume``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    group = path_name(request, "group")
+    require(principal, "stream", stream, "consume")
+    body, _ = await read_json(request, ReadGroupRequest)
+    entries = await context_of(request).store.read_group(
+        stream, group, consumer=body.consumer.root, count=body.count, wait_ms=body.wait_ms
+    )
+    document = {
+        "stream": stream,
+        "group": group,
+        "entries": [_delivered_json(entry) for entry in entries],
+    }
+    return json_response(document)
+
+
+async def ack_entries(request: Request) -> Response:
+    """ackEntries: remove ids from the pending list (``consume``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    group = path_name(request, "group")
+    require(principal, "stream", stream, "consume")
+    body, _ = await read_json(request, AckRequest)
+    acked = await context_of(request).store.ack(stream, group, [item.root for item in body.ids])
+    return json_response({"acked": acked})
+
+
+async def claim_entries(request: Request) -> Response:
+    """claimEntries: take over idle pending entries (``consume``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    group = path_name(request, "group")
+    require(principal, "stream", stream, "consume")
+    body, _ = await read_json(request, ClaimRequest)
+    result = await context_of(request).store.claim(
+        stream,
+        group,
+        consumer=body.consumer.root,
+        min_idle_ms=body.min_idle_ms,
+        count=body.count,
+        start_id="0-0" if body.start_id is None else body.start_id.root,
+    )
+    document = {
+        "stream": stream,
+        "group": group,
+        "next_start_id": result.next_start_id,
+        "entries": [_delivered_json(entry) for entry in result.entries],
+        "deleted_ids": result.deleted_ids,
+    }
+    return json_response(document)
+
+
+async def list_pending(request: Request) -> Response:
+    """listPending: who holds which pending entry (``consume``)."""
+    principal = authenticate(request)
+    stream = path_name(request, "stream")
+    group = path_name(request, "group")
+    require(principal, "stream", stream, "consume")
+    count = query_int(request, "count", default=100, minimum=1, maximum=1000)
+    pending = await context_of(request).store.pending(stream, group, count=count)
+    document = {
+        "stream": stream,
+        "group": group,
+        "pending": [
+            {
+                "id": item.id,
+                "consumer": item.consumer,
+                "idle_ms": item.idle_ms,
+                "delivery_count": item.delivery_count,
+            }
+            for item in pending
+        ],
+    }
+    return json_response(document)
+
+
+routes = [
+    operations("/v1/streams/{stream}", GET=get_stream, DELETE=delete_stream),
+    operations("/v1/streams/{stream}/entries", POST=append_entry, GET=range_entries),
+    operations("/v1/streams/{stream}/batch", POST=append_entries),
+    operations("/v1/streams/{stream}/trim", POST=trim_stream),
+    operations("/v1/streams/{stream}/groups", POST=create_group),
+    operations("/v1/streams/{stream}/groups/{group}", DELETE=delete_group),
+    operations("/v1/streams/{stream}/groups/{group}/read", POST=read_group),
+    operations("/v1/streams/{stream}/groups/{group}/ack", POST=ack_entries),
+    operations("/v1/streams/{stream}/groups/{group}/claim", POST=claim_entries),
+    operations("/v1/streams/{stream}/groups/{group}/pending", GET=list_pending),
+]

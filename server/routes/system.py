@@ -1,0 +1,42 @@
+"""System: health and the API document itself (neither needs a token)."""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .. import __version__
+from ..problems import ProblemError
+from ._common import context_of, json_response, operations
+
+__all__ = ["routes"]
+
+logger = logging.getLogger("spool.server")
+
+
+async def get_health(request: Request) -> Response:
+    """getHealth: 200 when the store answers, 503 ``unavailable`` otherwise."""
+    store = context_of(request).store
+    try:
+        answers = await store.ping()
+    except Exception:
+        logger.warning("the store failed its health check", exc_info=True)
+        answers = False
+    if not answers:
+        raise ProblemError(
+            503, "unavailable", "store does not answer", headers={"Retry-After": "1"}
+        )
+    return json_response({"status": "ok", "store": store.kind, "version": __version__})
+
+
+async def get_openapi_document(request: Request) -> Response:
+    """getOpenapiDocument: the exact bytes of openapi.yaml."""
+    return Response(context_of(request).spec.document, media_type="application/yaml")
+
+
+routes = [
+    operations("/v1/health", GET=get_health),
+    operations("/openapi.yaml", GET=get_openapi_document),
+]
