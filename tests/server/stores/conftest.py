@@ -1,0 +1,40 @@
+"""Fixtures of the store behaviour suite; the ``store`` fixture itself is in tests/conftest.py."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from server.stores import store_from_url
+from server.stores.base import Store
+from tests.server.stores._support import FakeClock
+
+
+@pytest.fixture
+def clock(store: Store, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """A clock standing at the real time now, installed as the store's ``_clock``.
+
+    Every store reads the time for leases, delays, deduplication windows, idempotency records and
+    its own timestamps through ``self._clock()``; moving this clock moves all of them.
+    """
+    fake = FakeClock(time.time())
+    monkeypatch.setattr(store, "_clock", fake)
+    return fake
+
+
+@pytest.fixture
+async def open_store(store_url: str) -> AsyncIterator[Callable[[], Awaitable[Store]]]:
+    """Open more stores on the URL the ``store`` fixture uses, as other processes would."""
+    opened: list[Store] = []
+
+    async def open_another() -> Store:
+        another = store_from_url(store_url)
+        await another.open()
+        opened.append(another)
+        return another
+
+    yield open_another
+    for another in opened:
+        await another.close()
