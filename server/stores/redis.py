@@ -45,6 +45,7 @@ import asyncio
 import base64
 import dataclasses
 import json
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -110,6 +111,7 @@ _NOT_FOUND_CODES = frozenset(
     }
 )
 _CONFLICT_CODES = frozenset({"conflict", "group_exists", "lease_expired", "invalid_state"})
+_ENTRY_ID = re.compile(r"[0-9]{1,20}(-[0-9]{1,20})?")
 _SCRIPT_ERROR_PREFIX = "SPOOL "
 
 # Scripts ---------------------------------------------------------------------------------------
@@ -139,24 +141,34 @@ local function require_group(stream, group)
 end
 """
 
-# KEYS[1] stream; ARGV: nomkstream, trim strategy ('' = none), '~' or '=', threshold, bodies...
+# ARGV[first] = number of trim steps, then per step: strategy, '~' or '=', threshold.
+_LUA_TRIM = """
+local function trim(stream, first)
+  local trimmed = 0
+  for step = 1, tonumber(ARGV[first]) do
+    local base = first + 1 + (step - 1) * 3
+    trimmed = trimmed + redis.call('XTRIM', stream, ARGV[base], ARGV[base + 1], ARGV[base + 2])
+  end
+  return trimmed, first + 1 + tonumber(ARGV[first]) * 3
+end
+"""
+
+# KEYS[1] stream; ARGV: nomkstream, trim steps (see _LUA_TRIM), bodies...
 _APPEND = """
 if ARGV[1] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
+local first_body = 3 + tonumber(ARGV[2]) * 3
 local ids = {}
-for index = 5, #ARGV do
+for index = first_body, #ARGV do
   ids[#ids + 1] = redis.call('XADD', KEYS[1], '*', 'b', ARGV[index])
 end
-local trimmed = 0
-if ARGV[2] ~= '' then
-  trimmed = redis.call('XTRIM', KEYS[1], ARGV[2], ARGV[3], ARGV[4])
-end
+local trimmed = trim(KEYS[1], 2)
 return {redis.call('XLEN', KEYS[1]), trimmed, ids}
 """
 
-# KEYS[1] stream; ARGV: strategy, '~' or '=', threshold.
+# KEYS[1] stream; ARGV: trim steps (see _LUA_TRIM).
 _TRIM = """
 if redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
-local trimmed = redis.call('XTRIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+local trimmed = trim(KEYS[1], 1)
 return {redis.call('XLEN', KEYS[1]), trimmed}
 """
 
@@ -217,6 +229,7 @@ return redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', ARGV[2])
 """
 
 # Every queue script gets KEYS = _QueueKeys.declared() and ARGV[1] = job key prefix, ARGV[2] = now.
+# A job's max_attempts is always its queue's current setting.
 _LUA_QUEUE = """
 local META, ALL, AVAIL, DELAYED, LEASED, DEAD, DONE, DEDUP, DEDUP_EXP = unpack(KEYS, 1, 9)
 local JOB = ARGV[1]
@@ -225,6 +238,10 @@ local NOW = tonumber(NOW_TEXT)
 
 local function require_queue()
   if redis.call('EXISTS', META) == 0 then fail('queue_not_found') end
+end
+
+local function max_attempts()
+  return tonumber(redis.call('HGET', META, 'max_attempts'))
 end
 
 local function require_job(job_id)
@@ -240,7 +257,29 @@ local function require_lease(key, lease_id)
   end
 end
 
-local function drop(set, cutoff)
+-- The job's fields plus its queue's max_attempts, as one flat field/value list.
+local function job_answer(key)
+  local fields = redis.call('HGETALL', key)
+  fields[#fields + 1] = 'max_attempts'
+  fields[#fields + 1] = redis.call('HGET', META, 'max_attempts')
+  return fields
+end
+
+local function end_lease(key, job_id)
+  redis.call('HDEL', key, 'lease_id', 'lease_expires_at', 'consumer')
+  redis.call('ZREM', LEASED, job_id)
+end
+
+local function make_dead(key, job_id, finished_at)
+  redis.call('HSET', key, 'state', 'dead', 'finished_at', finished_at)
+  redis.call('ZADD', DEAD, finished_at, job_id)
+end
+
+local function make_available(key, job_id)
+  redis.call('ZADD', AVAIL, redis.call('HGET', key, 'seq'), job_id)
+end
+
+local function drop_finished(set, cutoff)
   local ids = redis.call('ZRANGEBYSCORE', set, '-inf', cutoff, 'LIMIT', 0, 1000)
   for _, job_id in ipairs(ids) do
     redis.call('DEL', JOB .. job_id)
@@ -253,26 +292,24 @@ end
 -- what outlived its retention or deduplication window goes.
 local function settle()
   for _, job_id in ipairs(redis.call('ZRANGEBYSCORE', DELAYED, '-inf', NOW_TEXT)) do
-    redis.call('ZADD', AVAIL, redis.call('HGET', JOB .. job_id, 'seq'), job_id)
+    make_available(JOB .. job_id, job_id)
     redis.call('ZREM', DELAYED, job_id)
   end
+  local attempts_allowed = max_attempts()
   for _, job_id in ipairs(redis.call('ZRANGEBYSCORE', LEASED, '-inf', NOW_TEXT)) do
     local key = JOB .. job_id
-    local job = redis.call('HMGET', key, 'attempts', 'max_attempts', 'lease_expires_at', 'seq')
-    redis.call('ZREM', LEASED, job_id)
-    redis.call('HDEL', key, 'lease_id', 'lease_expires_at', 'consumer')
-    if tonumber(job[1]) >= tonumber(job[2]) then
-      redis.call('HSET', key, 'state', 'dead', 'finished_at', job[3])
-      redis.call('ZADD', DEAD, job[3], job_id)
+    local job = redis.call('HMGET', key, 'attempts', 'lease_expires_at')
+    end_lease(key, job_id)
+    if tonumber(job[1]) >= attempts_allowed then
+      make_dead(key, job_id, job[2])
     else
       redis.call('HSET', key, 'state', 'ready')
-      redis.call('ZADD', AVAIL, job[4], job_id)
+      make_available(key, job_id)
     end
   end
-  local retention = tonumber(redis.call('HGET', META, 'retention_seconds'))
-  local cutoff = fmt(NOW - retention)
-  drop(DONE, cutoff)
-  drop(DEAD, cutoff)
+  local cutoff = fmt(NOW - tonumber(redis.call('HGET', META, 'retention_seconds')))
+  drop_finished(DONE, cutoff)
+  drop_finished(DEAD, cutoff)
   local expired = redis.call('ZRANGEBYSCORE', DEDUP_EXP, '-inf', NOW_TEXT, 'LIMIT', 0, 1000)
   for _, deduplication_id in ipairs(expired) do
     redis.call('HDEL', DEDUP, deduplication_id)
@@ -324,7 +361,6 @@ _PUBLISH_JOBS = """
 require_queue()
 settle()
 local window = tonumber(redis.call('HGET', META, 'deduplication_window_seconds'))
-local max_attempts = redis.call('HGET', META, 'max_attempts')
 local receipts = {}
 for index = 0, tonumber(ARGV[3]) - 1 do
   local base = 4 + index * 5
@@ -345,8 +381,7 @@ for index = 0, tonumber(ARGV[3]) - 1 do
     local available_at = NOW_TEXT
     if delay > 0 then available_at = fmt(NOW + delay) end
     redis.call('HSET', key, 'id', job_id, 'topic', topic, 'payload', payload, 'seq', seq,
-      'state', 'ready', 'attempts', 0, 'max_attempts', max_attempts,
-      'published_at', NOW_TEXT, 'available_at', available_at)
+      'state', 'ready', 'attempts', 0, 'published_at', NOW_TEXT, 'available_at', available_at)
     redis.call('ZADD', ALL, seq, job_id)
     if delay > 0 then
       redis.call('ZADD', DELAYED, available_at, job_id)
@@ -355,10 +390,8 @@ for index = 0, tonumber(ARGV[3]) - 1 do
     end
     if deduplication_id ~= '' then
       redis.call('HSET', key, 'deduplication_id', deduplication_id)
-      if window > 0 then
-        redis.call('HSET', DEDUP, deduplication_id, job_id)
-        redis.call('ZADD', DEDUP_EXP, fmt(NOW + window), deduplication_id)
-      end
+      redis.call('HSET', DEDUP, deduplication_id, job_id)
+      redis.call('ZADD', DEDUP_EXP, fmt(NOW + window), deduplication_id)
     end
     receipts[#receipts + 1] = {job_id, 0}
   end
@@ -417,42 +450,34 @@ _ACK_JOB = """
 require_queue()
 local key = require_job(ARGV[3])
 require_lease(key, ARGV[4])
+end_lease(key, ARGV[3])
 redis.call('HSET', key, 'state', 'succeeded', 'finished_at', NOW_TEXT)
-redis.call('HDEL', key, 'lease_id', 'lease_expires_at', 'consumer')
-redis.call('ZREM', LEASED, ARGV[3])
 redis.call('ZADD', DONE, NOW_TEXT, ARGV[3])
-return redis.call('HGETALL', key)
+return job_answer(key)
 """
 
 # ARGV[3] job id, ARGV[4] lease id, ARGV[5] retry delay, ARGV[6] '1' when an error follows,
-# ARGV[7] the error.
+# ARGV[7] the error (without one, the last error stays).
 _NACK_JOB = """
 require_queue()
 local key = require_job(ARGV[3])
 require_lease(key, ARGV[4])
-redis.call('HDEL', key, 'lease_id', 'lease_expires_at', 'consumer')
-redis.call('ZREM', LEASED, ARGV[3])
-if ARGV[6] == '1' then
-  redis.call('HSET', key, 'last_error', ARGV[7])
-else
-  redis.call('HDEL', key, 'last_error')
-end
-local job = redis.call('HMGET', key, 'attempts', 'max_attempts', 'seq')
-if tonumber(job[1]) >= tonumber(job[2]) then
-  redis.call('HSET', key, 'state', 'dead', 'finished_at', NOW_TEXT)
-  redis.call('ZADD', DEAD, NOW_TEXT, ARGV[3])
+end_lease(key, ARGV[3])
+if ARGV[6] == '1' then redis.call('HSET', key, 'last_error', ARGV[7]) end
+if tonumber(redis.call('HGET', key, 'attempts')) >= max_attempts() then
+  make_dead(key, ARGV[3], NOW_TEXT)
 else
   local delay = tonumber(ARGV[5])
+  local available_at = NOW_TEXT
+  if delay > 0 then available_at = fmt(NOW + delay) end
+  redis.call('HSET', key, 'state', 'ready', 'available_at', available_at)
   if delay > 0 then
-    local available_at = fmt(NOW + delay)
-    redis.call('HSET', key, 'state', 'ready', 'available_at', available_at)
     redis.call('ZADD', DELAYED, available_at, ARGV[3])
   else
-    redis.call('HSET', key, 'state', 'ready', 'available_at', NOW_TEXT)
-    redis.call('ZADD', AVAIL, job[3], ARGV[3])
+    make_available(key, ARGV[3])
   end
 end
-return redis.call('HGETALL', key)
+return job_answer(key)
 """
 
 # ARGV[3] job id, ARGV[4] lease id, ARGV[5] lease seconds.
@@ -463,13 +488,13 @@ require_lease(key, ARGV[4])
 local expires_at = fmt(NOW + tonumber(ARGV[5]))
 redis.call('HSET', key, 'lease_expires_at', expires_at)
 redis.call('ZADD', LEASED, expires_at, ARGV[3])
-return redis.call('HGETALL', key)
+return job_answer(key)
 """
 
 # ARGV[3] job id.
 _GET_JOB = """
 require_queue()
-return redis.call('HGETALL', require_job(ARGV[3]))
+return job_answer(require_job(ARGV[3]))
 """
 
 # ARGV[3] job id.
@@ -486,9 +511,9 @@ if state ~= 'dead' then
 end
 redis.call('ZREM', DEAD, ARGV[3])
 redis.call('HSET', key, 'state', 'ready', 'attempts', 0, 'available_at', NOW_TEXT)
-redis.call('HDEL', key, 'finished_at', 'lease_id', 'lease_expires_at', 'consumer')
-redis.call('ZADD', AVAIL, redis.call('HGET', key, 'seq'), ARGV[3])
-return redis.call('HGETALL', key)
+redis.call('HDEL', key, 'finished_at')
+make_available(key, ARGV[3])
+return job_answer(key)
 """
 
 # ARGV[3] state ('' = every state), ARGV[4] limit. States are as settle() leaves them at NOW.
@@ -508,7 +533,7 @@ while #jobs < limit do
     if state == 'ready' and tonumber(redis.call('HGET', key, 'available_at')) > NOW then
       state = 'delayed'
     end
-    if wanted == '' or wanted == state then jobs[#jobs + 1] = redis.call('HGETALL', key) end
+    if wanted == '' or wanted == state then jobs[#jobs + 1] = job_answer(key) end
   end
   offset = offset + 200
 end
@@ -516,22 +541,46 @@ return jobs
 """
 
 # Every message script gets KEYS = _MessageKeys.declared(), ARGV[1] = message key prefix and
-# ARGV[2] = now.
+# ARGV[2] = now. Members of the due and dead sets are "<sequence>:<message_id>" with the sequence
+# zero-padded, so that messages with equal times keep the order they were published (or failed) in.
 _LUA_MESSAGES = """
 local DUE, DEAD, DEDUP, DEDUP_EXP, SEQ = unpack(KEYS, 1, 5)
 local MESSAGE = ARGV[1]
 local NOW_TEXT = ARGV[2]
 local NOW = tonumber(NOW_TEXT)
+local FINAL = {delivered = true, failed = true, cancelled = true}
 
 local function require_message(message_id)
   local key = MESSAGE .. message_id
   if redis.call('EXISTS', key) == 0 then fail('message_not_found') end
   return key
 end
+
+local function member(sequence, message_id)
+  return string.format('%020d', tonumber(sequence)) .. ':' .. message_id
+end
+
+local function member_id(set_member)
+  return string.sub(set_member, 22)
+end
+
+local function due_member(key, message_id)
+  return member(redis.call('HGET', key, 'seq'), message_id)
+end
+
+-- The dead letter's member, once removed from the dead set; false when it was not a dead letter.
+local function remove_dead_letter(message_id)
+  local key = MESSAGE .. message_id
+  local dead_member = redis.call('HGET', key, 'dead_member')
+  if not dead_member or redis.call('ZREM', DEAD, dead_member) == 0 then return false end
+  redis.call('HDEL', key, 'dead_member', 'dead_attempts', 'failed_at', 'last_error',
+    'last_status_code')
+  return key
+end
 """
 
 # ARGV[3] = number of messages, then per message: message_id, dedup_key ('' = none), dedup window,
-# next attempt time, number of field/value items, the items.
+# number of field/value items, the items (which include not_before and next_attempt_at).
 _PUBLISH_MESSAGES = """
 local expired = redis.call('ZRANGEBYSCORE', DEDUP_EXP, '-inf', NOW_TEXT, 'LIMIT', 0, 1000)
 for _, dedup_key in ipairs(expired) do
@@ -542,8 +591,7 @@ local receipts = {}
 local base = 4
 for _ = 1, tonumber(ARGV[3]) do
   local message_id, dedup_key = ARGV[base], ARGV[base + 1]
-  local window, not_before = tonumber(ARGV[base + 2]), ARGV[base + 3]
-  local item_count = tonumber(ARGV[base + 4])
+  local window, item_count = tonumber(ARGV[base + 2]), tonumber(ARGV[base + 3])
   local earlier = false
   if dedup_key ~= '' then
     local record = redis.call('HGET', DEDUP, dedup_key)
@@ -557,15 +605,17 @@ for _ = 1, tonumber(ARGV[3]) do
     receipts[#receipts + 1] = {earlier, 1}
   else
     local key = MESSAGE .. message_id
-    redis.call('HSET', key, unpack(ARGV, base + 5, base + 4 + item_count))
-    redis.call('ZADD', DUE, not_before, message_id)
-    if dedup_key ~= '' and window > 0 then
+    redis.call('HSET', key, unpack(ARGV, base + 4, base + 3 + item_count))
+    local sequence = redis.call('INCR', SEQ)
+    redis.call('HSET', key, 'seq', sequence)
+    redis.call('ZADD', DUE, redis.call('HGET', key, 'next_attempt_at'), member(sequence, message_id))
+    if dedup_key ~= '' then
       redis.call('HSET', DEDUP, dedup_key, NOW_TEXT .. ' ' .. message_id)
       redis.call('ZADD', DEDUP_EXP, fmt(NOW + window), dedup_key)
     end
     receipts[#receipts + 1] = {message_id, 0}
   end
-  base = base + 5 + item_count
+  base = base + 4 + item_count
 end
 return receipts
 """
@@ -580,9 +630,9 @@ _CANCEL_MESSAGE = """
 local key = require_message(ARGV[3])
 local state = redis.call('HGET', key, 'state')
 if state ~= 'scheduled' then fail('invalid_state', state) end
+redis.call('ZREM', DUE, due_member(key, ARGV[3]))
 redis.call('HSET', key, 'state', 'cancelled')
 redis.call('HDEL', key, 'next_attempt_at')
-redis.call('ZREM', DUE, ARGV[3])
 return redis.call('HGETALL', key)
 """
 
@@ -591,10 +641,10 @@ _CLAIM_DUE_MESSAGES = """
 local due = redis.call('ZRANGEBYSCORE', DUE, '-inf', NOW_TEXT, 'LIMIT', 0, tonumber(ARGV[3]))
 local next_attempt_at = fmt(NOW + tonumber(ARGV[4]))
 local claimed = {}
-for _, message_id in ipairs(due) do
-  local key = MESSAGE .. message_id
+for _, due_entry in ipairs(due) do
+  local key = MESSAGE .. member_id(due_entry)
   redis.call('HSET', key, 'state', 'delivering', 'next_attempt_at', next_attempt_at)
-  redis.call('ZADD', DUE, next_attempt_at, message_id)
+  redis.call('ZADD', DUE, next_attempt_at, due_entry)
   claimed[#claimed + 1] = redis.call('HGETALL', key)
 end
 return claimed
@@ -605,22 +655,27 @@ return claimed
 _RECORD_ATTEMPT = """
 local message_id = ARGV[3]
 local key = require_message(message_id)
+local state = redis.call('HGET', key, 'state')
+if FINAL[state] then fail('invalid_state', state) end
 local count = redis.call('HINCRBY', key, 'attempt_count', 1)
 redis.call('HSET', key, 'attempt:' .. count, ARGV[4])
+local in_due = due_member(key, message_id)
 if ARGV[5] == 'retry' then
   redis.call('HSET', key, 'state', 'scheduled', 'next_attempt_at', ARGV[6])
-  redis.call('ZADD', DUE, ARGV[6], message_id)
+  redis.call('ZADD', DUE, ARGV[6], in_due)
 else
   redis.call('HSET', key, 'state', ARGV[5])
   redis.call('HDEL', key, 'next_attempt_at')
-  redis.call('ZREM', DUE, message_id)
+  redis.call('ZREM', DUE, in_due)
 end
 if ARGV[5] == 'failed' then
-  redis.call('HSET', key, 'failed_at', NOW_TEXT)
-  redis.call('HDEL', key, 'last_error', 'last_status_code')
+  remove_dead_letter(message_id)
+  local dead_member = member(redis.call('INCR', SEQ), message_id)
+  redis.call('HSET', key, 'dead_member', dead_member, 'dead_attempts', count,
+    'failed_at', NOW_TEXT)
   if ARGV[7] ~= '' then redis.call('HSET', key, 'last_error', ARGV[7]) end
   if ARGV[8] ~= '' then redis.call('HSET', key, 'last_status_code', ARGV[8]) end
-  redis.call('ZADD', DEAD, redis.call('INCR', SEQ), message_id)
+  redis.call('ZADD', DEAD, NOW_TEXT, dead_member)
 end
 return redis.call('HGETALL', key)
 """
@@ -628,27 +683,25 @@ return redis.call('HGETALL', key)
 # ARGV[3] limit.
 _LIST_DEAD_LETTERS = """
 local letters = {}
-for _, message_id in ipairs(redis.call('ZRANGE', DEAD, 0, tonumber(ARGV[3]) - 1)) do
-  letters[#letters + 1] = redis.call('HMGET', MESSAGE .. message_id, 'message_id', 'url',
-    'attempt_count', 'failed_at', 'last_error', 'last_status_code')
+for _, dead_member in ipairs(redis.call('ZRANGE', DEAD, 0, tonumber(ARGV[3]) - 1)) do
+  letters[#letters + 1] = redis.call('HMGET', MESSAGE .. member_id(dead_member), 'message_id',
+    'url', 'dead_attempts', 'failed_at', 'last_error', 'last_status_code')
 end
 return letters
 """
 
 # ARGV[3] message id.
 _DELETE_DEAD_LETTER = """
-if redis.call('ZREM', DEAD, ARGV[3]) == 0 then fail('dead_letter_not_found') end
-redis.call('HDEL', MESSAGE .. ARGV[3], 'failed_at', 'last_error', 'last_status_code')
+if not remove_dead_letter(ARGV[3]) then fail('dead_letter_not_found') end
 return 1
 """
 
 # ARGV[3] message id.
 _RETRY_DEAD_LETTER = """
-if redis.call('ZREM', DEAD, ARGV[3]) == 0 then fail('dead_letter_not_found') end
-local key = require_message(ARGV[3])
-redis.call('HDEL', key, 'failed_at', 'last_error', 'last_status_code')
+local key = remove_dead_letter(ARGV[3])
+if not key then fail('dead_letter_not_found') end
 redis.call('HSET', key, 'state', 'scheduled', 'next_attempt_at', NOW_TEXT)
-redis.call('ZADD', DUE, NOW_TEXT, ARGV[3])
+redis.call('ZADD', DUE, NOW_TEXT, due_member(key, ARGV[3]))
 return redis.call('HGETALL', key)
 """
 
@@ -688,6 +741,12 @@ redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil(tonumber(ARGV[4]) * 1000)))
 return 1
 """
 
+# KEYS[1] record.
+_RELEASE_IDEMPOTENT = """
+if redis.call('HEXISTS', KEYS[1], 'status') == 0 then redis.call('DEL', KEYS[1]) end
+return 1
+"""
+
 # KEYS[1] counter; ARGV: amount, limit.
 _CONSUME_QUOTA = """
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -705,8 +764,8 @@ return 1
 """
 
 _SCRIPTS: dict[str, str] = {
-    "append": _LUA_COMMON + _APPEND,
-    "trim": _LUA_COMMON + _TRIM,
+    "append": _LUA_COMMON + _LUA_TRIM + _APPEND,
+    "trim": _LUA_COMMON + _LUA_TRIM + _TRIM,
     "create_group": _LUA_COMMON + _CREATE_GROUP,
     "delete_group": _LUA_COMMON + _DELETE_GROUP,
     "ack": _LUA_COMMON + _LUA_REQUIRE_GROUP + _ACK,
@@ -735,6 +794,7 @@ _SCRIPTS: dict[str, str] = {
     "delete_url_group": _LUA_COMMON + _DELETE_URL_GROUP,
     "begin_idempotent": _LUA_COMMON + _BEGIN_IDEMPOTENT,
     "finish_idempotent": _LUA_COMMON + _FINISH_IDEMPOTENT,
+    "release_idempotent": _LUA_COMMON + _RELEASE_IDEMPOTENT,
     "consume_quota": _LUA_COMMON + _CONSUME_QUOTA,
     "refund_quota": _LUA_COMMON + _REFUND_QUOTA,
 }
@@ -791,7 +851,7 @@ def _dump_json(value: JSON, *, what: str) -> str:
         # ASCII keeps lone surrogates (legal in JSON text) from failing the UTF-8 encoding.
         return json.dumps(value, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise StoreError("malformed_request", f"{what} is not JSON: {exc}") from exc
+        raise StoreError("validation_failed", f"{what} is not JSON: {exc}") from exc
 
 
 def _pairs(flat: Sequence[Any]) -> dict[str, str]:
@@ -925,18 +985,44 @@ def _message_record(fields: Mapping[str, str]) -> MessageRecord:
     )
 
 
-def _trim_arguments(trim: Trim) -> list[str]:
-    """XTRIM's strategy, ``~``/``=`` and threshold for ``trim``; empty when it trims nothing."""
-    if trim.maxlen is not None and trim.minid is not None:
-        raise StoreError("malformed_request", "trim by maxlen or by minid, not both")
+def _trim_steps(trim: Trim | None) -> list[str]:
+    """``_LUA_TRIM``'s arguments: how many XTRIM calls, then strategy, ``~``/``=``, threshold."""
+    if trim is None:
+        return ["0"]
+    steps: list[str] = []
     approximation = "~" if trim.approximate else "="
     if trim.maxlen is not None:
         if trim.maxlen < 0:
-            raise StoreError("malformed_request", f"maxlen must be >= 0, not {trim.maxlen}")
-        return ["MAXLEN", approximation, str(trim.maxlen)]
+            raise StoreError("validation_failed", f"maxlen must not be negative: {trim.maxlen}")
+        steps += ["MAXLEN", approximation, str(trim.maxlen)]
     if trim.minid is not None:
-        return ["MINID", approximation, trim.minid]
-    return []
+        if not _ENTRY_ID.fullmatch(trim.minid):
+            raise StoreError(
+                "validation_failed", f"{trim.minid!r} is not an entry id like 1700000000000-0"
+            )
+        steps += ["MINID", approximation, trim.minid]
+    return [str(len(steps) // 3), *steps]
+
+
+def _check_queue_settings(settings: QueueSettings) -> None:
+    for name, value, least in (
+        ("max_attempts", settings.max_attempts, 1),
+        ("lease_seconds", settings.lease_seconds, 1),
+        ("retention_seconds", settings.retention_seconds, 0),
+        ("deduplication_window_seconds", settings.deduplication_window_seconds, 0),
+    ):
+        if value < least:
+            raise StoreError("validation_failed", f"{name} must be at least {least}: {value}")
+
+
+def _check_amount(amount: int) -> None:
+    if amount < 0:
+        raise StoreError("validation_failed", f"a quota amount must not be negative: {amount}")
+
+
+def _check_at_least_one(value: int, *, name: str) -> None:
+    if value < 1:
+        raise StoreError("validation_failed", f"{name} must be at least 1: {value}")
 
 
 def _entry_body(text: str | None) -> JSON:
@@ -1046,13 +1132,10 @@ class RedisStore(Store):
     ) -> AppendResult:
         """Append with XADD in one script, then XTRIM; ``trimmed`` is what that XTRIM removed."""
         texts = [_dump_json(body, what="an entry body") for body in bodies]
-        trim_arguments = _trim_arguments(trim) if trim is not None else []
-        if not trim_arguments:
-            trim_arguments = ["", "", ""]
         length, trimmed, ids = await self._run(
             "append",
             [self._stream_key(stream)],
-            ["1" if nomkstream else "0", *trim_arguments, *texts],
+            ["1" if nomkstream else "0", *_trim_steps(trim), *texts],
             details={"stream": stream},
         )
         return AppendResult(ids=[str(i) for i in ids], length=int(length), trimmed=int(trimmed))
@@ -1094,6 +1177,7 @@ class RedisStore(Store):
         self, stream: str, *, start: str, end: str, count: int, reverse: bool
     ) -> list[Entry]:
         """XRANGE (or XREVRANGE), checking in the same transaction that the stream exists."""
+        _check_at_least_one(count, name="count")
         key = self._stream_key(stream)
         with _redis_errors():
             async with self._redis.pipeline(transaction=True) as pipe:
@@ -1112,11 +1196,10 @@ class RedisStore(Store):
 
     async def trim(self, stream: str, trim: Trim) -> TrimResult:
         """XTRIM in a script that also answers the length and refuses a missing stream."""
-        arguments = _trim_arguments(trim)
-        if not arguments:
-            raise StoreError("malformed_request", "trim needs maxlen or minid")
+        if trim.maxlen is None and trim.minid is None:
+            raise StoreError("validation_failed", "a trim needs maxlen or minid")
         length, trimmed = await self._run(
-            "trim", [self._stream_key(stream)], arguments, details={"stream": stream}
+            "trim", [self._stream_key(stream)], _trim_steps(trim), details={"stream": stream}
         )
         return TrimResult(length=int(length), trimmed=int(trimmed))
 
@@ -1155,6 +1238,7 @@ class RedisStore(Store):
         self, stream: str, group: str, *, consumer: str, count: int, wait_ms: int
     ) -> list[DeliveredEntry]:
         """XREADGROUP ``>``; BLOCK only when ``wait_ms`` > 0 (Redis reads BLOCK 0 as forever)."""
+        _check_at_least_one(count, name="count")
         key = self._stream_key(stream)
         try:
             answer: Any = await self._redis.xreadgroup(
@@ -1167,7 +1251,7 @@ class RedisStore(Store):
                         "group_not_found",
                         _DETAILS["group_not_found"].format(stream=stream, group=group),
                     ) from exc
-                raise _store_error("malformed_request", str(exc)) from exc
+                raise _store_error("validation_failed", str(exc)) from exc
             raise _store_error("stream_not_found", f"stream {stream!r} does not exist") from exc
         delivered: list[DeliveredEntry] = []
         for _, entries in answer or []:
@@ -1204,6 +1288,7 @@ class RedisStore(Store):
         start_id: str,
     ) -> ClaimResult:
         """XAUTOCLAIM; its third answer (Redis >= 7) lists pending ids whose entries are gone."""
+        _check_at_least_one(count, name="count")
         next_start_id, entries, deleted_ids = await self._run(
             "claim",
             [self._stream_key(stream)],
@@ -1221,6 +1306,7 @@ class RedisStore(Store):
 
     async def pending(self, stream: str, group: str, *, count: int) -> list[PendingEntry]:
         """XPENDING's extended form over the whole pending list, lowest id first."""
+        _check_at_least_one(count, name="count")
         rows = await self._run(
             "pending",
             [self._stream_key(stream)],
@@ -1260,6 +1346,7 @@ class RedisStore(Store):
 
     async def put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
         """Write the settings in the queue's slot, then list the name (listing crosses slots)."""
+        _check_queue_settings(settings)
         created, answer = await self._queue_script(
             "put_queue",
             name,
@@ -1313,18 +1400,19 @@ class RedisStore(Store):
         """Create every job in one script; deduplication ids are checked against the queue's
         window, which also covers duplicates earlier in the batch.
         """
+        now = self._clock()
         args: list[str | int | float] = [len(jobs)]
         for job in jobs:
             if job.delay < 0:
-                raise StoreError("malformed_request", f"delay must be >= 0, not {job.delay}")
+                raise StoreError("validation_failed", f"delay must not be negative: {job.delay}")
             args += [
-                new_id("job"),
+                new_id("job", now=now),
                 job.topic,
                 _dump_json(job.payload, what="a job payload"),
                 job.delay,
                 job.deduplication_id or "",
             ]
-        receipts = await self._queue_script("publish_jobs", queue, args, now=self._clock())
+        receipts = await self._queue_script("publish_jobs", queue, args, now=now)
         return [
             JobReceipt(job_id=str(job_id), queue=queue, topic=job.topic, deduplicated=bool(dup))
             for (job_id, dup), job in zip(receipts, jobs, strict=True)
@@ -1341,6 +1429,9 @@ class RedisStore(Store):
         wait_ms: int,
     ) -> list[LeasedJob]:
         """Lease in one script (so no job goes to two workers); poll until ``wait_ms`` ends."""
+        _check_at_least_one(max_jobs, name="max_jobs")
+        if lease_seconds is not None:
+            _check_at_least_one(lease_seconds, name="lease_seconds")
         deadline = time.monotonic() + max(wait_ms, 0) / 1000
         while True:
             leased = await self._lease_once(
@@ -1364,8 +1455,6 @@ class RedisStore(Store):
         max_jobs: int,
         lease_seconds: int | None,
     ) -> list[LeasedJob]:
-        if max_jobs < 1:
-            return []
         topic_list = list(topics or [])
         now = self._clock()
         expires_at, rows = await self._queue_script(
@@ -1412,7 +1501,9 @@ class RedisStore(Store):
     ) -> JobRecord:
         """End the lease: ready again after ``retry_delay``, or dead without attempts left."""
         if retry_delay < 0:
-            raise StoreError("malformed_request", f"retry_delay must be >= 0, not {retry_delay}")
+            raise StoreError(
+                "validation_failed", f"retry_delay must not be negative: {retry_delay}"
+            )
         now = self._clock()
         fields = await self._queue_script(
             "nack_job",
@@ -1427,6 +1518,7 @@ class RedisStore(Store):
         self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int
     ) -> JobRecord:
         """Move the lease's end to ``lease_seconds`` from now."""
+        _check_at_least_one(lease_seconds, name="lease_seconds")
         now = self._clock()
         fields = await self._queue_script(
             "extend_lease",
@@ -1447,8 +1539,7 @@ class RedisStore(Store):
 
     async def list_jobs(self, queue: str, *, state: JobState | None, limit: int) -> list[JobRecord]:
         """Jobs in publish order, filtered by their state at now."""
-        if limit < 1:
-            return []
+        _check_at_least_one(limit, name="limit")
         now = self._clock()
         rows = await self._queue_script("list_jobs", queue, [state or "", limit], now=now)
         return [_job_record(queue, _pairs(fields), now) for fields in rows]
@@ -1457,7 +1548,11 @@ class RedisStore(Store):
         """Make a dead job ready now with its attempts reset."""
         now = self._clock()
         fields = await self._queue_script(
-            "retry_job", queue, [job_id], now=now, details={"job_id": job_id}
+            "retry_job",
+            queue,
+            [job_id],
+            now=now,
+            details={"job_id": job_id, "state_rule": "only dead jobs can be retried"},
         )
         return _job_record(queue, _pairs(fields), now)
 
@@ -1484,12 +1579,12 @@ class RedisStore(Store):
         now = self._clock()
         args: list[str | int | float] = [len(messages)]
         for message in messages:
-            fields = _message_fields(new_id("msg", now=now), message, now=now)
+            message_id = new_id("msg", now=now)
+            fields = _message_fields(message_id, message, now=now)
             args += [
-                fields[1],
+                message_id,
                 message.dedup_key or "",
                 _number_text(message.dedup_window),
-                _number_text(message.not_before),
                 len(fields),
                 *fields,
             ]
@@ -1509,7 +1604,13 @@ class RedisStore(Store):
     async def cancel_message(self, message_id: str) -> MessageRecord:
         """Cancel a scheduled message."""
         fields = await self._message_script(
-            "cancel_message", [message_id], now=self._clock(), details={"message_id": message_id}
+            "cancel_message",
+            [message_id],
+            now=self._clock(),
+            details={
+                "message_id": message_id,
+                "state_rule": "only scheduled messages can be cancelled",
+            },
         )
         return _message_record(_pairs(fields))
 
@@ -1517,8 +1618,7 @@ class RedisStore(Store):
         self, *, now: float, limit: int, lease_seconds: float
     ) -> list[MessageRecord]:
         """Move due messages to ``delivering`` under a lease, in one script."""
-        if limit < 1:
-            return []
+        _check_at_least_one(limit, name="limit")
         rows = await self._message_script(
             "claim_due_messages", [limit, _number_text(lease_seconds)], now=now
         )
@@ -1534,9 +1634,9 @@ class RedisStore(Store):
     ) -> MessageRecord:
         """Append the attempt and settle the message; ``failed`` also files a dead letter."""
         if outcome not in ("delivered", "retry", "failed"):
-            raise StoreError("malformed_request", f"unknown delivery outcome {outcome!r}")
+            raise StoreError("validation_failed", f"unknown delivery outcome {outcome!r}")
         if outcome == "retry" and next_attempt_at is None:
-            raise StoreError("malformed_request", "a retry needs next_attempt_at")
+            raise StoreError("validation_failed", "a retry needs next_attempt_at")
         fields = await self._message_script(
             "record_attempt",
             [
@@ -1548,7 +1648,7 @@ class RedisStore(Store):
                 "" if attempt.status_code is None else str(attempt.status_code),
             ],
             now=self._clock(),
-            details={"message_id": message_id},
+            details={"message_id": message_id, "state_rule": "its outcome is final"},
         )
         return _message_record(_pairs(fields))
 
@@ -1594,8 +1694,7 @@ class RedisStore(Store):
 
     async def list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
         """Dead letters in the order their messages failed."""
-        if limit < 1:
-            return []
+        _check_at_least_one(limit, name="limit")
         rows = await self._message_script("list_dead_letters", [limit], now=self._clock())
         return [
             DeadLetterRecord(
@@ -1664,14 +1763,15 @@ class RedisStore(Store):
         )
 
     async def release_idempotent(self, key: str) -> None:
-        """Free the key."""
-        await self._redis.delete(self._idempotency_key(key))
+        """Free an unfinished reservation; a finished record stays to be replayed."""
+        await self._run("release_idempotent", [self._idempotency_key(key)], [], details={})
 
     def _quota_key(self, token_id: str) -> str:
         return f"{self._prefix}:quota:{token_id}"
 
     async def consume_quota(self, token_id: str, amount: int, *, limit: int) -> bool:
         """Check and add in one script, so concurrent publishes never overshoot ``limit``."""
+        _check_amount(amount)
         consumed = await self._run(
             "consume_quota", [self._quota_key(token_id)], [amount, limit], details={}
         )
@@ -1679,6 +1779,7 @@ class RedisStore(Store):
 
     async def refund_quota(self, token_id: str, amount: int) -> None:
         """Take ``amount`` back, never below zero."""
+        _check_amount(amount)
         await self._run("refund_quota", [self._quota_key(token_id)], [amount], details={})
 
 
@@ -1704,11 +1805,6 @@ _DETAILS: dict[str, str] = {
     "dead_letter_not_found": "message {message_id!r} is not a dead letter",
 }
 
-_INVALID_STATE_DETAILS: dict[str, str] = {
-    "job_id": "job {job_id!r} is {state}, not dead",
-    "message_id": "message {message_id!r} is {state}, not scheduled",
-}
-
 
 def _script_code(exc: ResponseError) -> str | None:
     text = str(exc)
@@ -1727,18 +1823,23 @@ def _script_errors(details: Mapping[str, str]) -> Iterator[None]:
         if code is not None:
             raise _script_error(code, exc, details) from exc
         if _is_argument_error(exc):
-            raise _store_error("malformed_request", str(exc)) from exc
+            raise _store_error("validation_failed", str(exc)) from exc
         raise
+    except UnicodeEncodeError as exc:
+        raise _store_error("validation_failed", f"text that is not valid UTF-8: {exc}") from exc
 
 
 def _script_error(code: str, exc: ResponseError, details: Mapping[str, str]) -> StoreError:
     if code == "invalid_state":
-        word = str(exc)[len(_SCRIPT_ERROR_PREFIX) :].split(" ")[1]
-        for subject, template in _INVALID_STATE_DETAILS.items():
-            if subject in details:
-                return _store_error(code, template.format(state=word, **details))
-    template = _DETAILS.get(code, code)
-    return _store_error(code, template.format(**details))
+        # The script names the state it found after the code; ``state_rule`` says what it needs.
+        state = str(exc)[len(_SCRIPT_ERROR_PREFIX) :].split(" ")[1]
+        subject = (
+            f"job {details['job_id']!r}"
+            if "job_id" in details
+            else f"message {details.get('message_id')!r}"
+        )
+        return _store_error(code, f"{subject} is {state}; {details.get('state_rule', '')}")
+    return _store_error(code, _DETAILS.get(code, code).format(**details))
 
 
 @contextmanager
@@ -1748,8 +1849,10 @@ def _redis_errors() -> Iterator[None]:
         yield
     except ResponseError as exc:
         if _is_argument_error(exc):
-            raise _store_error("malformed_request", str(exc)) from exc
+            raise _store_error("validation_failed", str(exc)) from exc
         raise
+    except UnicodeEncodeError as exc:
+        raise _store_error("validation_failed", f"text that is not valid UTF-8: {exc}") from exc
 
 
 # What Redis answers when a caller's argument (not the store) is wrong.
