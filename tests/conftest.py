@@ -231,3 +231,17 @@ def _read_ready_line(server: ServerProcess, timeout: float = 60.0) -> str:
         server.stop()
         pytest.fail(f"the server did not print its ready line (got {line!r}):\n{server.log()}")
     return match.group(1)
+
+
+def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    """Check that ``response`` is a problem+json document with this status and code; return it."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json", response.headers
+    problem: dict[str, Any] = response.json()
+    assert problem["code"] == code, problem
+    assert problem["status"] == status
+    assert problem["type"] == f"https://spool.dev/problems/{code}"
+    assert problem["title"]
+    assert problem["request_id"] == response.headers["x-request-id"]
+    assert problem["instance"] == response.request.url.raw_path.decode().partition("?")[0]
+    return problem
