@@ -1,0 +1,593 @@
+"""The queue half of the store contract (``Store.put_queue`` … ``Store.retry_job``), on every backend.
+
+Time-dependent tests move the store's clock (the ``clock`` fixture) instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+
+import pytest
+
+from server.stores.base import (
+    ConflictError,
+    JobReceipt,
+    JobState,
+    LeasedJob,
+    NewJob,
+    NotFoundError,
+    QueueSettings,
+    QueueStats,
+    Store,
+    StoreError,
+)
+from tests.server.stores._support import JOB_ID, LEASE_ID, FakeClock, make_queue
+
+
+async def publish(store: Store, queue: str, *jobs: NewJob) -> list[JobReceipt]:
+    """Publish ``jobs`` (one ``{"n": 0}`` job of topic ``email`` if none given)."""
+    return await store.publish_jobs(queue, list(jobs) or [NewJob(topic="email", payload={"n": 0})])
+
+
+async def lease(
+    store: Store,
+    queue: str = "work",
+    *,
+    max_jobs: int = 10,
+    topics: Sequence[str] | None = None,
+    lease_seconds: int | None = None,
+) -> list[LeasedJob]:
+    """Lease without waiting."""
+    return await store.lease_jobs(
+        queue,
+        consumer="worker-1",
+        topics=topics,
+        max_jobs=max_jobs,
+        lease_seconds=lease_seconds,
+        wait_ms=0,
+    )
+
+
+# Queues ------------------------------------------------------------------------------------
+
+
+async def test_put_queue_creates_then_updates_keeping_jobs(store: Store, clock: FakeClock) -> None:
+    """The first ``put_queue`` creates; a second changes settings and keeps jobs and created_at."""
+    created, was_created = await store.put_queue("work", QueueSettings())
+    assert was_created
+    assert (created.name, created.settings, created.created_at) == (
+        "work",
+        QueueSettings(),
+        pytest.approx(clock.now, abs=0.01),
+    )
+    assert created.stats == QueueStats(ready=0, delayed=0, leased=0, dead=0)
+    await publish(store, "work")
+    clock.advance(60)
+    changed = QueueSettings(
+        max_attempts=2, lease_seconds=10, retention_seconds=3600, deduplication_window_seconds=0
+    )
+    updated, was_created = await store.put_queue("work", changed)
+    assert not was_created
+    assert (updated.settings, updated.created_at, updated.stats.ready) == (
+        changed,
+        created.created_at,
+        1,
+    )
+    assert (await store.get_queue("work")).settings == changed
+
+
+async def test_list_queues_by_name_and_delete_queue(store: Store) -> None:
+    """``list_queues`` answers every queue by name; a deleted queue and its jobs are gone."""
+    for name in ("zeta", "alpha", "mid"):
+        await make_queue(store, name)
+    assert [queue.name for queue in await store.list_queues()] == ["alpha", "mid", "zeta"]
+    [receipt] = await publish(store, "mid")
+    await store.delete_queue("mid")
+    assert [queue.name for queue in await store.list_queues()] == ["alpha", "zeta"]
+    await make_queue(store, "mid")
+    with pytest.raises(NotFoundError) as raised:
+        await store.get_job("mid", receipt.job_id)
+    assert raised.value.code == "job_not_found"
+    assert (await store.get_queue("mid")).stats == QueueStats(ready=0, delayed=0, leased=0, dead=0)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda store: store.get_queue("missing"),
+        lambda store: store.delete_queue("missing"),
+        lambda store: store.publish_jobs("missing", [NewJob(topic="t", payload=1)]),
+        lambda store: store.lease_jobs(
+            "missing", consumer=None, topics=None, max_jobs=1, lease_seconds=None, wait_ms=0
+        ),
+        lambda store: store.get_job("missing", "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"),
+        lambda store: store.list_jobs("missing", state=None, limit=10),
+        lambda store: store.ack_job("missing", "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", "lease_x"),
+        lambda store: store.nack_job(
+            "missing", "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", "lease_x", retry_delay=0, error=None
+        ),
+        lambda store: store.extend_lease(
+            "missing", "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", "lease_x", lease_seconds=10
+        ),
+        lambda store: store.retry_job("missing", "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"),
+    ],
+    ids=["get", "delete", "publish", "lease", "get_job", "list", "ack", "nack", "extend", "retry"],
+)
+async def test_a_missing_queue_is_queue_not_found(
+    store: Store, call: Callable[[Store], Awaitable[object]]
+) -> None:
+    """Every queue operation on a queue that was never created answers ``queue_not_found``."""
+    with pytest.raises(NotFoundError) as raised:
+        await call(store)
+    assert raised.value.code == "queue_not_found"
+
+
+async def test_publishing_never_creates_a_queue(store: Store) -> None:
+    """A refused publish leaves no queue behind: queues are explicit."""
+    with pytest.raises(NotFoundError):
+        await publish(store, "implicit")
+    with pytest.raises(NotFoundError):
+        await store.get_queue("implicit")
+    assert await store.list_queues() == []
+
+
+# Publishing --------------------------------------------------------------------------------
+
+
+async def test_publish_answers_one_receipt_per_job_in_order(store: Store, clock: FakeClock) -> None:
+    """Receipts follow the request order, with fresh time-sortable ``job_`` ids."""
+    await make_queue(store)
+    receipts = await publish(
+        store,
+        "work",
+        NewJob(topic="email", payload={"to": "a@example.com"}),
+        NewJob(topic="sms", payload=["+1", 2]),
+        NewJob(topic="email", payload="third"),
+    )
+    assert [(r.queue, r.topic, r.deduplicated) for r in receipts] == [
+        ("work", "email", False),
+        ("work", "sms", False),
+        ("work", "email", False),
+    ]
+    assert all(JOB_ID.fullmatch(receipt.job_id) for receipt in receipts)
+    assert len({receipt.job_id for receipt in receipts}) == 3
+    job = await store.get_job("work", receipts[1].job_id)
+    assert (job.job_id, job.queue, job.topic, job.payload, job.state) == (
+        receipts[1].job_id,
+        "work",
+        "sms",
+        ["+1", 2],
+        "ready",
+    )
+    assert (job.attempts, job.max_attempts, job.lease_expires_at, job.last_error) == (
+        0,
+        5,
+        None,
+        None,
+    )
+    assert job.published_at == job.available_at == pytest.approx(clock.now, abs=0.01)
+
+
+async def test_deduplication_id_within_the_window_yields_the_first_job(
+    store: Store, clock: FakeClock
+) -> None:
+    """A repeated ``deduplication_id`` inside the window answers the first job's id, once."""
+    await make_queue(store, deduplication_window_seconds=300)
+    [first] = await publish(store, "work", NewJob(topic="email", payload=1, deduplication_id="d1"))
+    clock.advance(299)
+    [repeat] = await publish(store, "work", NewJob(topic="email", payload=2, deduplication_id="d1"))
+    assert (repeat.job_id, repeat.deduplicated) == (first.job_id, True)
+    [other] = await publish(store, "work", NewJob(topic="email", payload=3, deduplication_id="d2"))
+    assert not other.deduplicated
+    assert (await store.get_job("work", first.job_id)).deduplication_id == "d1"
+    assert len(await store.list_jobs("work", state=None, limit=100)) == 2
+
+
+async def test_deduplication_applies_within_one_batch(store: Store) -> None:
+    """A ``deduplication_id`` repeated later in the same batch yields the batch's first job."""
+    await make_queue(store)
+    receipts = await publish(
+        store,
+        "work",
+        NewJob(topic="email", payload=1, deduplication_id="same"),
+        NewJob(topic="email", payload=2),
+        NewJob(topic="email", payload=3, deduplication_id="same"),
+    )
+    assert [r.deduplicated for r in receipts] == [False, False, True]
+    assert receipts[2].job_id == receipts[0].job_id
+    assert len(await store.list_jobs("work", state=None, limit=100)) == 2
+
+
+async def test_deduplication_id_is_forgotten_after_the_window(
+    store: Store, clock: FakeClock
+) -> None:
+    """Once the window has passed the same ``deduplication_id`` makes a new job."""
+    await make_queue(store, deduplication_window_seconds=300)
+    [first] = await publish(store, "work", NewJob(topic="email", payload=1, deduplication_id="d1"))
+    clock.advance(301)
+    [second] = await publish(store, "work", NewJob(topic="email", payload=2, deduplication_id="d1"))
+    assert not second.deduplicated
+    assert second.job_id != first.job_id
+    clock.advance(10)
+    [third] = await publish(store, "work", NewJob(topic="email", payload=3, deduplication_id="d1"))
+    assert (third.job_id, third.deduplicated) == (second.job_id, True)
+
+
+async def test_deduplication_is_per_queue(store: Store) -> None:
+    """The same ``deduplication_id`` in two queues makes two jobs."""
+    await make_queue(store, "a")
+    await make_queue(store, "b")
+    [in_a] = await publish(store, "a", NewJob(topic="t", payload=1, deduplication_id="d"))
+    [in_b] = await publish(store, "b", NewJob(topic="t", payload=1, deduplication_id="d"))
+    assert not in_b.deduplicated
+    assert in_a.job_id != in_b.job_id
+
+
+async def test_a_failed_batch_publishes_nothing(store: Store) -> None:
+    """A batch with one job that cannot be stored leaves no job and no deduplication id."""
+    await make_queue(store)
+    with pytest.raises((StoreError, TypeError, ValueError)):
+        await publish(
+            store,
+            "work",
+            NewJob(topic="email", payload=1, deduplication_id="d1"),
+            NewJob(topic="email", payload=object()),
+        )
+    assert await store.list_jobs("work", state=None, limit=100) == []
+    [receipt] = await publish(
+        store, "work", NewJob(topic="email", payload=1, deduplication_id="d1")
+    )
+    assert not receipt.deduplicated
+
+
+async def test_delay_holds_a_job_back_until_it_is_due(store: Store, clock: FakeClock) -> None:
+    """A delayed job is ``delayed`` and unleasable until ``delay`` seconds have passed."""
+    await make_queue(store)
+    [receipt] = await publish(store, "work", NewJob(topic="email", payload=1, delay=60))
+    job = await store.get_job("work", receipt.job_id)
+    assert (job.state, job.available_at) == ("delayed", pytest.approx(clock.now + 60, abs=0.01))
+    assert (await store.get_queue("work")).stats == QueueStats(ready=0, delayed=1, leased=0, dead=0)
+    assert await lease(store) == []
+    clock.advance(59)
+    assert await lease(store) == []
+    clock.advance(2)
+    assert (await store.get_job("work", receipt.job_id)).state == "ready"
+    assert [job.job_id for job in await lease(store)] == [receipt.job_id]
+
+
+# Leasing -----------------------------------------------------------------------------------
+
+
+async def test_lease_hands_out_the_oldest_jobs_first(store: Store, clock: FakeClock) -> None:
+    """Leasing takes up to ``max_jobs`` available jobs in publish order."""
+    await make_queue(store)
+    receipts = []
+    for n in range(5):
+        receipts += await publish(store, "work", NewJob(topic="email", payload={"n": n}))
+        clock.advance(0.001)
+    first = await lease(store, max_jobs=2)
+    second = await lease(store, max_jobs=10)
+    assert [job.job_id for job in first + second] == [r.job_id for r in receipts]
+    assert [job.payload for job in first] == [{"n": 0}, {"n": 1}]
+    assert await lease(store) == []
+
+
+async def test_a_lease_carries_attempt_lease_id_and_expiry(store: Store, clock: FakeClock) -> None:
+    """A lease is attempt 1 with a fresh ``lease_`` id, ending after the queue's lease_seconds."""
+    await make_queue(store, lease_seconds=45)
+    [receipt] = await publish(store, "work", NewJob(topic="email", payload={"to": "x"}))
+    [leased] = await lease(store)
+    assert (leased.job_id, leased.queue, leased.topic, leased.payload, leased.attempt) == (
+        receipt.job_id,
+        "work",
+        "email",
+        {"to": "x"},
+        1,
+    )
+    assert LEASE_ID.fullmatch(leased.lease_id)
+    assert leased.lease_expires_at == pytest.approx(clock.now + 45, abs=0.01)
+    assert leased.published_at == pytest.approx(clock.now, abs=0.01)
+    job = await store.get_job("work", receipt.job_id)
+    assert (job.state, job.attempts) == ("leased", 1)
+    assert job.lease_expires_at == pytest.approx(clock.now + 45, abs=0.01)
+
+
+async def test_lease_seconds_overrides_the_queue_default(store: Store, clock: FakeClock) -> None:
+    """A lease's own ``lease_seconds`` wins over the queue's."""
+    await make_queue(store, lease_seconds=45)
+    await publish(store, "work")
+    [leased] = await lease(store, lease_seconds=5)
+    assert leased.lease_expires_at == pytest.approx(clock.now + 5, abs=0.01)
+
+
+async def test_lease_only_takes_jobs_of_the_given_topics(store: Store) -> None:
+    """With ``topics`` only jobs of those topics are leased; the others stay ready."""
+    await make_queue(store)
+    receipts = await publish(
+        store,
+        "work",
+        NewJob(topic="email", payload=1),
+        NewJob(topic="sms", payload=2),
+        NewJob(topic="push", payload=3),
+    )
+    leased = await lease(store, topics=["sms", "push"])
+    assert [job.job_id for job in leased] == [receipts[1].job_id, receipts[2].job_id]
+    assert [job.topic for job in await lease(store)] == ["email"]
+
+
+async def test_a_leased_job_is_not_leased_again_while_its_lease_runs(
+    store: Store, clock: FakeClock
+) -> None:
+    """Until its lease ends a job is ``leased`` and no other lease gets it."""
+    await make_queue(store, lease_seconds=30)
+    await publish(store, "work")
+    assert len(await lease(store)) == 1
+    clock.advance(29)
+    assert await lease(store) == []
+    assert (await store.get_queue("work")).stats == QueueStats(ready=0, delayed=0, leased=1, dead=0)
+
+
+async def test_an_ended_lease_makes_the_job_available_again(store: Store, clock: FakeClock) -> None:
+    """After its lease ends the job reads ``ready`` and is leased again as the next attempt."""
+    await make_queue(store, lease_seconds=30)
+    [receipt] = await publish(store, "work")
+    [first] = await lease(store, lease_seconds=5)
+    clock.advance(6)
+    job = await store.get_job("work", receipt.job_id)
+    assert (job.state, job.attempts) == ("ready", 1)
+    assert (await store.get_queue("work")).stats == QueueStats(ready=1, delayed=0, leased=0, dead=0)
+    [second] = await lease(store)
+    assert (second.job_id, second.attempt) == (receipt.job_id, 2)
+    assert second.lease_id != first.lease_id
+    with pytest.raises(ConflictError) as raised:
+        await store.ack_job("work", receipt.job_id, first.lease_id)
+    assert raised.value.code == "lease_expired"
+
+
+async def test_a_job_that_used_max_attempts_becomes_dead(store: Store, clock: FakeClock) -> None:
+    """When the last allowed lease ends the job is ``dead`` and never leased again."""
+    await make_queue(store, max_attempts=2, lease_seconds=10)
+    [receipt] = await publish(store, "work")
+    for attempt in (1, 2):
+        [leased] = await lease(store)
+        assert leased.attempt == attempt
+        clock.advance(11)
+    job = await store.get_job("work", receipt.job_id)
+    assert (job.state, job.attempts, job.max_attempts) == ("dead", 2, 2)
+    assert await lease(store) == []
+    assert (await store.get_queue("work")).stats == QueueStats(ready=0, delayed=0, leased=0, dead=1)
+    assert [job.job_id for job in await store.list_jobs("work", state="dead", limit=10)] == [
+        receipt.job_id
+    ]
+
+
+async def test_concurrent_leases_never_hand_out_one_job_twice(
+    store: Store, open_store: Callable[[], Awaitable[Store]]
+) -> None:
+    """Many leases at once, through several store instances, give each job to one worker."""
+    await make_queue(store)
+    receipts = await store.publish_jobs("work", [NewJob(topic="t", payload=n) for n in range(40)])
+    stores = [store, await open_store(), await open_store(), await open_store()]
+    batches = await asyncio.gather(
+        *(
+            stores[n % len(stores)].lease_jobs(
+                "work",
+                consumer=f"worker-{n}",
+                topics=None,
+                max_jobs=3,
+                lease_seconds=None,
+                wait_ms=0,
+            )
+            for n in range(24)
+        )
+    )
+    leased = [job.job_id for batch in batches for job in batch]
+    assert len(leased) == len(set(leased))
+    assert set(leased) <= {receipt.job_id for receipt in receipts}
+    leased += [job.job_id for job in await lease(store, max_jobs=100)]
+    assert sorted(leased) == sorted(receipt.job_id for receipt in receipts)
+
+
+async def test_lease_waits_for_a_job_published_meanwhile(store: Store) -> None:
+    """With ``wait_ms`` a lease that finds nothing takes the job published while it waits."""
+    await make_queue(store)
+    waiting = asyncio.create_task(
+        store.lease_jobs(
+            "work", consumer=None, topics=None, max_jobs=1, lease_seconds=None, wait_ms=20_000
+        )
+    )
+    await asyncio.sleep(0.2)
+    [receipt] = await publish(store, "work")
+    leased = await asyncio.wait_for(waiting, timeout=60)
+    assert [job.job_id for job in leased] == [receipt.job_id]
+
+
+async def test_lease_returns_nothing_when_the_wait_ends(store: Store) -> None:
+    """A lease that waits and sees no job answers an empty list."""
+    await make_queue(store)
+    assert (
+        await store.lease_jobs(
+            "work", consumer=None, topics=None, max_jobs=1, lease_seconds=None, wait_ms=100
+        )
+        == []
+    )
+
+
+# Settling leases ---------------------------------------------------------------------------
+
+
+async def test_ack_marks_the_job_succeeded(store: Store) -> None:
+    """Acking with the current lease makes the job ``succeeded`` and leaves the counts."""
+    await make_queue(store)
+    [receipt] = await publish(store, "work")
+    [leased] = await lease(store)
+    job = await store.ack_job("work", receipt.job_id, leased.lease_id)
+    assert (job.job_id, job.state, job.attempts) == (receipt.job_id, "succeeded", 1)
+    assert (await store.get_job("work", receipt.job_id)).state == "succeeded"
+    assert (await store.get_queue("work")).stats == QueueStats(ready=0, delayed=0, leased=0, dead=0)
+    assert await lease(store) == []
+
+
+async def test_only_the_current_unexpired_lease_settles_a_job(
+    store: Store, clock: FakeClock
+) -> None:
+    """Ack, nack and extend with a wrong, ended or already used lease are ``lease_expired``."""
+    await make_queue(store, lease_seconds=10)
+    [receipt] = await publish(store, "work")
+    [leased] = await lease(store)
+    job_id = receipt.job_id
+    settle = (
+        lambda lease_id: store.ack_job("work", job_id, lease_id),
+        lambda lease_id: store.nack_job("work", job_id, lease_id, retry_delay=0, error=None),
+        lambda lease_id: store.extend_lease("work", job_id, lease_id, lease_seconds=10),
+    )
+    for call in settle:
+        with pytest.raises(ConflictError) as raised:
+            await call("lease_01JDX4Q5Z8K2M3N4P5Q6R7S8T9")
+        assert raised.value.code == "lease_expired"
+    clock.advance(11)
+    for call in settle:
+        with pytest.raises(ConflictError) as raised:
+            await call(leased.lease_id)
+        assert raised.value.code == "lease_expired"
+    [current] = await lease(store)
+    await store.ack_job("work", job_id, current.lease_id)
+    for call in settle:
+        with pytest.raises(ConflictError) as raised:
+            await call(current.lease_id)
+        assert raised.value.code == "lease_expired"
+
+
+async def test_settling_an_unknown_job_is_job_not_found(store: Store) -> None:
+    """Ack, nack, extend, get and retry of a job the queue lacks answer ``job_not_found``."""
+    await make_queue(store)
+    await make_queue(store, "other")
+    [elsewhere] = await publish(store, "other")
+    for job_id in ("job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", elsewhere.job_id):
+        for call in (
+            store.ack_job("work", job_id, "lease_x"),
+            store.nack_job("work", job_id, "lease_x", retry_delay=0, error=None),
+            store.extend_lease("work", job_id, "lease_x", lease_seconds=10),
+            store.get_job("work", job_id),
+            store.retry_job("work", job_id),
+        ):
+            with pytest.raises(NotFoundError) as raised:
+                await call
+            assert raised.value.code == "job_not_found"
+
+
+async def test_nack_makes_the_job_ready_after_the_retry_delay(
+    store: Store, clock: FakeClock
+) -> None:
+    """A nacked job keeps its error, waits ``retry_delay`` seconds, then is leased again."""
+    await make_queue(store)
+    [receipt] = await publish(store, "work")
+    [leased] = await lease(store)
+    job = await store.nack_job(
+        "work", receipt.job_id, leased.lease_id, retry_delay=30, error="boom"
+    )
+    assert (job.state, job.attempts, job.last_error) == ("delayed", 1, "boom")
+    assert job.available_at == pytest.approx(clock.now + 30, abs=0.01)
+    assert job.lease_expires_at is None
+    assert await lease(store) == []
+    clock.advance(31)
+    [again] = await lease(store)
+    assert (again.job_id, again.attempt) == (receipt.job_id, 2)
+
+
+async def test_nack_without_delay_makes_the_job_ready_now(store: Store) -> None:
+    """``retry_delay=0`` makes the job available at once."""
+    await make_queue(store)
+    [receipt] = await publish(store, "work")
+    [leased] = await lease(store)
+    job = await store.nack_job("work", receipt.job_id, leased.lease_id, retry_delay=0, error=None)
+    assert job.state == "ready"
+    assert [job.job_id for job in await lease(store)] == [receipt.job_id]
+
+
+async def test_nack_of_the_last_attempt_makes_the_job_dead(store: Store) -> None:
+    """Nacking a job that used ``max_attempts`` makes it ``dead`` with the error kept."""
+    await make_queue(store, max_attempts=1)
+    [receipt] = await publish(store, "work")
+    [leased] = await lease(store)
+    job = await store.nack_job(
+        "work", receipt.job_id, leased.lease_id, retry_delay=0, error="gave up"
+    )
+    assert (job.state, job.attempts, job.last_error) == ("dead", 1, "gave up")
+    assert await lease(store) == []
+    assert (await store.get_queue("work")).stats.dead == 1
+
+
+async def test_extend_lease_moves_the_expiry_from_now(store: Store, clock: FakeClock) -> None:
+    """Extending sets the lease to end ``lease_seconds`` from now; the job stays leased that long."""
+    await make_queue(store, lease_seconds=30)
+    [receipt] = await publish(store, "work")
+    [leased] = await lease(store)
+    clock.advance(20)
+    job = await store.extend_lease("work", receipt.job_id, leased.lease_id, lease_seconds=100)
+    assert (job.state, job.lease_expires_at) == ("leased", pytest.approx(clock.now + 100, abs=0.01))
+    clock.advance(90)
+    assert await lease(store) == []
+    assert (await store.ack_job("work", receipt.job_id, leased.lease_id)).state == "succeeded"
+
+
+# Inspecting and retrying -------------------------------------------------------------------
+
+
+async def test_list_jobs_filters_by_state_oldest_first(store: Store, clock: FakeClock) -> None:
+    """``list_jobs`` answers jobs in one (computed) state, or all, oldest first, up to ``limit``."""
+    await make_queue(store, max_attempts=1, lease_seconds=10)
+    receipts = []
+    for n in range(5):
+        receipts += await publish(store, "work", NewJob(topic="t", payload=n, delay=100 * (n == 4)))
+        clock.advance(0.001)
+    ids = [receipt.job_id for receipt in receipts]
+    [done] = await lease(store, max_jobs=1)
+    await store.ack_job("work", done.job_id, done.lease_id)
+    await lease(store, max_jobs=1)
+    clock.advance(11)
+    await lease(store, max_jobs=1)
+
+    async def listed(state: JobState | None, limit: int = 100) -> list[str]:
+        return [job.job_id for job in await store.list_jobs("work", state=state, limit=limit)]
+
+    assert await listed("succeeded") == [ids[0]]
+    assert await listed("dead") == [ids[1]]
+    assert await listed("leased") == [ids[2]]
+    assert await listed("ready") == [ids[3]]
+    assert await listed("delayed") == [ids[4]]
+    assert await listed(None) == ids
+    assert await listed(None, limit=2) == ids[:2]
+    assert (await store.get_queue("work")).stats == QueueStats(ready=1, delayed=1, leased=1, dead=1)
+
+
+async def test_retry_job_revives_a_dead_job_with_fresh_attempts(
+    store: Store, clock: FakeClock
+) -> None:
+    """A dead job retried is ``ready`` now with no attempts used, and is leased as attempt 1."""
+    await make_queue(store, max_attempts=1, lease_seconds=10)
+    [receipt] = await publish(store, "work")
+    await lease(store)
+    clock.advance(11)
+    assert (await store.get_job("work", receipt.job_id)).state == "dead"
+    job = await store.retry_job("work", receipt.job_id)
+    assert (job.state, job.attempts) == ("ready", 0)
+    assert job.available_at == pytest.approx(clock.now, abs=0.01)
+    [leased] = await lease(store)
+    assert (leased.job_id, leased.attempt) == (receipt.job_id, 1)
+
+
+async def test_retry_job_refuses_jobs_that_are_not_dead(store: Store) -> None:
+    """Retrying a ready, delayed, leased or succeeded job is ``invalid_state``."""
+    await make_queue(store)
+    [delayed] = await publish(store, "work", NewJob(topic="t", payload=1, delay=600))
+    await publish(store, "work", NewJob(topic="t", payload=2), NewJob(topic="t", payload=3))
+    [leased] = await lease(store, max_jobs=1)
+    [succeeded] = await lease(store, max_jobs=1)
+    await store.ack_job("work", succeeded.job_id, succeeded.lease_id)
+    [ready] = await publish(store, "work", NewJob(topic="t", payload=4))
+    for job_id in (ready.job_id, delayed.job_id, leased.job_id, succeeded.job_id):
+        with pytest.raises(ConflictError) as raised:
+            await store.retry_job("work", job_id)
+        assert raised.value.code == "invalid_state"
