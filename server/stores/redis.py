@@ -206,20 +206,43 @@ return redis.call('XACK', KEYS[1], unpack(ARGV))
 """
 
 # KEYS[1] stream; ARGV: group, consumer, min idle ms, start id, count.
+#
+# XAUTOCLAIM looks at up to ten times COUNT pending entries, but a claim may look at only ``count``
+# (the contract). So the script first reads that window with XPENDING and counts the entries in it
+# XAUTOCLAIM will act on (idle long enough, or trimmed away), then lets XAUTOCLAIM act on exactly
+# that many. Idle times only grow, so XAUTOCLAIM never reaches past the window.
 _CLAIM = """
 require_group(KEYS[1], ARGV[1])
-local claimed = redis.call(
-  'XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], 'COUNT', ARGV[5])
-local entries = {}
-for _, entry in ipairs(claimed[2]) do
-  local pending = redis.call('XPENDING', KEYS[1], ARGV[1], entry[1], entry[1], 1)
-  local body = nil
-  for index = 1, #entry[2], 2 do
-    if entry[2][index] == 'b' then body = entry[2][index + 1] end
+local group, consumer, min_idle, count = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[5])
+local window = redis.call('XPENDING', KEYS[1], group, ARGV[4], '+', count + 1)
+local next_start_id = '0-0'
+if #window > count then next_start_id = window[count + 1][1] end
+local to_act_on = 0
+for index = 1, math.min(count, #window) do
+  local entry_id, idle = window[index][1], window[index][3]
+  if idle >= min_idle or #redis.call('XRANGE', KEYS[1], entry_id, entry_id) == 0 then
+    to_act_on = to_act_on + 1
   end
-  entries[#entries + 1] = {entry[1], body, pending[1][4]}
 end
-return {claimed[1], entries, claimed[3] or {}}
+local cursor = ARGV[4]
+local entries, deleted_ids = {}, {}
+while to_act_on > 0 do
+  local claimed = redis.call(
+    'XAUTOCLAIM', KEYS[1], group, consumer, ARGV[3], cursor, 'COUNT', to_act_on)
+  for _, entry in ipairs(claimed[2]) do
+    local pending = redis.call('XPENDING', KEYS[1], group, entry[1], entry[1], 1)
+    local body = nil
+    for index = 1, #entry[2], 2 do
+      if entry[2][index] == 'b' then body = entry[2][index + 1] end
+    end
+    entries[#entries + 1] = {entry[1], body, pending[1][4]}
+  end
+  for _, entry_id in ipairs(claimed[3] or {}) do deleted_ids[#deleted_ids + 1] = entry_id end
+  to_act_on = to_act_on - #claimed[2] - #(claimed[3] or {})
+  cursor = claimed[1]
+  if cursor == '0-0' then break end
+end
+return {next_start_id, entries, deleted_ids}
 """
 
 # KEYS[1] stream; ARGV: group, count.
@@ -1287,7 +1310,9 @@ class RedisStore(Store):
         count: int,
         start_id: str,
     ) -> ClaimResult:
-        """XAUTOCLAIM; its third answer (Redis >= 7) lists pending ids whose entries are gone."""
+        """XAUTOCLAIM over a window of ``count`` pending entries; its third answer (Redis >= 7)
+        lists the pending ids whose entries are gone.
+        """
         _check_at_least_one(count, name="count")
         next_start_id, entries, deleted_ids = await self._run(
             "claim",

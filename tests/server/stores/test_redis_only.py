@@ -393,3 +393,28 @@ async def test_times_survive_the_scripts_exactly(redis_store: RedisStore) -> Non
     job = await redis_store.get_job("jobs", leased.job_id)
     assert job.available_at == now + 7
     assert (await redis_store.get_queue("jobs")).created_at == now
+
+
+async def test_claim_finds_a_deleted_entry_deep_in_a_window_of_unclaimable_ones(
+    redis_store: RedisStore, redis_prefix: str, raw_redis: redis.Redis
+) -> None:
+    """XAUTOCLAIM gives up after ten times COUNT entries; the claim still covers its whole window
+    and never reaches past it.
+    """
+    appended = await redis_store.append("events", list(range(30)), trim=None, nomkstream=False)
+    await redis_store.create_group("events", "billing", start_id="0", mkstream=False)
+    await redis_store.read_group("events", "billing", consumer="a", count=100, wait_ms=0)
+    raw_redis.xdel(f"{redis_prefix}:s:{{events}}", appended.ids[24])
+
+    short = await redis_store.claim(
+        "events", "billing", consumer="b", min_idle_ms=3_600_000, count=20, start_id="0"
+    )
+    assert (short.entries, short.deleted_ids, short.next_start_id) == ([], [], appended.ids[20])
+    whole = await redis_store.claim(
+        "events", "billing", consumer="b", min_idle_ms=3_600_000, count=30, start_id="0"
+    )
+    assert (whole.entries, whole.deleted_ids, whole.next_start_id) == (
+        [],
+        [appended.ids[24]],
+        "0-0",
+    )
