@@ -208,7 +208,8 @@ def load_settings(
             token=token,
             store_url=store_url,
             allowed_destinations=extra_allowed,
-            signing_keys=environment_keys or _generated_signing_keys(),
+            # Fresh keys are what development wants; no warning for them.
+            signing_keys=environment_keys or SigningKeys.generate(),
         )
     try:
         parsed = _ConfigFile.model_validate(document)

@@ -1,0 +1,358 @@
+"""Stream operations over HTTP (server/routes/streams.py), on both stores."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from generated.pydantic_models import (
+    AckResult,
+    AppendEntriesResult,
+    AppendEntryResult,
+    ClaimResult,
+    DeliveredEntryList,
+    EntryList,
+    GroupInfo,
+    PendingList,
+    StreamInfo,
+    TrimResult,
+)
+from tests.conftest import RunningApp, assert_problem
+
+ENTRY_ID = re.compile(r"[0-9]+-[0-9]+")
+
+
+async def _append(api: RunningApp, stream: str, *bodies: object) -> list[str]:
+    response = await api.client.post(
+        f"/v1/streams/{stream}/batch", json={"entries": [{"body": body} for body in bodies]}
+    )
+    assert response.status_code == 201, response.text
+    ids: list[str] = response.json()["ids"]
+    return ids
+
+
+async def test_append_entry_creates_the_stream_and_answers_201(api: RunningApp) -> None:
+    """appendEntry returns the new id, the stream's length and how many entries it trimmed."""
+    response = await api.client.post("/v1/streams/events/entries", json={"body": {"user": 42}})
+    assert response.status_code == 201
+    result = AppendEntryResult.model_validate(response.json())
+    assert ENTRY_ID.fullmatch(result.id.root)
+    assert (result.stream, result.length, result.trimmed) == ("events", 1, 0)
+
+
+async def test_append_entry_trims_exactly_with_maxlen(api: RunningApp) -> None:
+    """``maxlen`` with ``approximate=false`` keeps exactly that many entries."""
+    await _append(api, "events", 1, 2, 3, 4)
+    response = await api.client.post(
+        "/v1/streams/events/entries", json={"body": 5, "maxlen": 2, "approximate": False}
+    )
+    result = AppendEntryResult.model_validate(response.json())
+    assert (result.length, result.trimmed) == (2, 3)
+
+
+async def test_append_entry_with_minid_drops_older_ids(api: RunningApp) -> None:
+    """``minid`` trims every entry below it on that append."""
+    ids = await _append(api, "events", 1, 2, 3)
+    response = await api.client.post(
+        "/v1/streams/events/entries", json={"body": 4, "minid": ids[2], "approximate": False}
+    )
+    assert response.json()["length"] == 2
+
+
+async def test_nomkstream_refuses_a_missing_stream(api: RunningApp) -> None:
+    """``nomkstream`` on a missing stream is 404 stream_not_found and creates nothing."""
+    response = await api.client.post(
+        "/v1/streams/events/entries", json={"body": 1, "nomkstream": True}
+    )
+    assert_problem(response, 404, "stream_not_found")
+    assert_problem(await api.client.get("/v1/streams/events"), 404, "stream_not_found")
+
+
+async def test_append_refuses_maxlen_and_minid_together(api: RunningApp) -> None:
+    """Trimming by both length and id in one append is 422, and nothing is appended."""
+    response = await api.client.post(
+        "/v1/streams/events/entries", json={"body": 1, "maxlen": 5, "minid": "1-0"}
+    )
+    problem = assert_problem(response, 422, "validation_failed")
+    assert problem["errors"][0]["location"] == "body.minid"
+    assert_problem(await api.client.get("/v1/streams/events"), 404, "stream_not_found")
+
+
+async def test_append_entries_is_all_or_nothing(api: RunningApp) -> None:
+    """appendEntries gives consecutive ids; one invalid entry rejects the whole batch."""
+    ids = await _append(api, "events", "a", "b", "c")
+    assert ids == sorted(ids, key=lambda entry_id: tuple(map(int, entry_id.split("-"))))
+    response = await api.client.post(
+        "/v1/streams/events/batch", json={"entries": [{"body": 1}, {"bod": 2}]}
+    )
+    problem = assert_problem(response, 422, "validation_failed")
+    assert problem["errors"][0]["location"].startswith("body.entries.1")
+    info = StreamInfo.model_validate((await api.client.get("/v1/streams/events")).json())
+    assert info.length == 3
+
+
+async def test_append_entries_result_matches_the_schema(api: RunningApp) -> None:
+    """The batch answer has the stream, one id per entry, the length and the trimmed count."""
+    response = await api.client.post(
+        "/v1/streams/events/batch",
+        json={"entries": [{"body": 1}, {"body": 2}], "maxlen": 1, "approximate": False},
+    )
+    result = AppendEntriesResult.model_validate(response.json())
+    assert len(result.ids) == 2
+    assert (result.length, result.trimmed) == (1, 1)
+
+
+async def test_an_empty_batch_is_422(api: RunningApp) -> None:
+    """A batch needs at least one entry."""
+    response = await api.client.post("/v1/streams/events/batch", json={"entries": []})
+    assert_problem(response, 422, "validation_failed")
+
+
+async def test_range_reads_between_ids_in_either_order(api: RunningApp) -> None:
+    """rangeEntries honours start, end, count and reverse, and bodies come back as JSON values."""
+    ids = await _append(api, "events", {"n": 1}, [2], "three", None)
+    everything = EntryList.model_validate(
+        (await api.client.get("/v1/streams/events/entries")).json()
+    )
+    assert [entry.body for entry in everything.entries] == [{"n": 1}, [2], "three", None]
+    window = await api.client.get(
+        "/v1/streams/events/entries",
+        params={"start": ids[1], "end": ids[2], "count": 10},
+    )
+    assert [entry["id"] for entry in window.json()["entries"]] == ids[1:3]
+    newest = await api.client.get(
+        "/v1/streams/events/entries", params={"reverse": "true", "count": 1}
+    )
+    assert [entry["id"] for entry in newest.json()["entries"]] == [ids[3]]
+
+
+@pytest.mark.parametrize(
+    ("query", "location"),
+    [
+        ({"count": "0"}, "query.count"),
+        ({"count": "1001"}, "query.count"),
+        ({"count": "ten"}, "query.count"),
+        ({"reverse": "yes"}, "query.reverse"),
+        ({"start": "abc"}, "query.start"),
+        ({"end": "1-2-3"}, "query.end"),
+    ],
+)
+async def test_range_query_parameters_are_validated(
+    api: RunningApp, query: dict[str, str], location: str
+) -> None:
+    """Out-of-range or malformed query parameters are 422 with a ``query.<name>`` location."""
+    await _append(api, "events", 1)
+    response = await api.client.get("/v1/streams/events/entries", params=query)
+    problem = assert_problem(response, 422, "validation_failed")
+    assert problem["errors"][0]["location"] == location
+
+
+async def test_range_on_a_missing_stream_is_404(api: RunningApp) -> None:
+    """Reading a stream that does not exist is 404 stream_not_found."""
+    response = await api.client.get("/v1/streams/nothing/entries")
+    assert_problem(response, 404, "stream_not_found")
+
+
+async def test_get_stream_describes_its_ends_and_groups(api: RunningApp) -> None:
+    """getStream gives the length, first and last ids and each group."""
+    ids = await _append(api, "events", 1, 2)
+    await api.client.post("/v1/streams/events/groups", json={"group": "billing", "start_id": "0"})
+    info = StreamInfo.model_validate((await api.client.get("/v1/streams/events")).json())
+    assert info.first_id is not None and info.last_id is not None
+    assert (info.length, info.first_id.root, info.last_id.root) == (2, ids[0], ids[1])
+    assert [group.group for group in info.groups] == ["billing"]
+
+
+async def test_an_empty_stream_omits_its_ends(api: RunningApp) -> None:
+    """A stream with no entries has no first_id/last_id fields at all (never null)."""
+    await api.client.post("/v1/streams/events/groups", json={"group": "billing", "mkstream": True})
+    body = (await api.client.get("/v1/streams/events")).json()
+    assert body["length"] == 0
+    assert "first_id" not in body
+    assert "last_id" not in body
+
+
+async def test_trim_by_length_and_by_id(api: RunningApp) -> None:
+    """trimStream trims by maxlen or by minid and reports what it removed."""
+    ids = await _append(api, "events", 1, 2, 3, 4, 5)
+    by_length = await api.client.post(
+        "/v1/streams/events/trim", json={"maxlen": 3, "approximate": False}
+    )
+    assert TrimResult.model_validate(by_length.json()).trimmed == 2
+    by_id = await api.client.post(
+        "/v1/streams/events/trim", json={"minid": ids[4], "approximate": False}
+    )
+    assert by_id.json() == {"stream": "events", "length": 1, "trimmed": 2}
+
+
+@pytest.mark.parametrize("body", [{}, {"maxlen": 1, "minid": "1-0"}, {"approximate": False}])
+async def test_trim_needs_exactly_one_of_maxlen_and_minid(
+    api: RunningApp, body: dict[str, object]
+) -> None:
+    """A trim with neither or both criteria is 422 and leaves the stream alone."""
+    await _append(api, "events", 1, 2)
+    response = await api.client.post("/v1/streams/events/trim", json=body)
+    assert_problem(response, 422, "validation_failed")
+    assert (await api.client.get("/v1/streams/events")).json()["length"] == 2
+
+
+async def test_trim_a_missing_stream_is_404(api: RunningApp) -> None:
+    """Trimming a stream that does not exist is 404 stream_not_found."""
+    response = await api.client.post("/v1/streams/nothing/trim", json={"maxlen": 1})
+    assert_problem(response, 404, "stream_not_found")
+
+
+async def test_delete_stream(api: RunningApp) -> None:
+    """deleteStream answers 204 and the stream is gone; deleting it again is 404."""
+    await _append(api, "events", 1)
+    response = await api.client.delete("/v1/streams/events")
+    assert response.status_code == 204
+    assert response.content == b""
+    assert_problem(await api.client.delete("/v1/streams/events"), 404, "stream_not_found")
+
+
+async def test_consumer_group_life_cycle(api: RunningApp) -> None:
+    """Create a group, read, list pending, ack, claim and delete it, each as the spec says."""
+    ids = await _append(api, "orders", {"id": 1}, {"id": 2})
+    created = await api.client.post(
+        "/v1/streams/orders/groups", json={"group": "billing", "start_id": "0"}
+    )
+    assert created.status_code == 201
+    assert GroupInfo.model_validate(created.json()).last_delivered_id.root == "0-0"
+
+    read = await api.client.post(
+        "/v1/streams/orders/groups/billing/read", json={"consumer": "worker-1", "count": 10}
+    )
+    delivered = DeliveredEntryList.model_validate(read.json())
+    assert [entry.id.root for entry in delivered.entries] == ids
+    assert all(entry.delivery_count == 1 for entry in delivered.entries)
+
+    pending = PendingList.model_validate(
+        (await api.client.get("/v1/streams/orders/groups/billing/pending")).json()
+    )
+    assert [(item.id.root, item.consumer) for item in pending.pending] == [
+        (ids[0], "worker-1"),
+        (ids[1], "worker-1"),
+    ]
+
+    acked = await api.client.post(
+        "/v1/streams/orders/groups/billing/ack", json={"ids": [ids[0], "1-1"]}
+    )
+    assert AckResult.model_validate(acked.json()).acked == 1
+
+    claimed = await api.client.post(
+        "/v1/streams/orders/groups/billing/claim",
+        json={"consumer": "worker-2", "min_idle_ms": 0},
+    )
+    claim = ClaimResult.model_validate(claimed.json())
+    assert [(entry.id.root, entry.delivery_count) for entry in claim.entries] == [(ids[1], 2)]
+    assert claim.next_start_id.root == "0-0"
+    assert claim.deleted_ids == []
+
+    deleted = await api.client.delete("/v1/streams/orders/groups/billing")
+    assert deleted.status_code == 204
+    assert_problem(
+        await api.client.delete("/v1/streams/orders/groups/billing"), 404, "group_not_found"
+    )
+
+
+async def test_claim_reports_trimmed_pending_entries(api: RunningApp) -> None:
+    """A pending entry trimmed away is reported in deleted_ids and leaves the pending list."""
+    ids = await _append(api, "orders", 1, 2)
+    await api.client.post("/v1/streams/orders/groups", json={"group": "g", "start_id": "0"})
+    await api.client.post("/v1/streams/orders/groups/g/read", json={"consumer": "c"})
+    await api.client.post("/v1/streams/orders/trim", json={"minid": ids[1], "approximate": False})
+    claimed = await api.client.post(
+        "/v1/streams/orders/groups/g/claim",
+        json={"consumer": "d", "min_idle_ms": 0, "start_id": "0-0"},
+    )
+    assert claimed.json()["deleted_ids"] == [ids[0]]
+
+
+async def test_creating_a_group_twice_is_a_conflict(api: RunningApp) -> None:
+    """A second group of the same name is 409 group_exists."""
+    await _append(api, "orders", 1)
+    await api.client.post("/v1/streams/orders/groups", json={"group": "g"})
+    response = await api.client.post("/v1/streams/orders/groups", json={"group": "g"})
+    assert_problem(response, 409, "group_exists")
+
+
+async def test_group_on_a_missing_stream_needs_mkstream(api: RunningApp) -> None:
+    """Without mkstream a group on a missing stream is 404; with it the stream is created."""
+    response = await api.client.post("/v1/streams/orders/groups", json={"group": "g"})
+    assert_problem(response, 404, "stream_not_found")
+    created = await api.client.post(
+        "/v1/streams/orders/groups", json={"group": "g", "mkstream": True}
+    )
+    assert created.status_code == 201
+
+
+async def test_reading_a_missing_group_is_404(api: RunningApp) -> None:
+    """readGroup, ackEntries, claimEntries and listPending on a missing group are 404."""
+    await _append(api, "orders", 1)
+    calls = [
+        api.client.post("/v1/streams/orders/groups/none/read", json={"consumer": "c"}),
+        api.client.post("/v1/streams/orders/groups/none/ack", json={"ids": ["1-0"]}),
+        api.client.post(
+            "/v1/streams/orders/groups/none/claim", json={"consumer": "c", "min_idle_ms": 0}
+        ),
+        api.client.get("/v1/streams/orders/groups/none/pending"),
+    ]
+    for call in calls:
+        assert_problem(await call, 404, "group_not_found")
+
+
+async def test_read_group_waits_for_an_entry(api: RunningApp) -> None:
+    """With wait_ms and nothing new, readGroup waits and then answers an empty list."""
+    await api.client.post("/v1/streams/orders/groups", json={"group": "g", "mkstream": True})
+    response = await api.client.post(
+        "/v1/streams/orders/groups/g/read", json={"consumer": "c", "wait_ms": 50}
+    )
+    assert response.json() == {"stream": "orders", "group": "g", "entries": []}
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("/v1/streams/-leading-dash", "stream name"),
+        ("/v1/streams/" + "x" * 129, "stream name"),
+        ("/v1/streams/a%2Fb", "stream name"),
+        ("/v1/streams/ok/groups/bad*group", "consumer group name"),
+    ],
+)
+async def test_invalid_names_are_400(api: RunningApp, path: str, name: str) -> None:
+    """Names that break the spec's patterns are 400 invalid_name, whatever the operation."""
+    response = await api.client.delete(path)
+    if response.status_code == 404:
+        # A slash inside a name splits the path: no route serves it.
+        assert_problem(response, 404, "not_found")
+        return
+    problem = assert_problem(response, 400, "invalid_name")
+    assert name in problem["detail"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/streams/o/groups", {"group": "g", "start_id": "latest"}),
+        ("/v1/streams/o/groups/g/read", {"consumer": "c", "count": 0}),
+        ("/v1/streams/o/groups/g/read", {"consumer": "c", "wait_ms": 30001}),
+        ("/v1/streams/o/groups/g/ack", {"ids": []}),
+        ("/v1/streams/o/groups/g/ack", {"ids": ["not-an-id"]}),
+        ("/v1/streams/o/groups/g/claim", {"consumer": "c"}),
+        ("/v1/streams/o/groups/g/claim", {"consumer": "c", "min_idle_ms": -1}),
+    ],
+)
+async def test_group_requests_are_validated(
+    api: RunningApp, path: str, body: dict[str, object]
+) -> None:
+    """Bodies that break the schema are 422 before the store is asked anything."""
+    response = await api.client.post(path, json=body)
+    assert_problem(response, 422, "validation_failed")
+
+
+async def test_list_pending_count_is_bounded(api: RunningApp) -> None:
+    """listPending's count must be 1..1000."""
+    response = await api.client.get("/v1/streams/o/groups/g/pending", params={"count": "0"})
+    assert_problem(response, 422, "validation_failed")
