@@ -22,7 +22,8 @@ everything one script touches in one Redis Cluster slot:
 ``<p>:m:{messages}:dead``                          zset: dead letters, in the order they failed
 ``<p>:m:{messages}:dedup`` / ``:dedup_exp``        hash ``dedup_key -> message_id``, zset expiry
 ``<p>:m:{messages}:seq``                           counter ordering dead letters
-``<p>:u:{url_groups}:endpoints`` / ``:created``    hashes: URL group endpoints, creation times
+``<p>:u:{url_groups}:groups``                      hash: name -> ``<updated_at> <endpoints JSON>``
+``<p>:u:{url_groups}:created``                     hash: name -> creation time
 ``<p>:idem:<key>``                                 hash: one idempotency record
 ``<p>:quota:<token_id>``                           string: a token's message count
 =================================================  ============================================
@@ -49,7 +50,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
@@ -202,6 +203,7 @@ return 1
 # KEYS[1] stream; ARGV: group, ids...
 _ACK = """
 require_group(KEYS[1], ARGV[1])
+if #ARGV == 1 then return 0 end
 return redis.call('XACK', KEYS[1], unpack(ARGV))
 """
 
@@ -423,8 +425,8 @@ return receipts
 """
 
 # ARGV[3] max jobs, ARGV[4] lease seconds ('' = the queue's), ARGV[5] consumer ('' = anonymous),
-# ARGV[6] number of topics (0 = all), then the topics, then one fresh lease id per job that may be
-# leased.
+# ARGV[6] '1' when only some topics may be leased, ARGV[7] how many, then the topics, then one
+# fresh lease id per job that may be leased.
 _LEASE_JOBS = """
 require_queue()
 settle()
@@ -433,25 +435,33 @@ local lease_seconds = ARGV[4]
 if lease_seconds == '' then lease_seconds = redis.call('HGET', META, 'lease_seconds') end
 local expires_at = fmt(NOW + tonumber(lease_seconds))
 local consumer = ARGV[5]
-local topic_count = tonumber(ARGV[6])
+local topic_count = tonumber(ARGV[7])
 local topics = nil
-if topic_count > 0 then
+if ARGV[6] == '1' then
   topics = {}
-  for index = 7, 6 + topic_count do topics[ARGV[index]] = true end
+  for index = 8, 7 + topic_count do topics[ARGV[index]] = true end
 end
-local lease_ids = 7 + topic_count
-local chosen = {}
+local lease_ids = 8 + topic_count
+local chosen, early = {}, {}
 local offset = 0
 while #chosen < max_jobs do
   local batch = redis.call('ZRANGE', AVAIL, offset, offset + 199)
   if #batch == 0 then break end
   for _, job_id in ipairs(batch) do
     if #chosen >= max_jobs then break end
-    if topics == nil or topics[redis.call('HGET', JOB .. job_id, 'topic')] then
+    local job = redis.call('HMGET', JOB .. job_id, 'topic', 'available_at')
+    if tonumber(job[2]) > NOW then
+      -- Settled by a process whose clock is ahead of ours (or before our clock stepped back).
+      early[#early + 1] = {job_id, job[2]}
+    elseif topics == nil or topics[job[1]] then
       chosen[#chosen + 1] = job_id
     end
   end
   offset = offset + 200
+end
+for _, job in ipairs(early) do
+  redis.call('ZREM', AVAIL, job[1])
+  redis.call('ZADD', DELAYED, job[2], job[1])
 end
 local leased = {}
 for index, job_id in ipairs(chosen) do
@@ -479,14 +489,14 @@ redis.call('ZADD', DONE, NOW_TEXT, ARGV[3])
 return job_answer(key)
 """
 
-# ARGV[3] job id, ARGV[4] lease id, ARGV[5] retry delay, ARGV[6] '1' when an error follows,
-# ARGV[7] the error (without one, the last error stays).
+# ARGV[3] job id, ARGV[4] lease id, ARGV[5] retry delay, ARGV[6] the error ('' for none, which
+# keeps the last error, else '=' and the error).
 _NACK_JOB = """
 require_queue()
 local key = require_job(ARGV[3])
 require_lease(key, ARGV[4])
 end_lease(key, ARGV[3])
-if ARGV[6] == '1' then redis.call('HSET', key, 'last_error', ARGV[7]) end
+if ARGV[6] ~= '' then redis.call('HSET', key, 'last_error', string.sub(ARGV[6], 2)) end
 if tonumber(redis.call('HGET', key, 'attempts')) >= max_attempts() then
   make_dead(key, ARGV[3], NOW_TEXT)
 else
@@ -674,7 +684,7 @@ return claimed
 """
 
 # ARGV[3] message id, ARGV[4] attempt JSON, ARGV[5] outcome, ARGV[6] next attempt time (retry),
-# ARGV[7] last error ('' = none), ARGV[8] last status code ('' = none).
+# ARGV[7] the attempt's error, ARGV[8] its status code (each '' for none, else '=' and the value).
 _RECORD_ATTEMPT = """
 local message_id = ARGV[3]
 local key = require_message(message_id)
@@ -696,8 +706,8 @@ if ARGV[5] == 'failed' then
   local dead_member = member(redis.call('INCR', SEQ), message_id)
   redis.call('HSET', key, 'dead_member', dead_member, 'dead_attempts', count,
     'failed_at', NOW_TEXT)
-  if ARGV[7] ~= '' then redis.call('HSET', key, 'last_error', ARGV[7]) end
-  if ARGV[8] ~= '' then redis.call('HSET', key, 'last_status_code', ARGV[8]) end
+  if ARGV[7] ~= '' then redis.call('HSET', key, 'last_error', string.sub(ARGV[7], 2)) end
+  if ARGV[8] ~= '' then redis.call('HSET', key, 'last_status_code', string.sub(ARGV[8], 2)) end
   redis.call('ZADD', DEAD, NOW_TEXT, dead_member)
 end
 return redis.call('HGETALL', key)
@@ -728,14 +738,14 @@ redis.call('ZADD', DUE, NOW_TEXT, due_member(key, ARGV[3]))
 return redis.call('HGETALL', key)
 """
 
-# KEYS: endpoints hash, created hash; ARGV: name, endpoints JSON, now.
+# KEYS: groups hash, created hash; ARGV: name, endpoints JSON, now.
 _PUT_URL_GROUP = """
 redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3] .. ' ' .. ARGV[2])
 return redis.call('HGET', KEYS[2], ARGV[1])
 """
 
-# KEYS: endpoints hash, created hash; ARGV: name.
+# KEYS: groups hash, created hash; ARGV: name.
 _DELETE_URL_GROUP = """
 if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then fail('url_group_not_found') end
 redis.call('HDEL', KEYS[2], ARGV[1])
@@ -872,7 +882,7 @@ def _number_text(value: float) -> str:
 def _dump_json(value: JSON, *, what: str) -> str:
     try:
         # ASCII keeps lone surrogates (legal in JSON text) from failing the UTF-8 encoding.
-        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise StoreError("validation_failed", f"{what} is not JSON: {exc}") from exc
 
@@ -976,6 +986,11 @@ def _message_fields(message_id: str, message: NewMessage, *, now: float) -> list
     return [item for pair in fields.items() for item in pair]
 
 
+def _optional_argument(value: str | int | None) -> str:
+    """A script argument that tells None (``''``) from any value, the empty string included."""
+    return "" if value is None else f"={value}"
+
+
 def _attempt_json(attempt: DeliveryAttemptRecord) -> str:
     return json.dumps(dataclasses.asdict(attempt), separators=(",", ":"))
 
@@ -985,7 +1000,7 @@ def _message_record(fields: Mapping[str, str]) -> MessageRecord:
         DeliveryAttemptRecord(**json.loads(fields[f"attempt:{number}"]))
         for number in range(1, int(fields["attempt_count"]) + 1)
     ]
-    state: MessageState = fields["state"]  # type: ignore[assignment]
+    state = cast(MessageState, fields["state"])
     return MessageRecord(
         message_id=fields["message_id"],
         url=fields["url"],
@@ -1146,7 +1161,7 @@ class RedisStore(Store):
     @property
     def _url_group_keys(self) -> list[str]:
         base = f"{self._prefix}:u:{{url_groups}}"
-        return [f"{base}:endpoints", f"{base}:created"]
+        return [f"{base}:groups", f"{base}:created"]
 
     # Streams -------------------------------------------------------------------------------
 
@@ -1268,30 +1283,24 @@ class RedisStore(Store):
                 group, consumer, {key: ">"}, count=count, block=wait_ms if wait_ms > 0 else None
             )
         except ResponseError as exc:
-            if await self._redis.exists(key):
-                if str(exc).startswith("NOGROUP"):
-                    raise _store_error(
-                        "group_not_found",
-                        _DETAILS["group_not_found"].format(stream=stream, group=group),
-                    ) from exc
-                raise _store_error("validation_failed", str(exc)) from exc
-            raise _store_error("stream_not_found", f"stream {stream!r} does not exist") from exc
-        delivered: list[DeliveredEntry] = []
-        for _, entries in answer or []:
-            for entry_id, fields in entries:
-                if fields is None:
-                    continue
-                delivered.append(
-                    DeliveredEntry(
-                        id=str(entry_id), body=_entry_body(fields.get("b")), delivery_count=1
-                    )
-                )
-        return delivered
+            # XREADGROUP says NOGROUP for a missing stream too (or UNBLOCKED when the stream went
+            # while it waited), so look which one is missing.
+            if not await self._redis.exists(key):
+                raise _store_error("stream_not_found", f"stream {stream!r} does not exist") from exc
+            if str(exc).startswith("NOGROUP"):
+                raise _store_error(
+                    "group_not_found",
+                    _DETAILS["group_not_found"].format(stream=stream, group=group),
+                ) from exc
+            raise
+        return [
+            DeliveredEntry(id=str(entry_id), body=_entry_body(fields.get("b")), delivery_count=1)
+            for _, entries in answer or []
+            for entry_id, fields in entries
+        ]
 
     async def ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
         """XACK after checking that the stream and group exist."""
-        if not ids:
-            return 0
         acked = await self._run(
             "ack",
             [self._stream_key(stream)],
@@ -1489,6 +1498,7 @@ class RedisStore(Store):
                 max_jobs,
                 "" if lease_seconds is None else lease_seconds,
                 consumer or "",
+                "0" if topics is None else "1",
                 len(topic_list),
                 *topic_list,
                 *(new_id("lease", now=now) for _ in range(max_jobs)),
@@ -1533,7 +1543,7 @@ class RedisStore(Store):
         fields = await self._queue_script(
             "nack_job",
             queue,
-            [job_id, lease_id, retry_delay, "0" if error is None else "1", error or ""],
+            [job_id, lease_id, retry_delay, _optional_argument(error)],
             now=now,
             details={"job_id": job_id, "lease_id": lease_id},
         )
@@ -1669,8 +1679,8 @@ class RedisStore(Store):
                 _attempt_json(attempt),
                 outcome,
                 "" if next_attempt_at is None else _number_text(next_attempt_at),
-                attempt.error or "",
-                "" if attempt.status_code is None else str(attempt.status_code),
+                _optional_argument(attempt.error),
+                _optional_argument(attempt.status_code),
             ],
             now=self._clock(),
             details={"message_id": message_id, "state_rule": "its outcome is final"},
@@ -1693,9 +1703,9 @@ class RedisStore(Store):
 
     async def get_url_group(self, name: str) -> UrlGroupRecord:
         """The group (``url_group_not_found``)."""
-        endpoints_key, created_key = self._url_group_keys
+        groups_key, created_key = self._url_group_keys
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.hget(endpoints_key, name)
+            pipe.hget(groups_key, name)
             pipe.hget(created_key, name)
             stored, created_at = await pipe.execute()
         if stored is None:
@@ -1704,9 +1714,9 @@ class RedisStore(Store):
 
     async def list_url_groups(self) -> list[UrlGroupRecord]:
         """Every URL group, by name."""
-        endpoints_key, created_key = self._url_group_keys
+        groups_key, created_key = self._url_group_keys
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.hgetall(endpoints_key)
+            pipe.hgetall(groups_key)
             pipe.hgetall(created_key)
             stored, created = await pipe.execute()
         return [_url_group_record(name, stored[name], created.get(name)) for name in sorted(stored)]
@@ -1743,7 +1753,7 @@ class RedisStore(Store):
         )
 
     async def retry_dead_letter(self, message_id: str) -> MessageRecord:
-        """Schedule the message now; earlier attempts stay, each budget used retries + 1 of them."""
+        """Remove the dead letter and schedule the message now; its earlier attempts stay."""
         fields = await self._message_script(
             "retry_dead_letter", [message_id], now=self._clock(), details={"message_id": message_id}
         )
