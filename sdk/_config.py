@@ -1,0 +1,113 @@
+"""How a client finds the service: base URL and API key (arguments or environment), timeout, retries."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+
+import httpx
+
+from ._exceptions import ConfigurationError
+
+__all__ = ["BASE_URL_ENV", "API_KEY_ENV", "DEFAULT_MAX_RETRIES", "DEFAULT_TIMEOUT"]
+
+BASE_URL_ENV = "SPOOL_BASE_URL"
+API_KEY_ENV = "SPOOL_API_KEY"
+DEFAULT_TIMEOUT = 10.0
+DEFAULT_MAX_RETRIES = 3
+
+# A bearer token is sent in a header: printable ASCII without spaces, so a pasted newline or a
+# stray space is caught here with a clear message instead of deep inside httpx.
+_API_KEY = re.compile(r"[\x21-\x7E]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """A client's resolved, validated settings."""
+
+    base_url: str
+    api_key: str | None = field(repr=False)
+    timeout: httpx.Timeout
+    max_retries: int
+
+    @property
+    def display_url(self) -> str:
+        """The base URL safe to show in reprs, logs and error messages."""
+        return redact_url(self.base_url)
+
+
+def resolve_settings(
+    *,
+    base_url: str | None,
+    api_key: str | None,
+    timeout: float | httpx.Timeout,
+    max_retries: int,
+    http_client_base_url: str | None = None,
+) -> Settings:
+    """Settings from the arguments, then the given HTTP client, then $SPOOL_BASE_URL/$SPOOL_API_KEY."""
+    url = base_url or http_client_base_url or os.environ.get(BASE_URL_ENV) or None
+    if url is None:
+        raise ConfigurationError(
+            f"no base URL for the Spool service: pass base_url= or set ${BASE_URL_ENV}"
+        )
+    key = api_key if api_key is not None else (os.environ.get(API_KEY_ENV) or None)
+    return Settings(
+        base_url=_check_base_url(url),
+        api_key=_check_api_key(key),
+        timeout=_check_timeout(timeout),
+        max_retries=_check_max_retries(max_retries),
+    )
+
+
+def redact_url(url: str) -> str:
+    """`url` without its user info, query and fragment, which may carry credentials."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return "<invalid URL>"
+    return str(parsed.copy_with(userinfo=b"", query=None, fragment=None))
+
+
+def _check_base_url(url: str) -> str:
+    if not isinstance(url, str):
+        raise ConfigurationError(f"base_url must be a str, got {type(url).__name__}")
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL:
+        raise ConfigurationError(f"base_url {redact_url(url)} is not a valid URL") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise ConfigurationError(
+            f"base_url must be an http:// or https:// URL with a host, got {redact_url(url)}"
+        )
+    return url.rstrip("/")
+
+
+def _check_api_key(key: str | None) -> str | None:
+    if key is None:
+        return None
+    if not isinstance(key, str) or not _API_KEY.fullmatch(key):
+        # Never echo the value: it is a secret even when it is malformed.
+        raise ConfigurationError(
+            "api_key must be printable ASCII without spaces (check for a stray newline)"
+        )
+    return key
+
+
+def _check_timeout(timeout: float | httpx.Timeout) -> httpx.Timeout:
+    if isinstance(timeout, httpx.Timeout):
+        return timeout
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise ConfigurationError(
+            f"timeout must be seconds (a number) or an httpx.Timeout, got {timeout!r}"
+        )
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise ConfigurationError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    return httpx.Timeout(float(timeout))
+
+
+def _check_max_retries(max_retries: int) -> int:
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise ConfigurationError(f"max_retries must be an int >= 0, got {max_retries!r}")
+    return max_retries

@@ -1,0 +1,306 @@
+"""Every error the SDK raises, in one hierarchy.
+
+```
+SpoolError
+├── APIError
+│   ├── APIStatusError                 (any non-2xx answer)
+│   │   ├── BadRequestError            (400)
+│   │   ├── AuthenticationError        (401)
+│   │   ├── PermissionDeniedError      (403)
+│   │   ├── NotFoundError              (404)
+│   │   ├── ConflictError              (409)
+│   │   ├── PayloadTooLargeError       (413)
+│   │   ├── UnprocessableEntityError   (422)
+│   │   ├── RateLimitError             (429 rate_limited)
+│   │   ├── QuotaExceededError         (429 quota_exceeded)
+│   │   └── InternalServerError        (>= 500)
+│   ├── APIConnectionError
+│   │   └── APITimeoutError
+│   └── APIResponseValidationError     (a 2xx answer the SDK cannot read)
+├── PublishError                       (the cause is chained as __cause__)
+├── ConfigurationError                 (also a ValueError)
+└── InvalidArgumentError               (also a ValueError)
+    ├── InvalidNameError
+    ├── InvalidTopicError
+    │   └── ReservedTopicError
+    └── InvalidDurationError
+```
+
+Messages never contain the API key: the SDK builds them only from statuses, problem documents and
+the redacted base URL.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any, ClassVar
+
+import httpx
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConfigurationError",
+    "ConflictError",
+    "FieldError",
+    "InternalServerError",
+    "InvalidArgumentError",
+    "InvalidDurationError",
+    "InvalidNameError",
+    "InvalidTopicError",
+    "NotFoundError",
+    "PayloadTooLargeError",
+    "PermissionDeniedError",
+    "PublishError",
+    "QuotaExceededError",
+    "RateLimitError",
+    "ReservedTopicError",
+    "SpoolError",
+    "UnprocessableEntityError",
+]
+
+
+class SpoolError(Exception):
+    """The base of every error the SDK raises."""
+
+
+class APIError(SpoolError):
+    """The service could not be reached, or answered with an error."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One invalid part of a request, as the service reported it (`body.maxlen`, ...)."""
+
+    location: str
+    message: str
+
+
+class APIStatusError(APIError):
+    """The service answered with a status other than 2xx."""
+
+    status: ClassVar[int | None] = None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        code: str | None = None,
+        detail: str | None = None,
+        request_id: str | None = None,
+        errors: tuple[FieldError, ...] = (),
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.code = code
+        self.detail = detail
+        self.request_id = request_id
+        self.errors = errors
+        self.retry_after = retry_after
+
+
+class BadRequestError(APIStatusError):
+    """400: the request is malformed, names something invalid or asks for something refused."""
+
+    status = 400
+
+
+class AuthenticationError(APIStatusError):
+    """401: no API key, or one the service does not know."""
+
+    status = 401
+
+
+class PermissionDeniedError(APIStatusError):
+    """403: the API key may not do this to this resource."""
+
+    status = 403
+
+
+class NotFoundError(APIStatusError):
+    """404: the stream, group, queue, job, message, URL group or dead letter does not exist."""
+
+    status = 404
+
+
+class ConflictError(APIStatusError):
+    """409: the request conflicts with the resource's current state."""
+
+    status = 409
+
+
+class PayloadTooLargeError(APIStatusError):
+    """413: the request body is over the service's size limit."""
+
+    status = 413
+
+
+class UnprocessableEntityError(APIStatusError):
+    """422: the request breaks the schema; `errors` says where."""
+
+    status = 422
+
+
+class RateLimitError(APIStatusError):
+    """429 `rate_limited`: slow down; retried automatically, honouring Retry-After."""
+
+    status = 429
+
+
+class QuotaExceededError(APIStatusError):
+    """429 `quota_exceeded`: the key's hard quota is used up; retrying will not help."""
+
+    status = 429
+
+
+class InternalServerError(APIStatusError):
+    """5xx: the service or its store failed; retried automatically."""
+
+
+class APIConnectionError(APIError):
+    """No answer arrived: the connection was refused, reset or could not be made."""
+
+
+class APITimeoutError(APIConnectionError):
+    """No answer arrived within the client's timeout."""
+
+
+class APIResponseValidationError(APIError):
+    """The service answered 2xx with a body the SDK cannot read."""
+
+    def __init__(self, message: str, *, status_code: int) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class PublishError(SpoolError):
+    """A publish failed; the typed reason (API, connection or encoding error) is `__cause__`."""
+
+    def __init__(self, target: str, reason: str) -> None:
+        super().__init__(f"could not publish to {target}: {reason}")
+        self.target = target
+        self.reason = reason
+
+
+class ConfigurationError(SpoolError, ValueError):
+    """The client or a subscription is set up wrongly (missing base URL, bad option, ...)."""
+
+
+class InvalidArgumentError(SpoolError, ValueError):
+    """An argument is invalid; raised before any request is sent."""
+
+
+class InvalidNameError(InvalidArgumentError):
+    """A stream, queue, URL group, consumer group or consumer name breaks its pattern."""
+
+
+class InvalidTopicError(InvalidArgumentError):
+    """A job topic breaks the topic pattern."""
+
+
+class ReservedTopicError(InvalidTopicError):
+    """A job topic uses the prefix reserved for the system."""
+
+
+class InvalidDurationError(InvalidArgumentError):
+    """A duration is malformed or outside the range the service accepts."""
+
+
+_BY_STATUS: dict[int, type[APIStatusError]] = {
+    cls.status: cls
+    for cls in (
+        BadRequestError,
+        AuthenticationError,
+        PermissionDeniedError,
+        NotFoundError,
+        ConflictError,
+        PayloadTooLargeError,
+        UnprocessableEntityError,
+        RateLimitError,
+    )
+    if cls.status is not None
+}
+
+
+def status_error_class(status_code: int, code: str | None) -> type[APIStatusError]:
+    """The class for an error answer: by status, with 429 split by its problem code."""
+    if status_code == 429 and code == "quota_exceeded":
+        return QuotaExceededError
+    if status_code >= 500:
+        return InternalServerError
+    return _BY_STATUS.get(status_code, APIStatusError)
+
+
+def make_status_error(
+    status_code: int, headers: Mapping[str, str], content: bytes
+) -> APIStatusError:
+    """Build the typed error for a non-2xx answer from its problem+json body and headers."""
+    headers = httpx.Headers(headers)
+    problem = _problem(content)
+    code = _text(problem.get("code"))
+    detail = _text(problem.get("detail")) or _text(problem.get("title"))
+    request_id = headers.get("x-request-id") or _text(problem.get("request_id"))
+    errors = _field_errors(problem.get("errors"))
+    message = f"{status_code} {code}" if code else f"HTTP {status_code}"
+    if detail:
+        message += f": {detail}"
+    if request_id:
+        message += f" (request {request_id})"
+    return status_error_class(status_code, code)(
+        message,
+        status_code=status_code,
+        code=code,
+        detail=detail,
+        request_id=request_id,
+        errors=errors,
+        retry_after=parse_retry_after(headers.get("retry-after")),
+    )
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (seconds or an HTTP date), or None when absent or bad."""
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+    return seconds if seconds >= 0 else None
+
+
+def _problem(content: bytes) -> dict[str, Any]:
+    # A proxy in front of the service may answer with HTML or nothing at all; that is still an
+    # error with a status, just without the problem's details.
+    try:
+        parsed = json.loads(content)
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _field_errors(value: object) -> tuple[FieldError, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(
+        FieldError(location=str(item.get("location", "")), message=str(item.get("message", "")))
+        for item in value
+        if isinstance(item, dict)
+    )

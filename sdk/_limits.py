@@ -1,0 +1,56 @@
+"""The limits the SDK checks before it sends anything, copied from openapi.yaml.
+
+The document stays the single source of truth: tests/sdk/test_limits.py compares every constant
+here with the schema it comes from, so a change to the spec that is not made here fails the suite.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BATCH_MAX",
+    "COUNT_MAX",
+    "DEDUPLICATION_WINDOW_MAX_SECONDS",
+    "DELAY_MAX_SECONDS",
+    "GROUP_NAME_PATTERN",
+    "IDEMPOTENCY_KEY_PATTERN",
+    "LEASE_SECONDS_MAX",
+    "LEASE_TOPICS_MAX",
+    "MAX_ATTEMPTS_MAX",
+    "MAXLEN_MAX",
+    "MESSAGE_TIMEOUT_MAX_SECONDS",
+    "MESSAGE_TIMEOUT_MIN_SECONDS",
+    "MIN_IDLE_MS_MAX",
+    "NACK_ERROR_MAX_LENGTH",
+    "RESERVED_TOPIC_PREFIX",
+    "RESOURCE_NAME_PATTERN",
+    "RETENTION_SECONDS_MAX",
+    "RETENTION_SECONDS_MIN",
+    "RETRIES_MAX",
+    "TOPIC_PATTERN",
+    "URL_PATTERN",
+    "WAIT_MS_MAX",
+]
+
+RESOURCE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
+GROUP_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
+TOPIC_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
+RESERVED_TOPIC_PREFIX = "spool."
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7E]{1,255}$"
+URL_PATTERN = r"^https?://"
+
+MAXLEN_MAX = 1_000_000_000
+COUNT_MAX = 1000
+BATCH_MAX = 1000
+DELAY_MAX_SECONDS = 604_800
+RETRIES_MAX = 20
+MESSAGE_TIMEOUT_MIN_SECONDS = 1
+MESSAGE_TIMEOUT_MAX_SECONDS = 900
+WAIT_MS_MAX = 30_000
+LEASE_SECONDS_MAX = 43_200
+LEASE_TOPICS_MAX = 100
+MIN_IDLE_MS_MAX = 2_592_000_000
+NACK_ERROR_MAX_LENGTH = 2000
+MAX_ATTEMPTS_MAX = 100
+RETENTION_SECONDS_MIN = 60
+RETENTION_SECONDS_MAX = 2_592_000
+DEDUPLICATION_WINDOW_MAX_SECONDS = 604_800

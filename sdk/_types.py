@@ -1,0 +1,301 @@
+"""What the SDK returns and the few request objects it accepts: plain frozen dataclasses.
+
+Optional fields are `None` when absent (never the generated layer's UNSET), times are aware
+datetimes and durations are timedeltas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal, TypeAlias
+
+from ._durations import Duration, Timestamp
+
+__all__ = [
+    "ClaimResult",
+    "DeadLetter",
+    "DeliveredEntry",
+    "DeliveryAttempt",
+    "Entry",
+    "GroupInfo",
+    "Health",
+    "HttpMethod",
+    "Job",
+    "JobReceipt",
+    "JobRequest",
+    "JobState",
+    "LeasedJob",
+    "Message",
+    "MessageReceipt",
+    "MessageRequest",
+    "MessageState",
+    "PendingEntry",
+    "QueueInfo",
+    "QueueStats",
+    "SigningKeys",
+    "StreamInfo",
+    "TrimResult",
+    "UrlEndpoint",
+    "UrlGroup",
+]
+
+JobState: TypeAlias = Literal["ready", "delayed", "leased", "succeeded", "dead"]
+MessageState: TypeAlias = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
+HttpMethod: TypeAlias = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A stream entry: its id and the JSON body that was appended."""
+
+    id: str
+    body: Any
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveredEntry:
+    """An entry delivered to a consumer group, with how often it has been delivered."""
+
+    id: str
+    body: Any
+    delivery_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    """Pending entries taken over by a consumer, and pending ids whose entries were trimmed."""
+
+    entries: list[DeliveredEntry]
+    deleted_ids: list[str]
+    next_start_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingEntry:
+    """A delivered, unacknowledged entry: who holds it, for how long, how often delivered."""
+
+    id: str
+    consumer: str
+    idle: timedelta
+    delivery_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class GroupInfo:
+    """A consumer group of a stream."""
+
+    group: str
+    consumers: int
+    pending: int
+    last_delivered_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamInfo:
+    """A stream's length, ends and consumer groups."""
+
+    name: str
+    length: int
+    first_id: str | None
+    last_id: str | None
+    groups: list[GroupInfo]
+
+
+@dataclass(frozen=True, slots=True)
+class TrimResult:
+    """A stream's length after trimming and how many entries were removed."""
+
+    length: int
+    trimmed: int
+
+
+@dataclass(frozen=True, slots=True)
+class QueueStats:
+    """How many jobs of a queue are in each state."""
+
+    ready: int
+    delayed: int
+    leased: int
+    dead: int
+
+
+@dataclass(frozen=True, slots=True)
+class QueueInfo:
+    """A queue's settings and job counts."""
+
+    name: str
+    max_attempts: int
+    lease: timedelta
+    retention: timedelta
+    deduplication_window: timedelta
+    created_at: datetime
+    stats: QueueStats
+
+
+@dataclass(frozen=True, slots=True)
+class JobReceipt:
+    """Confirms a job was accepted (not that it ran); `deduplicated` when an earlier job matched."""
+
+    job_id: str
+    queue: str
+    topic: str
+    deduplicated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A job's payload, state and history."""
+
+    job_id: str
+    queue: str
+    topic: str
+    payload: Any
+    state: JobState
+    attempts: int
+    max_attempts: int
+    published_at: datetime
+    available_at: datetime
+    lease_expires_at: datetime | None
+    last_error: str | None
+    deduplication_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LeasedJob:
+    """A job handed to a worker until `lease_expires_at`; ack or nack it with `lease_id`."""
+
+    job_id: str
+    queue: str
+    topic: str
+    payload: Any
+    attempt: int
+    lease_id: str
+    lease_expires_at: datetime
+    published_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class JobRequest:
+    """One job of `Queue.publish_many`."""
+
+    topic: str
+    payload: Any
+    delay: Duration | None = field(default=None, kw_only=True)
+    deduplication_id: str | None = field(default=None, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageReceipt:
+    """Confirms a message to one URL was accepted; `deduplicated` when an earlier one matched."""
+
+    message_id: str
+    url: str
+    deduplicated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryAttempt:
+    """One try at delivering a message."""
+
+    attempt: int
+    started_at: datetime
+    duration: timedelta
+    status_code: int | None
+    response_excerpt: str | None
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A message's destination, options, state and every delivery attempt."""
+
+    message_id: str
+    url: str
+    url_group: str | None
+    method: HttpMethod
+    content_type: str
+    headers: dict[str, str]
+    state: MessageState
+    retries: int
+    retry_delay: str | None
+    timeout: timedelta
+    created_at: datetime
+    not_before: datetime
+    next_attempt_at: datetime | None
+    callback: str | None
+    failure_callback: str | None
+    deduplication_id: str | None
+    attempts: list[DeliveryAttempt]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRequest:
+    """One message of `messages.batch`: a `str` or `bytes` body is sent as is, anything else as JSON.
+
+    Give exactly one of `url` and `url_group`; the options mean what they mean for
+    `messages.publish_json`.
+    """
+
+    body: Any
+    url: str | None = field(default=None, kw_only=True)
+    url_group: str | None = field(default=None, kw_only=True)
+    content_type: str | None = field(default=None, kw_only=True)
+    method: HttpMethod | None = field(default=None, kw_only=True)
+    headers: dict[str, str] | None = field(default=None, kw_only=True)
+    delay: Duration | None = field(default=None, kw_only=True)
+    not_before: Timestamp | None = field(default=None, kw_only=True)
+    retries: int | None = field(default=None, kw_only=True)
+    retry_delay: str | timedelta | None = field(default=None, kw_only=True)
+    callback: str | None = field(default=None, kw_only=True)
+    failure_callback: str | None = field(default=None, kw_only=True)
+    timeout: Duration | None = field(default=None, kw_only=True)
+    deduplication_id: str | None = field(default=None, kw_only=True)
+    content_based_deduplication: bool = field(default=False, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class UrlEndpoint:
+    """One URL of a URL group, with an optional name."""
+
+    url: str
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UrlGroup:
+    """A named set of URLs that a message can be published to at once."""
+
+    name: str
+    endpoints: list[UrlEndpoint]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    """A message whose retries ran out, with its last error."""
+
+    message_id: str
+    url: str
+    attempts: int
+    last_error: str | None
+    last_status_code: int | None
+    failed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SigningKeys:
+    """The keys that sign deliveries; kept out of repr because they are secrets."""
+
+    current: str = field(repr=False)
+    next: str = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """Whether the service and its store answer, which store it uses, and its version."""
+
+    status: Literal["ok"]
+    store: Literal["sqlite", "redis"]
+    version: str
