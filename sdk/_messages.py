@@ -1,0 +1,700 @@
+"""HTTP messages: publish to a URL or a URL group, inspect and cancel; URL groups; dead letters."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+from typing import Any, TypedDict, Unpack, get_args, overload
+
+from generated.api.messages import (
+    cancel_message,
+    delete_dead_letter,
+    delete_url_group,
+    get_message,
+    get_signing_keys,
+    get_url_group,
+    list_dead_letters,
+    list_url_groups,
+    publish_message,
+    publish_messages,
+    put_url_group,
+    retry_dead_letter,
+)
+from generated.models import (
+    DeadLetter as GeneratedDeadLetter,
+    Message as GeneratedMessage,
+    MessageReceipt as GeneratedMessageReceipt,
+    MessageReceiptList as GeneratedMessageReceiptList,
+    PublishMessageRequest,
+    PublishMessageRequestHeaders,
+    PublishMessagesRequest,
+    UrlEndpoint as GeneratedUrlEndpoint,
+    UrlGroup as GeneratedUrlGroup,
+    UrlGroupSettings,
+)
+from generated.types import UNSET
+
+from ._checks import check_count, check_resource_name
+from ._codec import Codec, encode_body
+from ._config import redact_url
+from ._durations import (
+    Duration,
+    Timestamp,
+    parse_duration_text,
+    to_datetime,
+    to_millis,
+    to_seconds,
+)
+from ._exceptions import InvalidArgumentError, PublishError
+from ._http import (
+    AsyncTransport,
+    Call,
+    SyncTransport,
+    make_call,
+    optional,
+    resolve_idempotency_key,
+)
+from ._limits import (
+    BATCH_MAX,
+    COUNT_MAX,
+    DELAY_MAX_SECONDS,
+    MESSAGE_TIMEOUT_MAX_SECONDS,
+    MESSAGE_TIMEOUT_MIN_SECONDS,
+    RETRIES_MAX,
+    URL_PATTERN,
+)
+from ._types import (
+    DeadLetter,
+    DeliveryAttempt,
+    HttpMethod,
+    Message,
+    MessageReceipt,
+    MessageRequest,
+    SigningKeys,
+    UrlEndpoint,
+    UrlGroup,
+)
+
+__all__ = [
+    "AsyncDeadLetters",
+    "AsyncMessages",
+    "AsyncUrlGroups",
+    "DeadLetters",
+    "MessageOptions",
+    "Messages",
+    "UrlGroups",
+]
+
+_URL = re.compile(URL_PATTERN)
+_METHODS: dict[str, HttpMethod] = {method: method for method in get_args(HttpMethod)}
+
+
+class MessageOptions(TypedDict, total=False):
+    """Options of `messages.publish` and `messages.publish_json`; None means "not given".
+
+    `delay` and `timeout` take durations (`"3s"`, `30`, a timedelta); `not_before` an aware
+    datetime or Unix seconds. `retry_delay` is a duration (a fixed wait) or the API's expression
+    in milliseconds over `retried`, such as `"1000 * pow(2, retried)"`. `idempotency_key` makes
+    the publish safe to repeat; one is generated per call when it is not given.
+    """
+
+    content_type: str | None
+    method: HttpMethod | None
+    headers: Mapping[str, str] | None
+    delay: Duration | None
+    not_before: Timestamp | None
+    retries: int | None
+    retry_delay: str | timedelta | None
+    callback: str | None
+    failure_callback: str | None
+    timeout: Duration | None
+    deduplication_id: str | None
+    content_based_deduplication: bool
+    idempotency_key: str | None
+
+
+class _MessageCalls:
+    """Builds every message call; shared by the sync and async resources."""
+
+    def __init__(self, codec: Codec) -> None:
+        self.codec = codec
+
+    def publish(
+        self,
+        *,
+        url: str | None,
+        url_group: str | None,
+        body: Any,
+        as_json: bool,
+        options: MessageOptions,
+    ) -> Call[builtins.list[MessageReceipt]]:
+        target = _target(url, url_group)
+        request = self._request(
+            MessageRequest(
+                body,
+                url=url,
+                url_group=url_group,
+                content_type=options.get("content_type"),
+                method=options.get("method"),
+                headers=dict(headers) if (headers := options.get("headers")) is not None else None,
+                delay=options.get("delay"),
+                not_before=options.get("not_before"),
+                retries=options.get("retries"),
+                retry_delay=options.get("retry_delay"),
+                callback=options.get("callback"),
+                failure_callback=options.get("failure_callback"),
+                timeout=options.get("timeout"),
+                deduplication_id=options.get("deduplication_id"),
+                content_based_deduplication=options.get("content_based_deduplication", False),
+            ),
+            as_json=as_json,
+            target=target,
+        )
+        return make_call(
+            publish_message,
+            body=request,
+            idempotency_key=resolve_idempotency_key(options.get("idempotency_key")),
+            read=_receipts,
+            publish_target=target,
+        )
+
+    def batch(
+        self, messages: Iterable[MessageRequest], *, idempotency_key: str | None
+    ) -> Call[builtins.list[builtins.list[MessageReceipt]]] | None:
+        key = resolve_idempotency_key(idempotency_key)
+        items = list(messages)
+        if not items:
+            return None
+        check_count(len(items), name="number of messages", minimum=1, maximum=BATCH_MAX)
+        target = f"a batch of {len(items)} messages"
+        requests = []
+        for item in items:
+            if not isinstance(item, MessageRequest):
+                raise InvalidArgumentError(f"batch items must be MessageRequest, got {item!r}")
+            requests.append(
+                self._request(
+                    item,
+                    as_json=not isinstance(item.body, str | bytes),
+                    target=_target(item.url, item.url_group),
+                )
+            )
+        return make_call(
+            publish_messages,
+            body=PublishMessagesRequest(messages=requests),
+            idempotency_key=key,
+            read=lambda result: [_receipts(receipts) for receipts in result.results],
+            publish_target=target,
+        )
+
+    def _request(
+        self, message: MessageRequest, *, as_json: bool, target: str
+    ) -> PublishMessageRequest:
+        if (message.url is None) == (message.url_group is None):
+            raise InvalidArgumentError("give exactly one of url and url_group")
+        if message.delay is not None and message.not_before is not None:
+            raise InvalidArgumentError("give at most one of delay and not_before")
+        body, content_type = self._body(message.body, message.content_type, as_json, target)
+        return PublishMessageRequest(
+            body=body,
+            url=UNSET if message.url is None else _check_url(message.url, name="url"),
+            url_group=UNSET
+            if message.url_group is None
+            else check_resource_name(message.url_group, what="URL group"),
+            content_type=UNSET if content_type is None else content_type,
+            method=UNSET if message.method is None else _check_method(message.method),
+            headers=UNSET if message.headers is None else _headers(message.headers),
+            delay=UNSET
+            if message.delay is None
+            else to_seconds(message.delay, name="delay", minimum=0, maximum=DELAY_MAX_SECONDS),
+            not_before=UNSET
+            if message.not_before is None
+            else to_datetime(message.not_before, name="not_before"),
+            retries=UNSET
+            if message.retries is None
+            else check_count(message.retries, name="retries", minimum=0, maximum=RETRIES_MAX),
+            retry_delay=UNSET if message.retry_delay is None else _retry_delay(message.retry_delay),
+            callback=UNSET
+            if message.callback is None
+            else _check_url(message.callback, name="callback"),
+            failure_callback=UNSET
+            if message.failure_callback is None
+            else _check_url(message.failure_callback, name="failure_callback"),
+            timeout=UNSET
+            if message.timeout is None
+            else to_seconds(
+                message.timeout,
+                name="timeout",
+                minimum=MESSAGE_TIMEOUT_MIN_SECONDS,
+                maximum=MESSAGE_TIMEOUT_MAX_SECONDS,
+            ),
+            deduplication_id=UNSET
+            if message.deduplication_id is None
+            else message.deduplication_id,
+            content_based_deduplication=message.content_based_deduplication or UNSET,
+        )
+
+    def _body(
+        self, body: Any, content_type: str | None, as_json: bool, target: str
+    ) -> tuple[Any, str | None]:
+        if not as_json:
+            if isinstance(body, bytes):
+                try:
+                    return body.decode("utf-8"), content_type
+                except UnicodeDecodeError as error:
+                    raise PublishError(
+                        target, f"body could not be encoded: bytes must be UTF-8 ({error})"
+                    ) from error
+            if not isinstance(body, str):
+                raise InvalidArgumentError(
+                    f"publish takes a str or bytes body, got {type(body).__name__}: "
+                    "use publish_json for other values"
+                )
+            return body, content_type
+        encoded = encode_body(self.codec, body, target=target)
+        if isinstance(encoded, str):
+            # The API delivers a string body as raw text; a JSON string must go pre-encoded.
+            return json.dumps(encoded), content_type or "application/json"
+        return encoded, content_type
+
+    @staticmethod
+    def get(message_id: str) -> Call[Message]:
+        return make_call(get_message, message_id, read=_message)
+
+    @staticmethod
+    def cancel(message_id: str) -> Call[Message]:
+        return make_call(cancel_message, message_id, read=_message)
+
+    @staticmethod
+    def signing_keys() -> Call[SigningKeys]:
+        return make_call(
+            get_signing_keys,
+            read=lambda keys: SigningKeys(current=keys.current, next=keys.next_),
+        )
+
+
+class _UrlGroupCalls:
+    """Builds the URL group calls."""
+
+    @staticmethod
+    def upsert(name: str, endpoints: Iterable[str | UrlEndpoint]) -> Call[UrlGroup]:
+        generated = []
+        for endpoint in endpoints:
+            item = endpoint if isinstance(endpoint, UrlEndpoint) else UrlEndpoint(endpoint)
+            generated.append(
+                GeneratedUrlEndpoint(
+                    url=_check_url(item.url, name="endpoint url"),
+                    name=UNSET if item.name is None else item.name,
+                )
+            )
+        if not generated:
+            raise InvalidArgumentError("a URL group needs at least one endpoint")
+        return make_call(
+            put_url_group,
+            check_resource_name(name, what="URL group"),
+            body=UrlGroupSettings(endpoints=generated),
+            read=_url_group,
+        )
+
+    @staticmethod
+    def get(name: str) -> Call[UrlGroup]:
+        return make_call(
+            get_url_group, check_resource_name(name, what="URL group"), read=_url_group
+        )
+
+    @staticmethod
+    def list() -> Call[builtins.list[UrlGroup]]:
+        return make_call(
+            list_url_groups, read=lambda result: [_url_group(group) for group in result.url_groups]
+        )
+
+    @staticmethod
+    def delete(name: str) -> Call[None]:
+        return make_call(
+            delete_url_group, check_resource_name(name, what="URL group"), read=lambda _: None
+        )
+
+
+class _DeadLetterCalls:
+    """Builds the dead letter calls."""
+
+    @staticmethod
+    def list(limit: int) -> Call[builtins.list[DeadLetter]]:
+        return make_call(
+            list_dead_letters,
+            limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
+            read=lambda result: [_dead_letter(letter) for letter in result.dead_letters],
+        )
+
+    @staticmethod
+    def retry(message_id: str) -> Call[MessageReceipt]:
+        return make_call(retry_dead_letter, message_id, read=_receipt)
+
+    @staticmethod
+    def delete(message_id: str) -> Call[None]:
+        return make_call(delete_dead_letter, message_id, read=lambda _: None)
+
+
+class Messages:
+    """HTTP messages of a `Client` (`client.messages`).
+
+    Usage:
+
+    ```python
+    receipt = client.messages.publish_json(
+        url="https://example.com/hooks/signup", body={"hello": "world"}, delay="3s", retries=3
+    )
+    receipts = client.messages.publish_json(url_group="partners", body={"hello": "world"})
+    client.messages.publish(url="https://example.com/page", body="<h1>Hi</h1>", content_type="text/html")
+    ```
+    """
+
+    def __init__(self, transport: SyncTransport, *, codec: Codec) -> None:
+        self._transport = transport
+        self._calls = _MessageCalls(codec)
+
+    @overload
+    def publish(
+        self, *, url: str, body: str | bytes, **options: Unpack[MessageOptions]
+    ) -> MessageReceipt: ...
+
+    @overload
+    def publish(
+        self, *, url_group: str, body: str | bytes, **options: Unpack[MessageOptions]
+    ) -> builtins.list[MessageReceipt]: ...
+
+    def publish(
+        self,
+        *,
+        url: str | None = None,
+        url_group: str | None = None,
+        body: str | bytes,
+        **options: Unpack[MessageOptions],
+    ) -> MessageReceipt | builtins.list[MessageReceipt]:
+        """Publish a text body as is to `url` (one receipt) or `url_group` (one per URL)."""
+        receipts = self._transport.send(
+            self._calls.publish(
+                url=url, url_group=url_group, body=body, as_json=False, options=options
+            )
+        )
+        return receipts if url is None else receipts[0]
+
+    @overload
+    def publish_json(
+        self, *, url: str, body: Any, **options: Unpack[MessageOptions]
+    ) -> MessageReceipt: ...
+
+    @overload
+    def publish_json(
+        self, *, url_group: str, body: Any, **options: Unpack[MessageOptions]
+    ) -> builtins.list[MessageReceipt]: ...
+
+    def publish_json(
+        self,
+        *,
+        url: str | None = None,
+        url_group: str | None = None,
+        body: Any,
+        **options: Unpack[MessageOptions],
+    ) -> MessageReceipt | builtins.list[MessageReceipt]:
+        """Publish `body` as JSON (encoded by the client's codec) to `url` or `url_group`.
+
+        Delivery happens later: the receipt confirms the service accepted the message. Failures
+        to publish raise PublishError with the typed cause; bad options raise ValueErrors first.
+        """
+        receipts = self._transport.send(
+            self._calls.publish(
+                url=url, url_group=url_group, body=body, as_json=True, options=options
+            )
+        )
+        return receipts if url is None else receipts[0]
+
+    def batch(
+        self, messages: Iterable[MessageRequest], *, idempotency_key: str | None = None
+    ) -> builtins.list[builtins.list[MessageReceipt]]:
+        """Publish several messages all or none; one list of receipts per message, in order."""
+        call = self._calls.batch(messages, idempotency_key=idempotency_key)
+        return [] if call is None else self._transport.send(call)
+
+    def get(self, message_id: str) -> Message:
+        """A message's state and every delivery attempt."""
+        return self._transport.send(self._calls.get(message_id))
+
+    def cancel(self, message_id: str) -> Message:
+        """Cancel a message not delivered yet; ConflictError once it is delivered or failed."""
+        return self._transport.send(self._calls.cancel(message_id))
+
+    def signing_keys(self) -> SigningKeys:
+        """The current and next keys that sign deliveries (needs admin on messages)."""
+        return self._transport.send(self._calls.signing_keys())
+
+
+class AsyncMessages:
+    """HTTP messages of an `AsyncClient` (`aclient.messages`); see `Messages`."""
+
+    def __init__(self, transport: AsyncTransport, *, codec: Codec) -> None:
+        self._transport = transport
+        self._calls = _MessageCalls(codec)
+
+    @overload
+    async def publish(
+        self, *, url: str, body: str | bytes, **options: Unpack[MessageOptions]
+    ) -> MessageReceipt: ...
+
+    @overload
+    async def publish(
+        self, *, url_group: str, body: str | bytes, **options: Unpack[MessageOptions]
+    ) -> builtins.list[MessageReceipt]: ...
+
+    async def publish(
+        self,
+        *,
+        url: str | None = None,
+        url_group: str | None = None,
+        body: str | bytes,
+        **options: Unpack[MessageOptions],
+    ) -> MessageReceipt | builtins.list[MessageReceipt]:
+        """Publish a text body as is to `url` (one receipt) or `url_group` (one per URL)."""
+        receipts = await self._transport.send(
+            self._calls.publish(
+                url=url, url_group=url_group, body=body, as_json=False, options=options
+            )
+        )
+        return receipts if url is None else receipts[0]
+
+    @overload
+    async def publish_json(
+        self, *, url: str, body: Any, **options: Unpack[MessageOptions]
+    ) -> MessageReceipt: ...
+
+    @overload
+    async def publish_json(
+        self, *, url_group: str, body: Any, **options: Unpack[MessageOptions]
+    ) -> builtins.list[MessageReceipt]: ...
+
+    async def publish_json(
+        self,
+        *,
+        url: str | None = None,
+        url_group: str | None = None,
+        body: Any,
+        **options: Unpack[MessageOptions],
+    ) -> MessageReceipt | builtins.list[MessageReceipt]:
+        """Publish `body` as JSON (encoded by the client's codec) to `url` or `url_group`."""
+        receipts = await self._transport.send(
+            self._calls.publish(
+                url=url, url_group=url_group, body=body, as_json=True, options=options
+            )
+        )
+        return receipts if url is None else receipts[0]
+
+    async def batch(
+        self, messages: Iterable[MessageRequest], *, idempotency_key: str | None = None
+    ) -> builtins.list[builtins.list[MessageReceipt]]:
+        """Publish several messages all or none; one list of receipts per message, in order."""
+        call = self._calls.batch(messages, idempotency_key=idempotency_key)
+        return [] if call is None else await self._transport.send(call)
+
+    async def get(self, message_id: str) -> Message:
+        """A message's state and every delivery attempt."""
+        return await self._transport.send(self._calls.get(message_id))
+
+    async def cancel(self, message_id: str) -> Message:
+        """Cancel a message not delivered yet; ConflictError once it is delivered or failed."""
+        return await self._transport.send(self._calls.cancel(message_id))
+
+    async def signing_keys(self) -> SigningKeys:
+        """The current and next keys that sign deliveries (needs admin on messages)."""
+        return await self._transport.send(self._calls.signing_keys())
+
+
+class UrlGroups:
+    """URL groups of a `Client` (`client.url_groups`): named sets of URLs to publish to at once."""
+
+    def __init__(self, transport: SyncTransport) -> None:
+        self._transport = transport
+
+    def upsert(self, name: str, endpoints: Iterable[str | UrlEndpoint]) -> UrlGroup:
+        """Create the group or replace its endpoints; messages already published keep theirs."""
+        return self._transport.send(_UrlGroupCalls.upsert(name, endpoints))
+
+    def get(self, name: str) -> UrlGroup:
+        """The group's endpoints."""
+        return self._transport.send(_UrlGroupCalls.get(name))
+
+    def list(self) -> builtins.list[UrlGroup]:
+        """Every URL group."""
+        return self._transport.send(_UrlGroupCalls.list())
+
+    def delete(self, name: str) -> None:
+        """Delete the group; publishing to it afterwards is NotFoundError."""
+        self._transport.send(_UrlGroupCalls.delete(name))
+
+
+class AsyncUrlGroups:
+    """URL groups of an `AsyncClient` (`aclient.url_groups`)."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def upsert(self, name: str, endpoints: Iterable[str | UrlEndpoint]) -> UrlGroup:
+        """Create the group or replace its endpoints; messages already published keep theirs."""
+        return await self._transport.send(_UrlGroupCalls.upsert(name, endpoints))
+
+    async def get(self, name: str) -> UrlGroup:
+        """The group's endpoints."""
+        return await self._transport.send(_UrlGroupCalls.get(name))
+
+    async def list(self) -> builtins.list[UrlGroup]:
+        """Every URL group."""
+        return await self._transport.send(_UrlGroupCalls.list())
+
+    async def delete(self, name: str) -> None:
+        """Delete the group; publishing to it afterwards is NotFoundError."""
+        await self._transport.send(_UrlGroupCalls.delete(name))
+
+
+class DeadLetters:
+    """Messages whose retries ran out, of a `Client` (`client.dead_letters`)."""
+
+    def __init__(self, transport: SyncTransport) -> None:
+        self._transport = transport
+
+    def list(self, *, limit: int = 100) -> builtins.list[DeadLetter]:
+        """Dead letters, oldest first."""
+        return self._transport.send(_DeadLetterCalls.list(limit))
+
+    def retry(self, message_id: str) -> MessageReceipt:
+        """Deliver a dead letter again, with its retries counted from zero."""
+        return self._transport.send(_DeadLetterCalls.retry(message_id))
+
+    def delete(self, message_id: str) -> None:
+        """Forget a dead letter; the message's status stays readable."""
+        self._transport.send(_DeadLetterCalls.delete(message_id))
+
+
+class AsyncDeadLetters:
+    """Messages whose retries ran out, of an `AsyncClient` (`aclient.dead_letters`)."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def list(self, *, limit: int = 100) -> builtins.list[DeadLetter]:
+        """Dead letters, oldest first."""
+        return await self._transport.send(_DeadLetterCalls.list(limit))
+
+    async def retry(self, message_id: str) -> MessageReceipt:
+        """Deliver a dead letter again, with its retries counted from zero."""
+        return await self._transport.send(_DeadLetterCalls.retry(message_id))
+
+    async def delete(self, message_id: str) -> None:
+        """Forget a dead letter; the message's status stays readable."""
+        await self._transport.send(_DeadLetterCalls.delete(message_id))
+
+
+def _target(url: str | None, url_group: str | None) -> str:
+    if url_group is not None and url is None:
+        return f"URL group {url_group}"
+    return redact_url(url) if isinstance(url, str) else repr(url)
+
+
+def _check_url(url: str, *, name: str) -> str:
+    if not isinstance(url, str) or not _URL.match(url):
+        raise InvalidArgumentError(f"{name} must start with http:// or https://, got {url!r}")
+    return url
+
+
+def _check_method(method: str) -> HttpMethod:
+    if method not in _METHODS:
+        raise InvalidArgumentError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
+    return _METHODS[method]
+
+
+def _headers(headers: Mapping[str, str]) -> PublishMessageRequestHeaders:
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise InvalidArgumentError("headers must map str names to str values")
+    return PublishMessageRequestHeaders.from_dict(dict(headers))
+
+
+def _retry_delay(value: str | timedelta) -> str:
+    # A duration is a fixed wait; any other string is the API's own expression, which the
+    # service validates (400 invalid_retry_delay) at publish time.
+    if isinstance(value, timedelta):
+        duration: timedelta | None = value
+    elif isinstance(value, str):
+        duration = parse_duration_text(value)
+    else:
+        raise InvalidArgumentError(
+            f"retry_delay must be a duration or an expression string, got {value!r}"
+        )
+    if duration is None:
+        return str(value)
+    return str(to_millis(duration, name="retry_delay", minimum=0, maximum=sys.maxsize))
+
+
+def _receipt(receipt: GeneratedMessageReceipt) -> MessageReceipt:
+    return MessageReceipt(
+        message_id=receipt.message_id, url=receipt.url, deduplicated=receipt.deduplicated
+    )
+
+
+def _receipts(result: GeneratedMessageReceiptList) -> builtins.list[MessageReceipt]:
+    return [_receipt(receipt) for receipt in result.messages]
+
+
+def _message(message: GeneratedMessage) -> Message:
+    return Message(
+        message_id=message.message_id,
+        url=message.url,
+        url_group=optional(message.url_group),
+        method=message.method,
+        content_type=message.content_type,
+        headers=dict(message.headers.additional_properties),
+        state=message.state,
+        retries=message.retries,
+        retry_delay=optional(message.retry_delay),
+        timeout=timedelta(seconds=message.timeout),
+        created_at=message.created_at,
+        not_before=message.not_before,
+        next_attempt_at=optional(message.next_attempt_at),
+        callback=optional(message.callback),
+        failure_callback=optional(message.failure_callback),
+        deduplication_id=optional(message.deduplication_id),
+        attempts=[
+            DeliveryAttempt(
+                attempt=attempt.attempt,
+                started_at=attempt.started_at,
+                duration=timedelta(milliseconds=attempt.duration_ms),
+                status_code=optional(attempt.status_code),
+                response_excerpt=optional(attempt.response_excerpt),
+                error=optional(attempt.error),
+            )
+            for attempt in message.attempts
+        ],
+    )
+
+
+def _url_group(group: GeneratedUrlGroup) -> UrlGroup:
+    return UrlGroup(
+        name=group.name,
+        endpoints=[
+            UrlEndpoint(url=endpoint.url, name=optional(endpoint.name))
+            for endpoint in group.endpoints
+        ],
+        created_at=group.created_at,
+        updated_at=group.updated_at,
+    )
+
+
+def _dead_letter(letter: GeneratedDeadLetter) -> DeadLetter:
+    return DeadLetter(
+        message_id=letter.message_id,
+        url=letter.url,
+        attempts=letter.attempts,
+        last_error=optional(letter.last_error),
+        last_status_code=optional(letter.last_status_code),
+        failed_at=letter.failed_at,
+    )

@@ -1,0 +1,696 @@
+"""Queues: explicit resources you create first, then publish jobs to and consume them from."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterable
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from generated.api.queues import (
+    ack_job,
+    delete_queue,
+    extend_lease,
+    get_job,
+    get_queue,
+    lease_jobs,
+    list_jobs,
+    list_queues,
+    nack_job,
+    publish_job,
+    publish_jobs,
+    put_queue,
+    retry_job,
+)
+from generated.models import (
+    ExtendLeaseRequest,
+    Job as GeneratedJob,
+    JobReceipt as GeneratedJobReceipt,
+    LeasedJob as GeneratedLeasedJob,
+    LeaseRef,
+    LeaseRequest,
+    NackRequest,
+    PublishJobRequest,
+    PublishJobsRequest,
+    Queue as GeneratedQueue,
+    QueueSettings,
+)
+from generated.types import UNSET
+
+from ._checks import check_count, check_group_name, check_resource_name, check_topic
+from ._codec import Codec, encode_body
+from ._durations import Duration, to_millis, to_seconds
+from ._exceptions import InvalidArgumentError
+from ._http import (
+    AsyncTransport,
+    Call,
+    SyncTransport,
+    make_call,
+    optional,
+    resolve_idempotency_key,
+)
+from ._limits import (
+    BATCH_MAX,
+    COUNT_MAX,
+    DEDUPLICATION_WINDOW_MAX_SECONDS,
+    DELAY_MAX_SECONDS,
+    LEASE_SECONDS_MAX,
+    LEASE_TOPICS_MAX,
+    MAX_ATTEMPTS_MAX,
+    NACK_ERROR_MAX_LENGTH,
+    RETENTION_SECONDS_MAX,
+    RETENTION_SECONDS_MIN,
+    WAIT_MS_MAX,
+)
+from ._subscriptions import QueueSubscription, Subscription, check_handler
+from ._types import Job, JobReceipt, JobRequest, JobState, LeasedJob, QueueInfo, QueueStats
+
+__all__ = ["AsyncQueue", "AsyncQueues", "Queue", "Queues"]
+
+HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
+
+
+class _QueueAdminCalls:
+    """Builds the calls on queues as resources; shared by `Queues` and `AsyncQueues`."""
+
+    @staticmethod
+    def create(
+        name: str,
+        *,
+        max_attempts: int | None,
+        lease: Duration | None,
+        retention: Duration | None,
+        deduplication_window: Duration | None,
+    ) -> Call[QueueInfo]:
+        # Only what the caller gives is sent, so changing one setting of an existing queue does
+        # not quietly reset the others to the generated model's defaults.
+        settings = QueueSettings(
+            max_attempts=UNSET
+            if max_attempts is None
+            else check_count(
+                max_attempts, name="max_attempts", minimum=1, maximum=MAX_ATTEMPTS_MAX
+            ),
+            lease_seconds=UNSET
+            if lease is None
+            else to_seconds(lease, name="lease", minimum=1, maximum=LEASE_SECONDS_MAX),
+            retention_seconds=UNSET
+            if retention is None
+            else to_seconds(
+                retention,
+                name="retention",
+                minimum=RETENTION_SECONDS_MIN,
+                maximum=RETENTION_SECONDS_MAX,
+            ),
+            deduplication_window_seconds=UNSET
+            if deduplication_window is None
+            else to_seconds(
+                deduplication_window,
+                name="deduplication_window",
+                minimum=0,
+                maximum=DEDUPLICATION_WINDOW_MAX_SECONDS,
+            ),
+        )
+        return make_call(put_queue, _queue_name(name), body=settings, read=_queue_info)
+
+    @staticmethod
+    def get(name: str) -> Call[QueueInfo]:
+        return make_call(get_queue, _queue_name(name), read=_queue_info)
+
+    @staticmethod
+    def list() -> Call[builtins.list[QueueInfo]]:
+        return make_call(
+            list_queues, read=lambda result: [_queue_info(queue) for queue in result.queues]
+        )
+
+    @staticmethod
+    def delete(name: str) -> Call[None]:
+        return make_call(delete_queue, _queue_name(name), read=lambda _: None)
+
+
+class _QueueCalls:
+    """Builds the calls on one queue's jobs; shared by `Queue` and `AsyncQueue`."""
+
+    def __init__(self, name: str, codec: Codec) -> None:
+        self.name = name
+        self.codec = codec
+
+    def publish(
+        self,
+        topic: str,
+        payload: Any,
+        *,
+        delay: Duration | None,
+        deduplication_id: str | None,
+        idempotency_key: str | None,
+    ) -> Call[JobReceipt]:
+        request = self._job(
+            JobRequest(topic, payload, delay=delay, deduplication_id=deduplication_id)
+        )
+        return make_call(
+            publish_job,
+            self.name,
+            body=request,
+            idempotency_key=resolve_idempotency_key(idempotency_key),
+            read=_receipt,
+            publish_target=f"{self.name}/{topic}",
+        )
+
+    def publish_many(
+        self, jobs: Iterable[JobRequest | tuple[str, Any]], *, idempotency_key: str | None
+    ) -> Call[builtins.list[JobReceipt]] | None:
+        key = resolve_idempotency_key(idempotency_key)
+        items = [job if isinstance(job, JobRequest) else JobRequest(*job) for job in jobs]
+        if not items:
+            return None
+        check_count(len(items), name="number of jobs", minimum=1, maximum=BATCH_MAX)
+        request = PublishJobsRequest(jobs=[self._job(item) for item in items])
+        return make_call(
+            publish_jobs,
+            self.name,
+            body=request,
+            idempotency_key=key,
+            read=lambda result: [_receipt(receipt) for receipt in result.receipts],
+            publish_target=self.name,
+        )
+
+    def _job(self, job: JobRequest) -> PublishJobRequest:
+        topic = check_topic(job.topic, publishing=True)
+        delay = (
+            UNSET
+            if job.delay is None
+            else to_seconds(job.delay, name="delay", minimum=0, maximum=DELAY_MAX_SECONDS)
+        )
+        return PublishJobRequest(
+            topic=topic,
+            payload=encode_body(self.codec, job.payload, target=f"{self.name}/{topic}"),
+            delay=delay,
+            deduplication_id=UNSET if job.deduplication_id is None else job.deduplication_id,
+        )
+
+    def info(self) -> Call[QueueInfo]:
+        return make_call(get_queue, self.name, read=_queue_info)
+
+    def jobs(self, *, state: JobState | None, limit: int) -> Call[builtins.list[Job]]:
+        return make_call(
+            list_jobs,
+            self.name,
+            state=UNSET if state is None else state,
+            limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
+            read=lambda result: [self._job_info(job) for job in result.jobs],
+        )
+
+    def job(self, job_id: str) -> Call[Job]:
+        return make_call(get_job, self.name, job_id, read=self._job_info)
+
+    def retry(self, job_id: str) -> Call[Job]:
+        return make_call(retry_job, self.name, job_id, read=self._job_info)
+
+    def lease(
+        self,
+        *,
+        consumer: str,
+        topics: Iterable[str],
+        max_jobs: int,
+        lease: Duration | None,
+        wait: Duration,
+    ) -> Call[builtins.list[LeasedJob]]:
+        topic_list = [check_topic(topic, publishing=False) for topic in topics]
+        if len(topic_list) > LEASE_TOPICS_MAX:
+            raise InvalidArgumentError(
+                f"at most {LEASE_TOPICS_MAX} topics can be leased at once, got {len(topic_list)}"
+            )
+        request = LeaseRequest(
+            consumer=check_group_name(consumer, what="consumer"),
+            topics=topic_list or UNSET,
+            max_jobs=check_count(max_jobs, name="max_jobs", minimum=1, maximum=COUNT_MAX),
+            lease_seconds=UNSET
+            if lease is None
+            else to_seconds(lease, name="lease", minimum=1, maximum=LEASE_SECONDS_MAX),
+            wait_ms=to_millis(wait, name="wait", minimum=0, maximum=WAIT_MS_MAX),
+        )
+        return make_call(
+            lease_jobs,
+            self.name,
+            body=request,
+            read=lambda result: [self._leased(job) for job in result.jobs],
+        )
+
+    def ack(self, job: LeasedJob) -> Call[Job]:
+        return make_call(
+            ack_job,
+            self.name,
+            job.job_id,
+            body=LeaseRef(lease_id=job.lease_id),
+            read=self._job_info,
+        )
+
+    def nack(self, job: LeasedJob, *, retry_delay: Duration, error: str | None) -> Call[Job]:
+        request = NackRequest(
+            lease_id=job.lease_id,
+            retry_delay=to_seconds(
+                retry_delay, name="retry_delay", minimum=0, maximum=DELAY_MAX_SECONDS
+            ),
+            error=UNSET if error is None else error[:NACK_ERROR_MAX_LENGTH],
+        )
+        return make_call(nack_job, self.name, job.job_id, body=request, read=self._job_info)
+
+    def extend(self, job: LeasedJob, *, lease: Duration) -> Call[Job]:
+        request = ExtendLeaseRequest(
+            lease_id=job.lease_id,
+            lease_seconds=to_seconds(lease, name="lease", minimum=1, maximum=LEASE_SECONDS_MAX),
+        )
+        return make_call(extend_lease, self.name, job.job_id, body=request, read=self._job_info)
+
+    def _job_info(self, job: GeneratedJob) -> Job:
+        return Job(
+            job_id=job.job_id,
+            queue=job.queue,
+            topic=job.topic,
+            payload=self.codec.decode(job.payload),
+            state=job.state,
+            attempts=job.attempts,
+            max_attempts=job.max_attempts,
+            published_at=job.published_at,
+            available_at=job.available_at,
+            lease_expires_at=optional(job.lease_expires_at),
+            last_error=optional(job.last_error),
+            deduplication_id=optional(job.deduplication_id),
+        )
+
+    def _leased(self, job: GeneratedLeasedJob) -> LeasedJob:
+        return LeasedJob(
+            job_id=job.job_id,
+            queue=job.queue,
+            topic=job.topic,
+            payload=self.codec.decode(job.payload),
+            attempt=job.attempt,
+            lease_id=job.lease_id,
+            lease_expires_at=job.lease_expires_at,
+            published_at=job.published_at,
+        )
+
+
+def queue_subscription(
+    name: str,
+    topics: tuple[str, ...],
+    *,
+    count: int,
+    lease: Duration | None,
+    retry_delay: Duration,
+    subscriptions: builtins.list[Subscription],
+    asynchronous: bool,
+) -> Callable[[HandlerT], HandlerT]:
+    """The decorator `Queue.subscribe` returns: it records the handler and returns it unchanged."""
+    checked_topics = tuple(check_topic(topic, publishing=False) for topic in topics)
+    if len(checked_topics) > LEASE_TOPICS_MAX:
+        raise InvalidArgumentError(f"at most {LEASE_TOPICS_MAX} topics per subscription")
+    check_count(count, name="count", minimum=1, maximum=COUNT_MAX)
+    lease_seconds = (
+        None
+        if lease is None
+        else to_seconds(lease, name="lease", minimum=1, maximum=LEASE_SECONDS_MAX)
+    )
+    retry_delay_seconds = to_seconds(
+        retry_delay, name="retry_delay", minimum=0, maximum=DELAY_MAX_SECONDS
+    )
+
+    def register(handler: HandlerT) -> HandlerT:
+        check_handler(handler, asynchronous=asynchronous)
+        subscriptions.append(
+            QueueSubscription(
+                queue=name,
+                topics=checked_topics,
+                handler=handler,
+                count=count,
+                lease_seconds=lease_seconds,
+                retry_delay_seconds=retry_delay_seconds,
+            )
+        )
+        return handler
+
+    return register
+
+
+class Queues:
+    """Queue administration of a `Client` (`client.queues`): create, inspect, delete."""
+
+    def __init__(self, transport: SyncTransport) -> None:
+        self._transport = transport
+
+    def create(
+        self,
+        name: str,
+        *,
+        max_attempts: int | None = None,
+        lease: Duration | None = None,
+        retention: Duration | None = None,
+        deduplication_window: Duration | None = None,
+    ) -> QueueInfo:
+        """Create queue `name`, or change the given settings of an existing one (its jobs stay).
+
+        Settings left out keep the service's defaults for a new queue: 5 attempts, a 30 s lease,
+        7 days' retention and a 5 minute deduplication window.
+        """
+        return self._transport.send(
+            _QueueAdminCalls.create(
+                name,
+                max_attempts=max_attempts,
+                lease=lease,
+                retention=retention,
+                deduplication_window=deduplication_window,
+            )
+        )
+
+    def get(self, name: str) -> QueueInfo:
+        """The queue's settings and job counts; NotFoundError if it does not exist."""
+        return self._transport.send(_QueueAdminCalls.get(name))
+
+    def list(self) -> builtins.list[QueueInfo]:
+        """Every queue the API key may see."""
+        return self._transport.send(_QueueAdminCalls.list())
+
+    def delete(self, name: str) -> None:
+        """Delete the queue and every job in it."""
+        self._transport.send(_QueueAdminCalls.delete(name))
+
+
+class AsyncQueues:
+    """Queue administration of an `AsyncClient` (`aclient.queues`): create, inspect, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def create(
+        self,
+        name: str,
+        *,
+        max_attempts: int | None = None,
+        lease: Duration | None = None,
+        retention: Duration | None = None,
+        deduplication_window: Duration | None = None,
+    ) -> QueueInfo:
+        """Create queue `name`, or change the given settings of an existing one (its jobs stay).
+
+        Settings left out keep the service's defaults for a new queue: 5 attempts, a 30 s lease,
+        7 days' retention and a 5 minute deduplication window.
+        """
+        return await self._transport.send(
+            _QueueAdminCalls.create(
+                name,
+                max_attempts=max_attempts,
+                lease=lease,
+                retention=retention,
+                deduplication_window=deduplication_window,
+            )
+        )
+
+    async def get(self, name: str) -> QueueInfo:
+        """The queue's settings and job counts; NotFoundError if it does not exist."""
+        return await self._transport.send(_QueueAdminCalls.get(name))
+
+    async def list(self) -> builtins.list[QueueInfo]:
+        """Every queue the API key may see."""
+        return await self._transport.send(_QueueAdminCalls.list())
+
+    async def delete(self, name: str) -> None:
+        """Delete the queue and every job in it."""
+        await self._transport.send(_QueueAdminCalls.delete(name))
+
+
+class Queue:
+    """One existing queue of a `Client`, from `client.init_queue(name)`.
+
+    Usage:
+
+    ```python
+    queue = client.init_queue("jobs")
+    receipt = queue.publish("email-jobs", {"userId": "12345"})
+
+    @queue.subscribe("email-jobs")
+    def send(job: dict) -> None:
+        ...  # acknowledged on return, given back for a retry on an exception
+    ```
+    """
+
+    def __init__(
+        self,
+        transport: SyncTransport,
+        name: str,
+        *,
+        codec: Codec,
+        subscriptions: builtins.list[Subscription],
+    ) -> None:
+        self.name = name
+        self._transport = transport
+        self._calls = _QueueCalls(name, codec)
+        self._subscriptions = subscriptions
+
+    def __repr__(self) -> str:
+        return f"Queue({self.name!r})"
+
+    def publish(
+        self,
+        topic: str,
+        payload: Any,
+        *,
+        delay: Duration | None = None,
+        deduplication_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> JobReceipt:
+        """Submit a job; the receipt confirms acceptance, not execution.
+
+        An invalid topic raises InvalidTopicError, a reserved one ReservedTopicError, before any
+        request. Anything else that stops the job being accepted raises PublishError.
+        """
+        return self._transport.send(
+            self._calls.publish(
+                topic,
+                payload,
+                delay=delay,
+                deduplication_id=deduplication_id,
+                idempotency_key=idempotency_key,
+            )
+        )
+
+    def publish_many(
+        self,
+        jobs: Iterable[JobRequest | tuple[str, Any]],
+        *,
+        idempotency_key: str | None = None,
+    ) -> builtins.list[JobReceipt]:
+        """Submit jobs (`JobRequest`s or `(topic, payload)` pairs) all or none; receipts in order."""
+        call = self._calls.publish_many(jobs, idempotency_key=idempotency_key)
+        return [] if call is None else self._transport.send(call)
+
+    def subscribe(
+        self,
+        *topics: str,
+        count: int = 1,
+        lease: Duration | None = None,
+        retry_delay: Duration = 0,
+    ) -> Callable[[HandlerT], HandlerT]:
+        """Consume jobs of `topics` (all topics when none) in `client.run()`, at least once.
+
+        The handler gets the payload. A return acknowledges the job; an exception gives it back
+        to be retried after `retry_delay`, until the queue's max_attempts move it to the dead
+        letters. `count` jobs are leased at a time, each for `lease` (default: the queue's).
+        """
+        return queue_subscription(
+            self.name,
+            topics,
+            count=count,
+            lease=lease,
+            retry_delay=retry_delay,
+            subscriptions=self._subscriptions,
+            asynchronous=False,
+        )
+
+    def info(self) -> QueueInfo:
+        """The queue's settings and job counts."""
+        return self._transport.send(self._calls.info())
+
+    def jobs(self, *, state: JobState | None = None, limit: int = 100) -> builtins.list[Job]:
+        """The queue's jobs in `state` (dead jobs, for instance), oldest first."""
+        return self._transport.send(self._calls.jobs(state=state, limit=limit))
+
+    def job(self, job_id: str) -> Job:
+        """One job's state, attempts and last error."""
+        return self._transport.send(self._calls.job(job_id))
+
+    def retry(self, job_id: str) -> Job:
+        """Make a dead job ready again with fresh attempts."""
+        return self._transport.send(self._calls.retry(job_id))
+
+    def lease(
+        self,
+        *,
+        consumer: str,
+        topics: Iterable[str] = (),
+        max_jobs: int = 1,
+        lease: Duration | None = None,
+        wait: Duration = 0,
+    ) -> builtins.list[LeasedJob]:
+        """Lease ready jobs by hand (what `run()` does for subscriptions); ack or nack each."""
+        return self._transport.send(
+            self._calls.lease(
+                consumer=consumer, topics=topics, max_jobs=max_jobs, lease=lease, wait=wait
+            )
+        )
+
+    def ack(self, job: LeasedJob) -> Job:
+        """Mark a leased job done; ConflictError if its lease has ended."""
+        return self._transport.send(self._calls.ack(job))
+
+    def nack(self, job: LeasedJob, *, retry_delay: Duration = 0, error: str | None = None) -> Job:
+        """Give a leased job back, ready again after `retry_delay`, recording `error`."""
+        return self._transport.send(self._calls.nack(job, retry_delay=retry_delay, error=error))
+
+    def extend(self, job: LeasedJob, *, lease: Duration) -> Job:
+        """Extend a job's lease to `lease` from now."""
+        return self._transport.send(self._calls.extend(job, lease=lease))
+
+
+class AsyncQueue:
+    """One existing queue of an `AsyncClient`, from `await aclient.init_queue(name)`."""
+
+    def __init__(
+        self,
+        transport: AsyncTransport,
+        name: str,
+        *,
+        codec: Codec,
+        subscriptions: builtins.list[Subscription],
+    ) -> None:
+        self.name = name
+        self._transport = transport
+        self._calls = _QueueCalls(name, codec)
+        self._subscriptions = subscriptions
+
+    def __repr__(self) -> str:
+        return f"AsyncQueue({self.name!r})"
+
+    async def publish(
+        self,
+        topic: str,
+        payload: Any,
+        *,
+        delay: Duration | None = None,
+        deduplication_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> JobReceipt:
+        """Submit a job; the receipt confirms acceptance, not execution (see `Queue.publish`)."""
+        return await self._transport.send(
+            self._calls.publish(
+                topic,
+                payload,
+                delay=delay,
+                deduplication_id=deduplication_id,
+                idempotency_key=idempotency_key,
+            )
+        )
+
+    async def publish_many(
+        self,
+        jobs: Iterable[JobRequest | tuple[str, Any]],
+        *,
+        idempotency_key: str | None = None,
+    ) -> builtins.list[JobReceipt]:
+        """Submit jobs (`JobRequest`s or `(topic, payload)` pairs) all or none; receipts in order."""
+        call = self._calls.publish_many(jobs, idempotency_key=idempotency_key)
+        return [] if call is None else await self._transport.send(call)
+
+    def subscribe(
+        self,
+        *topics: str,
+        count: int = 1,
+        lease: Duration | None = None,
+        retry_delay: Duration = 0,
+    ) -> Callable[[HandlerT], HandlerT]:
+        """Consume jobs of `topics` in `await aclient.run()`; handlers may be async or plain."""
+        return queue_subscription(
+            self.name,
+            topics,
+            count=count,
+            lease=lease,
+            retry_delay=retry_delay,
+            subscriptions=self._subscriptions,
+            asynchronous=True,
+        )
+
+    async def info(self) -> QueueInfo:
+        """The queue's settings and job counts."""
+        return await self._transport.send(self._calls.info())
+
+    async def jobs(self, *, state: JobState | None = None, limit: int = 100) -> builtins.list[Job]:
+        """The queue's jobs in `state` (dead jobs, for instance), oldest first."""
+        return await self._transport.send(self._calls.jobs(state=state, limit=limit))
+
+    async def job(self, job_id: str) -> Job:
+        """One job's state, attempts and last error."""
+        return await self._transport.send(self._calls.job(job_id))
+
+    async def retry(self, job_id: str) -> Job:
+        """Make a dead job ready again with fresh attempts."""
+        return await self._transport.send(self._calls.retry(job_id))
+
+    async def lease(
+        self,
+        *,
+        consumer: str,
+        topics: Iterable[str] = (),
+        max_jobs: int = 1,
+        lease: Duration | None = None,
+        wait: Duration = 0,
+    ) -> builtins.list[LeasedJob]:
+        """Lease ready jobs by hand (what `run()` does for subscriptions); ack or nack each."""
+        return await self._transport.send(
+            self._calls.lease(
+                consumer=consumer, topics=topics, max_jobs=max_jobs, lease=lease, wait=wait
+            )
+        )
+
+    async def ack(self, job: LeasedJob) -> Job:
+        """Mark a leased job done; ConflictError if its lease has ended."""
+        return await self._transport.send(self._calls.ack(job))
+
+    async def nack(
+        self, job: LeasedJob, *, retry_delay: Duration = 0, error: str | None = None
+    ) -> Job:
+        """Give a leased job back, ready again after `retry_delay`, recording `error`."""
+        return await self._transport.send(
+            self._calls.nack(job, retry_delay=retry_delay, error=error)
+        )
+
+    async def extend(self, job: LeasedJob, *, lease: Duration) -> Job:
+        """Extend a job's lease to `lease` from now."""
+        return await self._transport.send(self._calls.extend(job, lease=lease))
+
+
+def _queue_name(name: str) -> str:
+    return check_resource_name(name, what="queue")
+
+
+def _queue_info(queue: GeneratedQueue) -> QueueInfo:
+    return QueueInfo(
+        name=queue.name,
+        max_attempts=queue.max_attempts,
+        lease=timedelta(seconds=queue.lease_seconds),
+        retention=timedelta(seconds=queue.retention_seconds),
+        deduplication_window=timedelta(seconds=queue.deduplication_window_seconds),
+        created_at=queue.created_at,
+        stats=QueueStats(
+            ready=queue.stats.ready,
+            delayed=queue.stats.delayed,
+            leased=queue.stats.leased,
+            dead=queue.stats.dead,
+        ),
+    )
+
+
+def _receipt(receipt: GeneratedJobReceipt) -> JobReceipt:
+    return JobReceipt(
+        job_id=receipt.job_id,
+        queue=receipt.queue,
+        topic=receipt.topic,
+        deduplicated=receipt.deduplicated,
+    )

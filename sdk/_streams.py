@@ -1,0 +1,635 @@
+"""Streams: publishing entries, reading them, trimming, and consumer groups."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+from generated.api.streams import (
+    ack_entries,
+    append_entries,
+    append_entry,
+    claim_entries,
+    create_group,
+    delete_group,
+    delete_stream,
+    get_stream,
+    list_pending,
+    range_entries,
+    read_group,
+    trim_stream,
+)
+from generated.models import (
+    AckRequest,
+    AppendEntriesRequest,
+    AppendEntryRequest,
+    BatchEntry,
+    ClaimRequest,
+    ClaimResult as GeneratedClaimResult,
+    CreateGroupRequest,
+    DeliveredEntry as GeneratedDeliveredEntry,
+    GroupInfo as GeneratedGroupInfo,
+    ReadGroupRequest,
+    StreamInfo as GeneratedStreamInfo,
+    TrimRequest,
+)
+from generated.types import UNSET
+
+from ._checks import check_count, check_group_name
+from ._codec import Codec, encode_body
+from ._durations import Duration, to_millis
+from ._exceptions import InvalidArgumentError
+from ._http import (
+    AsyncTransport,
+    Call,
+    SyncTransport,
+    make_call,
+    optional,
+    resolve_idempotency_key,
+)
+from ._limits import BATCH_MAX, COUNT_MAX, MIN_IDLE_MS_MAX, WAIT_MS_MAX
+from ._stream import Stream, as_stream, check_maxlen
+from ._types import (
+    ClaimResult,
+    DeliveredEntry,
+    Entry,
+    GroupInfo,
+    PendingEntry,
+    StreamInfo,
+    TrimResult,
+)
+
+__all__ = ["AsyncStreams", "Streams"]
+
+
+class _StreamCalls:
+    """Builds every stream call; shared by `Streams` and `AsyncStreams`."""
+
+    def __init__(self, codec: Codec) -> None:
+        self.codec = codec
+
+    def publish(
+        self,
+        stream: str | Stream,
+        body: Any,
+        *,
+        maxlen: int | None,
+        approximate: bool,
+        minid: str | None,
+        nomkstream: bool,
+        idempotency_key: str | None,
+    ) -> Call[str]:
+        definition = as_stream(stream)
+        trim = self._trim_options(definition, maxlen, approximate, minid)
+        key = resolve_idempotency_key(idempotency_key)
+        request = AppendEntryRequest(
+            body=encode_body(definition.codec or self.codec, body, target=definition.name),
+            nomkstream=nomkstream or UNSET,
+            **trim,
+        )
+        return make_call(
+            append_entry,
+            definition.name,
+            body=request,
+            idempotency_key=key,
+            read=lambda result: str(result.id),
+            publish_target=definition.name,
+        )
+
+    def publish_many(
+        self,
+        stream: str | Stream,
+        bodies: Iterable[Any],
+        *,
+        maxlen: int | None,
+        approximate: bool,
+        minid: str | None,
+        nomkstream: bool,
+        idempotency_key: str | None,
+    ) -> Call[builtins.list[str]] | None:
+        definition = as_stream(stream)
+        trim = self._trim_options(definition, maxlen, approximate, minid)
+        key = resolve_idempotency_key(idempotency_key)
+        items = list(bodies)
+        if not items:
+            return None
+        check_count(len(items), name="number of bodies", minimum=1, maximum=BATCH_MAX)
+        codec = definition.codec or self.codec
+        entries = [
+            BatchEntry(body=encode_body(codec, item, target=definition.name)) for item in items
+        ]
+        request = AppendEntriesRequest(entries=entries, nomkstream=nomkstream or UNSET, **trim)
+        return make_call(
+            append_entries,
+            definition.name,
+            body=request,
+            idempotency_key=key,
+            read=lambda result: [str(entry_id) for entry_id in result.ids],
+            publish_target=definition.name,
+        )
+
+    @staticmethod
+    def _trim_options(
+        definition: Stream, maxlen: int | None, approximate: bool, minid: str | None
+    ) -> dict[str, Any]:
+        cap = check_maxlen(maxlen) if maxlen is not None else definition.maxlen
+        options: dict[str, Any] = {}
+        if cap is not None:
+            options["maxlen"] = cap
+        if minid is not None:
+            options["minid"] = minid
+        if options:
+            options["approximate"] = approximate
+        return options
+
+    def info(self, stream: str | Stream) -> Call[StreamInfo]:
+        return make_call(get_stream, as_stream(stream).name, read=_stream_info)
+
+    def length(self, stream: str | Stream) -> Call[int]:
+        return make_call(get_stream, as_stream(stream).name, read=lambda info: int(info.length))
+
+    def range(
+        self, stream: str | Stream, *, start: str, end: str, count: int, reverse: bool
+    ) -> Call[builtins.list[Entry]]:
+        definition = as_stream(stream)
+        codec = definition.codec or self.codec
+        return make_call(
+            range_entries,
+            definition.name,
+            start=start,
+            end=end,
+            count=check_count(count, name="count", minimum=1, maximum=COUNT_MAX),
+            reverse=reverse,
+            read=lambda result: [Entry(id=e.id, body=codec.decode(e.body)) for e in result.entries],
+        )
+
+    def trim(
+        self, stream: str | Stream, *, maxlen: int | None, minid: str | None, approximate: bool
+    ) -> Call[TrimResult]:
+        if (maxlen is None) == (minid is None):
+            raise InvalidArgumentError("trim needs exactly one of maxlen and minid")
+        request = TrimRequest(
+            maxlen=check_maxlen(maxlen) if maxlen is not None else UNSET,
+            minid=minid if minid is not None else UNSET,
+            approximate=approximate,
+        )
+        return make_call(
+            trim_stream,
+            as_stream(stream).name,
+            body=request,
+            read=lambda result: TrimResult(length=result.length, trimmed=result.trimmed),
+        )
+
+    def delete(self, stream: str | Stream) -> Call[None]:
+        return make_call(delete_stream, as_stream(stream).name, read=_nothing)
+
+    def create_group(
+        self, stream: str | Stream, group: str | None, *, start_id: str, mkstream: bool
+    ) -> Call[GroupInfo]:
+        definition = as_stream(stream)
+        request = CreateGroupRequest(
+            group=_group(definition, group), start_id=start_id, mkstream=mkstream
+        )
+        return make_call(create_group, definition.name, body=request, read=_group_info)
+
+    def delete_group(self, stream: str | Stream, group: str | None) -> Call[None]:
+        definition = as_stream(stream)
+        return make_call(delete_group, definition.name, _group(definition, group), read=_nothing)
+
+    def read_group(
+        self,
+        stream: str | Stream,
+        group: str | None,
+        *,
+        consumer: str,
+        count: int,
+        wait: Duration,
+    ) -> Call[builtins.list[DeliveredEntry]]:
+        definition = as_stream(stream)
+        codec = definition.codec or self.codec
+        request = ReadGroupRequest(
+            consumer=check_group_name(consumer, what="consumer"),
+            count=check_count(count, name="count", minimum=1, maximum=COUNT_MAX),
+            wait_ms=to_millis(wait, name="wait", minimum=0, maximum=WAIT_MS_MAX),
+        )
+        return make_call(
+            read_group,
+            definition.name,
+            _group(definition, group),
+            body=request,
+            read=lambda result: [_delivered(entry, codec) for entry in result.entries],
+        )
+
+    def ack(self, stream: str | Stream, group: str | None, ids: Iterable[str]) -> Call[int] | None:
+        definition = as_stream(stream)
+        id_list = list(ids)
+        if not id_list:
+            return None
+        check_count(len(id_list), name="number of ids", minimum=1, maximum=COUNT_MAX)
+        return make_call(
+            ack_entries,
+            definition.name,
+            _group(definition, group),
+            body=AckRequest(ids=id_list),
+            read=lambda result: int(result.acked),
+        )
+
+    def claim(
+        self,
+        stream: str | Stream,
+        group: str | None,
+        *,
+        consumer: str,
+        min_idle: Duration,
+        count: int,
+        start_id: str,
+    ) -> Call[ClaimResult]:
+        definition = as_stream(stream)
+        codec = definition.codec or self.codec
+        request = ClaimRequest(
+            consumer=check_group_name(consumer, what="consumer"),
+            min_idle_ms=to_millis(min_idle, name="min_idle", minimum=0, maximum=MIN_IDLE_MS_MAX),
+            count=check_count(count, name="count", minimum=1, maximum=COUNT_MAX),
+            start_id=start_id,
+        )
+        return make_call(
+            claim_entries,
+            definition.name,
+            _group(definition, group),
+            body=request,
+            read=lambda result: _claim_result(result, codec),
+        )
+
+    def pending(
+        self, stream: str | Stream, group: str | None, *, count: int
+    ) -> Call[builtins.list[PendingEntry]]:
+        definition = as_stream(stream)
+        return make_call(
+            list_pending,
+            definition.name,
+            _group(definition, group),
+            count=check_count(count, name="count", minimum=1, maximum=COUNT_MAX),
+            read=lambda result: [
+                PendingEntry(
+                    id=p.id,
+                    consumer=p.consumer,
+                    idle=timedelta(milliseconds=p.idle_ms),
+                    delivery_count=p.delivery_count,
+                )
+                for p in result.pending
+            ],
+        )
+
+
+class Streams:
+    """Stream operations of a `Client` (`client.streams`)."""
+
+    def __init__(self, transport: SyncTransport, *, codec: Codec) -> None:
+        self._transport = transport
+        self._calls = _StreamCalls(codec)
+
+    def publish(
+        self,
+        stream: str | Stream,
+        body: Any,
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+        idempotency_key: str | None = None,
+    ) -> str:
+        """Append `body` to `stream` and return the new entry id; see `Client.publish`."""
+        return self._transport.send(
+            self._calls.publish(
+                stream,
+                body,
+                maxlen=maxlen,
+                approximate=approximate,
+                minid=minid,
+                nomkstream=nomkstream,
+                idempotency_key=idempotency_key,
+            )
+        )
+
+    def publish_many(
+        self,
+        stream: str | Stream,
+        bodies: Iterable[Any],
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+        idempotency_key: str | None = None,
+    ) -> builtins.list[str]:
+        """Append every body in one request, all or none; return their ids in order."""
+        call = self._calls.publish_many(
+            stream,
+            bodies,
+            maxlen=maxlen,
+            approximate=approximate,
+            minid=minid,
+            nomkstream=nomkstream,
+            idempotency_key=idempotency_key,
+        )
+        return [] if call is None else self._transport.send(call)
+
+    def length(self, stream: str | Stream) -> int:
+        """How many entries `stream` holds; NotFoundError if it does not exist."""
+        return self._transport.send(self._calls.length(stream))
+
+    def info(self, stream: str | Stream) -> StreamInfo:
+        """The stream's length, first and last ids, and consumer groups."""
+        return self._transport.send(self._calls.info(stream))
+
+    def range(
+        self,
+        stream: str | Stream,
+        *,
+        start: str = "-",
+        end: str = "+",
+        count: int = 100,
+        reverse: bool = False,
+    ) -> builtins.list[Entry]:
+        """Entries from `start` to `end` (ids; `-` and `+` are the ends), without any group."""
+        return self._transport.send(
+            self._calls.range(stream, start=start, end=end, count=count, reverse=reverse)
+        )
+
+    def trim(
+        self,
+        stream: str | Stream,
+        *,
+        maxlen: int | None = None,
+        minid: str | None = None,
+        approximate: bool = True,
+    ) -> TrimResult:
+        """Trim to about (or, with approximate=False, exactly) `maxlen` entries, or below `minid`."""
+        return self._transport.send(
+            self._calls.trim(stream, maxlen=maxlen, minid=minid, approximate=approximate)
+        )
+
+    def delete(self, stream: str | Stream) -> None:
+        """Delete the stream with its entries and consumer groups."""
+        self._transport.send(self._calls.delete(stream))
+
+    def create_group(
+        self,
+        stream: str | Stream,
+        group: str | None = None,
+        *,
+        start_id: str = "$",
+        mkstream: bool = False,
+    ) -> GroupInfo:
+        """Create a consumer group (default: the Stream's) delivering entries after `start_id`."""
+        return self._transport.send(
+            self._calls.create_group(stream, group, start_id=start_id, mkstream=mkstream)
+        )
+
+    def delete_group(self, stream: str | Stream, group: str | None = None) -> None:
+        """Delete a consumer group and forget its pending entries."""
+        self._transport.send(self._calls.delete_group(stream, group))
+
+    def read_group(
+        self,
+        stream: str | Stream,
+        group: str | None = None,
+        *,
+        consumer: str,
+        count: int = 10,
+        wait: Duration = 0,
+    ) -> builtins.list[DeliveredEntry]:
+        """Deliver up to `count` new entries to `consumer`, waiting up to `wait` for one."""
+        return self._transport.send(
+            self._calls.read_group(stream, group, consumer=consumer, count=count, wait=wait)
+        )
+
+    def ack(self, stream: str | Stream, group: str | None, ids: Iterable[str]) -> int:
+        """Acknowledge entries; returns how many were pending."""
+        call = self._calls.ack(stream, group, ids)
+        return 0 if call is None else self._transport.send(call)
+
+    def claim(
+        self,
+        stream: str | Stream,
+        group: str | None = None,
+        *,
+        consumer: str,
+        min_idle: Duration,
+        count: int = 100,
+        start_id: str = "0-0",
+    ) -> ClaimResult:
+        """Take over entries pending longer than `min_idle`; trimmed ones come back as deleted."""
+        return self._transport.send(
+            self._calls.claim(
+                stream, group, consumer=consumer, min_idle=min_idle, count=count, start_id=start_id
+            )
+        )
+
+    def pending(
+        self, stream: str | Stream, group: str | None = None, *, count: int = 100
+    ) -> builtins.list[PendingEntry]:
+        """The group's pending entries: who holds each, how long, how often delivered."""
+        return self._transport.send(self._calls.pending(stream, group, count=count))
+
+
+class AsyncStreams:
+    """Stream operations of an `AsyncClient` (`aclient.streams`)."""
+
+    def __init__(self, transport: AsyncTransport, *, codec: Codec) -> None:
+        self._transport = transport
+        self._calls = _StreamCalls(codec)
+
+    async def publish(
+        self,
+        stream: str | Stream,
+        body: Any,
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+        idempotency_key: str | None = None,
+    ) -> str:
+        """Append `body` to `stream` and return the new entry id; see `AsyncClient.publish`."""
+        return await self._transport.send(
+            self._calls.publish(
+                stream,
+                body,
+                maxlen=maxlen,
+                approximate=approximate,
+                minid=minid,
+                nomkstream=nomkstream,
+                idempotency_key=idempotency_key,
+            )
+        )
+
+    async def publish_many(
+        self,
+        stream: str | Stream,
+        bodies: Iterable[Any],
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+        idempotency_key: str | None = None,
+    ) -> builtins.list[str]:
+        """Append every body in one request, all or none; return their ids in order."""
+        call = self._calls.publish_many(
+            stream,
+            bodies,
+            maxlen=maxlen,
+            approximate=approximate,
+            minid=minid,
+            nomkstream=nomkstream,
+            idempotency_key=idempotency_key,
+        )
+        return [] if call is None else await self._transport.send(call)
+
+    async def length(self, stream: str | Stream) -> int:
+        """How many entries `stream` holds; NotFoundError if it does not exist."""
+        return await self._transport.send(self._calls.length(stream))
+
+    async def info(self, stream: str | Stream) -> StreamInfo:
+        """The stream's length, first and last ids, and consumer groups."""
+        return await self._transport.send(self._calls.info(stream))
+
+    async def range(
+        self,
+        stream: str | Stream,
+        *,
+        start: str = "-",
+        end: str = "+",
+        count: int = 100,
+        reverse: bool = False,
+    ) -> builtins.list[Entry]:
+        """Entries from `start` to `end` (ids; `-` and `+` are the ends), without any group."""
+        return await self._transport.send(
+            self._calls.range(stream, start=start, end=end, count=count, reverse=reverse)
+        )
+
+    async def trim(
+        self,
+        stream: str | Stream,
+        *,
+        maxlen: int | None = None,
+        minid: str | None = None,
+        approximate: bool = True,
+    ) -> TrimResult:
+        """Trim to about (or, with approximate=False, exactly) `maxlen` entries, or below `minid`."""
+        return await self._transport.send(
+            self._calls.trim(stream, maxlen=maxlen, minid=minid, approximate=approximate)
+        )
+
+    async def delete(self, stream: str | Stream) -> None:
+        """Delete the stream with its entries and consumer groups."""
+        await self._transport.send(self._calls.delete(stream))
+
+    async def create_group(
+        self,
+        stream: str | Stream,
+        group: str | None = None,
+        *,
+        start_id: str = "$",
+        mkstream: bool = False,
+    ) -> GroupInfo:
+        """Create a consumer group (default: the Stream's) delivering entries after `start_id`."""
+        return await self._transport.send(
+            self._calls.create_group(stream, group, start_id=start_id, mkstream=mkstream)
+        )
+
+    async def delete_group(self, stream: str | Stream, group: str | None = None) -> None:
+        """Delete a consumer group and forget its pending entries."""
+        await self._transport.send(self._calls.delete_group(stream, group))
+
+    async def read_group(
+        self,
+        stream: str | Stream,
+        group: str | None = None,
+        *,
+        consumer: str,
+        count: int = 10,
+        wait: Duration = 0,
+    ) -> builtins.list[DeliveredEntry]:
+        """Deliver up to `count` new entries to `consumer`, waiting up to `wait` for one."""
+        return await self._transport.send(
+            self._calls.read_group(stream, group, consumer=consumer, count=count, wait=wait)
+        )
+
+    async def ack(self, stream: str | Stream, group: str | None, ids: Iterable[str]) -> int:
+        """Acknowledge entries; returns how many were pending."""
+        call = self._calls.ack(stream, group, ids)
+        return 0 if call is None else await self._transport.send(call)
+
+    async def claim(
+        self,
+        stream: str | Stream,
+        group: str | None = None,
+        *,
+        consumer: str,
+        min_idle: Duration,
+        count: int = 100,
+        start_id: str = "0-0",
+    ) -> ClaimResult:
+        """Take over entries pending longer than `min_idle`; trimmed ones come back as deleted."""
+        return await self._transport.send(
+            self._calls.claim(
+                stream, group, consumer=consumer, min_idle=min_idle, count=count, start_id=start_id
+            )
+        )
+
+    async def pending(
+        self, stream: str | Stream, group: str | None = None, *, count: int = 100
+    ) -> builtins.list[PendingEntry]:
+        """The group's pending entries: who holds each, how long, how often delivered."""
+        return await self._transport.send(self._calls.pending(stream, group, count=count))
+
+
+def _group(definition: Stream, group: str | None) -> str:
+    name = group if group is not None else definition.group
+    if name is None:
+        raise InvalidArgumentError(
+            f"no consumer group for stream {definition.name!r}: pass group= or use a Stream with one"
+        )
+    return check_group_name(name, what="consumer group")
+
+
+def _nothing(_: object) -> None:
+    return None
+
+
+def _stream_info(info: GeneratedStreamInfo) -> StreamInfo:
+    return StreamInfo(
+        name=info.stream,
+        length=info.length,
+        first_id=optional(info.first_id),
+        last_id=optional(info.last_id),
+        groups=[_group_info(group) for group in info.groups],
+    )
+
+
+def _group_info(group: GeneratedGroupInfo) -> GroupInfo:
+    return GroupInfo(
+        group=group.group,
+        consumers=group.consumers,
+        pending=group.pending,
+        last_delivered_id=group.last_delivered_id,
+    )
+
+
+def _delivered(entry: GeneratedDeliveredEntry, codec: Codec) -> DeliveredEntry:
+    return DeliveredEntry(
+        id=entry.id, body=codec.decode(entry.body), delivery_count=entry.delivery_count
+    )
+
+
+def _claim_result(result: GeneratedClaimResult, codec: Codec) -> ClaimResult:
+    return ClaimResult(
+        entries=[_delivered(entry, codec) for entry in result.entries],
+        deleted_ids=list(result.deleted_ids),
+        next_start_id=result.next_start_id,
+    )
