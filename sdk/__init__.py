@@ -1,0 +1,102 @@
+"""Spool's Python SDK: publish to streams, queues and HTTP messages, and consume them.
+
+```python
+import sdk
+
+with sdk.Client() as client:  # $SPOOL_BASE_URL and $SPOOL_API_KEY
+    client.publish("events", {"type": "signup", "user": 42})
+```
+"""
+
+from ._client import *
+from ._codec import *
+from ._durations import *
+from ._exceptions import *
+from ._messages import *
+from ._publisher import *
+from ._queues import *
+from ._stream import *
+from ._streams import *
+from ._types import *
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AsyncClient",
+    "AsyncDeadLetters",
+    "AsyncMessages",
+    "AsyncPublisher",
+    "AsyncQueue",
+    "AsyncQueues",
+    "AsyncStreams",
+    "AsyncUrlGroups",
+    "AuthenticationError",
+    "BadRequestError",
+    "ClaimResult",
+    "Client",
+    "Codec",
+    "ConfigurationError",
+    "ConflictError",
+    "DeadLetter",
+    "DeadLetters",
+    "DeliveredEntry",
+    "DeliveryAttempt",
+    "Duration",
+    "Entry",
+    "FieldError",
+    "GroupInfo",
+    "Health",
+    "HttpMethod",
+    "InternalServerError",
+    "InvalidArgumentError",
+    "InvalidDurationError",
+    "InvalidNameError",
+    "InvalidTopicError",
+    "Job",
+    "JobReceipt",
+    "JobRequest",
+    "JobState",
+    "JsonCodec",
+    "LeasedJob",
+    "Message",
+    "MessageOptions",
+    "MessageReceipt",
+    "MessageRequest",
+    "Messages",
+    "MessageState",
+    "NotFoundError",
+    "PayloadTooLargeError",
+    "PendingEntry",
+    "PermissionDeniedError",
+    "Publisher",
+    "PublishError",
+    "Queue",
+    "QueueInfo",
+    "Queues",
+    "QueueStats",
+    "QuotaExceededError",
+    "RateLimitError",
+    "ReservedTopicError",
+    "SigningKeys",
+    "SpoolError",
+    "Stream",
+    "StreamInfo",
+    "Streams",
+    "Timestamp",
+    "TrimResult",
+    "UnprocessableEntityError",
+    "UrlEndpoint",
+    "UrlGroup",
+    "UrlGroups",
+]
+
+# Show `sdk.Client` rather than `sdk._client.Client` in reprs, tracebacks and docs. Type aliases
+# (Duration, JobState, ...) are not classes and keep their own module.
+for _name in __all__:
+    _member = globals()[_name]
+    if isinstance(_member, type):
+        _member.__module__ = "sdk"
+del _name, _member

@@ -1,0 +1,548 @@
+"""`Client` and `AsyncClient`: the entry points, with identical surfaces."""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import dataclasses
+import threading
+from collections.abc import Callable, Iterable
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+import httpx
+
+from generated.api.system import get_health
+
+from ._checks import check_count, check_resource_name
+from ._codec import Codec, JsonCodec
+from ._config import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, Settings, resolve_settings
+from ._durations import Duration, to_millis
+from ._exceptions import ConfigurationError
+from ._http import AsyncTransport, Call, SyncTransport, make_call
+from ._limits import COUNT_MAX, MIN_IDLE_MS_MAX
+from ._messages import (
+    AsyncDeadLetters,
+    AsyncMessages,
+    AsyncUrlGroups,
+    DeadLetters,
+    Messages,
+    UrlGroups,
+)
+from ._publisher import AsyncPublisher, Publisher
+from ._queues import AsyncQueue, AsyncQueues, Queue, Queues
+from ._stream import Stream, as_stream, check_maxlen
+from ._streams import AsyncStreams, Streams
+from ._subscriptions import StreamSubscription, Subscription, check_handler
+from ._types import Health
+from ._worker import AsyncWorker, RunOptions, SyncWorker
+
+__all__ = ["AsyncClient", "Client"]
+
+HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
+
+
+def _settings(
+    base_url: str | None,
+    api_key: str | None,
+    timeout: float | httpx.Timeout,
+    max_retries: int,
+    http_client: httpx.Client | httpx.AsyncClient | None,
+) -> Settings:
+    http_client_base_url = (
+        str(http_client.base_url)
+        if isinstance(http_client, httpx.Client | httpx.AsyncClient) and http_client.base_url
+        else None
+    )
+    return resolve_settings(
+        base_url=base_url,
+        api_key=api_key,
+        timeout=timeout,
+        max_retries=max_retries,
+        http_client_base_url=http_client_base_url,
+    )
+
+
+def _codec(codec: Codec | None) -> Codec:
+    if codec is None:
+        return JsonCodec()
+    if not isinstance(codec, Codec):
+        raise ConfigurationError(f"codec must have encode() and decode() methods, got {codec!r}")
+    return codec
+
+
+def _publisher_stream(stream: str | Stream, maxlen: int | None) -> Stream:
+    definition = as_stream(stream)
+    if maxlen is None:
+        return definition
+    return dataclasses.replace(definition, maxlen=check_maxlen(maxlen))
+
+
+def _stream_subscription(
+    stream: Stream,
+    *,
+    group: str | None,
+    start_id: str,
+    count: int,
+    redeliver_after: Duration,
+    subscriptions: builtins.list[Subscription],
+    asynchronous: bool,
+) -> Callable[[HandlerT], HandlerT]:
+    if not isinstance(stream, Stream):
+        raise ConfigurationError(
+            f"subscribe takes a Stream with a group, such as Stream('orders', group='billing'), "
+            f"got {stream!r}"
+        )
+    group_name = group if group is not None else stream.group
+    if group_name is None:
+        raise ConfigurationError(
+            f"subscribing to stream {stream.name!r} needs a consumer group: "
+            "Stream(name, group=...) or subscribe(..., group=...)"
+        )
+    subscription_stream = dataclasses.replace(stream, group=group_name)
+    check_count(count, name="count", minimum=1, maximum=COUNT_MAX)
+    redeliver_after_ms = to_millis(
+        redeliver_after, name="redeliver_after", minimum=0, maximum=MIN_IDLE_MS_MAX
+    )
+
+    def register(handler: HandlerT) -> HandlerT:
+        check_handler(handler, asynchronous=asynchronous)
+        subscriptions.append(
+            StreamSubscription(
+                stream=subscription_stream,
+                group=group_name,
+                handler=handler,
+                start_id=start_id,
+                count=count,
+                redeliver_after_ms=redeliver_after_ms,
+            )
+        )
+        return handler
+
+    return register
+
+
+def _health_call() -> Call[Health]:
+    return make_call(
+        get_health,
+        read=lambda health: Health(
+            status=health.status, store=health.store, version=health.version
+        ),
+    )
+
+
+def _repr(kind: str, settings: Settings) -> str:
+    key = ", api_key='***'" if settings.api_key is not None else ""
+    return f"{kind}(base_url={settings.display_url!r}{key})"
+
+
+class Client:
+    """A synchronous Spool client: streams, queues and HTTP messages, and workers consuming them.
+
+    Usage:
+
+    ```python
+    import sdk
+
+    with sdk.Client("http://127.0.0.1:8321", api_key="dev-token") as client:
+        entry_id = client.publish("events", {"type": "signup", "user": 42})
+
+        EVENTS = sdk.Stream("events", maxlen=1000)
+        client.publish(EVENTS, {"type": "login"}, maxlen=500)  # the call's maxlen wins
+
+        queue = client.init_queue("jobs")  # NotFoundError unless the queue was created
+        receipt = queue.publish("email-jobs", {"userId": "12345"})
+
+        res = client.messages.publish_json(url="https://example.com/hook", body={"hi": 1}, delay="3s")
+
+        @client.subscribe(sdk.Stream("orders", group="billing"))
+        @client.publisher("invoices")
+        def bill(order: dict) -> dict:
+            return {"order": order["id"]}
+
+        client.run()  # until client.stop(), Ctrl+C, max_messages or stop_after
+    ```
+
+    **Parameters:**
+
+    * `base_url` - the service's URL; default `$SPOOL_BASE_URL`, or the base URL of
+      `http_client`. A missing one is a ConfigurationError.
+    * `api_key` - the bearer token; default `$SPOOL_API_KEY`. It never appears in reprs, logs or
+      error messages.
+    * `timeout` - seconds (or an `httpx.Timeout`) one request may take; 10 by default.
+    * `max_retries` - how often a failed request is retried (connection errors, 408, 429
+      `rate_limited` and 5xx) with exponential backoff and jitter; 3 by default. Publishes keep
+      one Idempotency-Key across their retries, so a retry never creates a duplicate.
+    * `codec` - how bodies are encoded; default `JsonCodec` (`json.dumps(body, default=str)`).
+    * `http_client` - an `httpx.Client` of your own (custom transport, proxies, limits); the SDK
+      sets its base URL, Authorization header and timeout, and leaves closing it to you.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        codec: Codec | None = None,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        self._settings = _settings(base_url, api_key, timeout, max_retries, http_client)
+        self._codec = _codec(codec)
+        self._transport = SyncTransport(self._settings, http_client=http_client)
+        self._exit_stack = contextlib.ExitStack()
+        self._exit_stack.callback(self._transport.close)
+        self._subscriptions: builtins.list[Subscription] = []
+        self._stop = threading.Event()
+        self.streams = Streams(self._transport, codec=self._codec)
+        self.queues = Queues(self._transport)
+        self.messages = Messages(self._transport, codec=self._codec)
+        self.url_groups = UrlGroups(self._transport)
+        self.dead_letters = DeadLetters(self._transport)
+
+    def __repr__(self) -> str:
+        return _repr("Client", self._settings)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the connections (an `http_client` you passed stays open)."""
+        self._exit_stack.close()
+
+    def publish(
+        self,
+        stream: str | Stream,
+        body: Any,
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+        idempotency_key: str | None = None,
+    ) -> str:
+        """Append `body` to `stream` (a name or a `Stream`) and return the new entry id.
+
+        `maxlen` (the call's, else the Stream's) caps the stream, approximately unless
+        `approximate=False`; `minid` trims ids below it; `nomkstream` refuses a missing stream.
+        Raises PublishError, with the cause chained, when the body cannot be encoded or the
+        service is unreachable or refuses; invalid names raise InvalidNameError at once.
+        """
+        return self.streams.publish(
+            stream,
+            body,
+            maxlen=maxlen,
+            approximate=approximate,
+            minid=minid,
+            nomkstream=nomkstream,
+            idempotency_key=idempotency_key,
+        )
+
+    def publish_many(
+        self,
+        stream: str | Stream,
+        bodies: Iterable[Any],
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+        idempotency_key: str | None = None,
+    ) -> builtins.list[str]:
+        """Append every body in one request, all or none, and return their ids in order."""
+        return self.streams.publish_many(
+            stream,
+            bodies,
+            maxlen=maxlen,
+            approximate=approximate,
+            minid=minid,
+            nomkstream=nomkstream,
+            idempotency_key=idempotency_key,
+        )
+
+    def publisher(
+        self, stream: str | Stream, *, maxlen: int | None = None, approximate: bool = True
+    ) -> Publisher:
+        """A Publisher for `stream`: call `.publish(body)`, or stack it on a handler."""
+        return Publisher(self.streams, _publisher_stream(stream, maxlen), approximate=approximate)
+
+    def subscribe(
+        self,
+        stream: Stream,
+        *,
+        group: str | None = None,
+        start_id: str = "$",
+        count: int = 10,
+        redeliver_after: Duration = 30,
+    ) -> Callable[[HandlerT], HandlerT]:
+        """Consume `stream` through its consumer group in `run()`; returns the handler unchanged.
+
+        The group is created with the stream if missing, delivering entries after `start_id`
+        (`$`: only new ones; `0`: everything kept). The handler gets each body; a return
+        acknowledges it, an exception leaves it pending to be delivered again once it has been
+        idle for `redeliver_after`. Up to `count` entries are read at a time.
+        """
+        return _stream_subscription(
+            stream,
+            group=group,
+            start_id=start_id,
+            count=count,
+            redeliver_after=redeliver_after,
+            subscriptions=self._subscriptions,
+            asynchronous=False,
+        )
+
+    def init_queue(self, name: str) -> Queue:
+        """The existing queue `name`; NotFoundError if it was never created (see `queues.create`)."""
+        queue = self._queue(name)
+        queue.info()
+        return queue
+
+    def _queue(self, name: str) -> Queue:
+        return Queue(
+            self._transport,
+            check_resource_name(name, what="queue"),
+            codec=self._codec,
+            subscriptions=self._subscriptions,
+        )
+
+    def run(
+        self,
+        *,
+        consumer: str | None = None,
+        max_messages: int | None = None,
+        stop_after: Duration | None = None,
+        poll_wait: Duration = 1,
+    ) -> None:
+        """Consume every subscription until `stop()`, Ctrl+C, `max_messages` or `stop_after`.
+
+        `consumer` names this worker in consumer groups and leases (default `<host>-<pid>`).
+        Messages are acknowledged only after their handler returns, so whatever a stop or a
+        crash interrupts is delivered again. Failures the service may recover from (it is
+        unreachable, overloaded) are logged and retried; others (a missing queue, a bad API
+        key) end the run with their typed error.
+        """
+        options = RunOptions.build(
+            consumer=consumer,
+            max_messages=max_messages,
+            stop_after=stop_after,
+            poll_wait=poll_wait,
+            request_timeout=self._settings.timeout.read,
+        )
+        self._stop.clear()
+        SyncWorker(
+            self._subscriptions,
+            options,
+            stop=self._stop,
+            streams=self.streams,
+            queue=self._queue,
+        ).run()
+
+    def stop(self) -> None:
+        """End `run()` before its next message; safe from a handler or another thread."""
+        self._stop.set()
+
+    def health(self) -> Health:
+        """Whether the service and its store answer."""
+        return self._transport.send(_health_call())
+
+
+class AsyncClient:
+    """An asyncio Spool client; the same surface as `Client`, with awaitable calls.
+
+    Usage:
+
+    ```python
+    import sdk
+
+    async with sdk.AsyncClient("http://127.0.0.1:8321", api_key="dev-token") as client:
+        entry_id = await client.publish("events", {"type": "signup", "user": 42})
+
+        @client.subscribe(sdk.Stream("orders", group="billing"))
+        async def bill(order: dict) -> None:
+            ...
+
+        await client.run(max_messages=10)
+    ```
+
+    The parameters are `Client`'s; `http_client` is an `httpx.AsyncClient`.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        codec: Codec | None = None,
+        http_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self._settings = _settings(base_url, api_key, timeout, max_retries, http_client)
+        self._codec = _codec(codec)
+        self._transport = AsyncTransport(self._settings, http_client=http_client)
+        self._exit_stack = contextlib.AsyncExitStack()
+        self._exit_stack.push_async_callback(self._transport.aclose)
+        self._subscriptions: builtins.list[Subscription] = []
+        self._stop = threading.Event()
+        self.streams = AsyncStreams(self._transport, codec=self._codec)
+        self.queues = AsyncQueues(self._transport)
+        self.messages = AsyncMessages(self._transport, codec=self._codec)
+        self.url_groups = AsyncUrlGroups(self._transport)
+        self.dead_letters = AsyncDeadLetters(self._transport)
+
+    def __repr__(self) -> str:
+        return _repr("AsyncClient", self._settings)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Release the connections (an `http_client` you passed stays open)."""
+        await self._exit_stack.aclose()
+
+    async def publish(
+        self,
+        stream: str | Stream,
+        body: Any,
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+        idempotency_key: str | None = None,
+    ) -> str:
+        """Append `body` to `stream` (a name or a `Stream`) and return the new entry id.
+
+        See `Client.publish`.
+        """
+        return await self.streams.publish(
+            stream,
+            body,
+            maxlen=maxlen,
+            approximate=approximate,
+            minid=minid,
+            nomkstream=nomkstream,
+            idempotency_key=idempotency_key,
+        )
+
+    async def publish_many(
+        self,
+        stream: str | Stream,
+        bodies: Iterable[Any],
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+        idempotency_key: str | None = None,
+    ) -> builtins.list[str]:
+        """Append every body in one request, all or none, and return their ids in order."""
+        return await self.streams.publish_many(
+            stream,
+            bodies,
+            maxlen=maxlen,
+            approximate=approximate,
+            minid=minid,
+            nomkstream=nomkstream,
+            idempotency_key=idempotency_key,
+        )
+
+    def publisher(
+        self, stream: str | Stream, *, maxlen: int | None = None, approximate: bool = True
+    ) -> AsyncPublisher:
+        """An AsyncPublisher for `stream`: `await .publish(body)`, or stack it on a handler."""
+        return AsyncPublisher(
+            self.streams, _publisher_stream(stream, maxlen), approximate=approximate
+        )
+
+    def subscribe(
+        self,
+        stream: Stream,
+        *,
+        group: str | None = None,
+        start_id: str = "$",
+        count: int = 10,
+        redeliver_after: Duration = 30,
+    ) -> Callable[[HandlerT], HandlerT]:
+        """Consume `stream` through its consumer group in `run()`; see `Client.subscribe`.
+
+        Handlers may be `async def` or plain functions.
+        """
+        return _stream_subscription(
+            stream,
+            group=group,
+            start_id=start_id,
+            count=count,
+            redeliver_after=redeliver_after,
+            subscriptions=self._subscriptions,
+            asynchronous=True,
+        )
+
+    async def init_queue(self, name: str) -> AsyncQueue:
+        """The existing queue `name`; NotFoundError if it was never created (see `queues.create`)."""
+        queue = self._queue(name)
+        await queue.info()
+        return queue
+
+    def _queue(self, name: str) -> AsyncQueue:
+        return AsyncQueue(
+            self._transport,
+            check_resource_name(name, what="queue"),
+            codec=self._codec,
+            subscriptions=self._subscriptions,
+        )
+
+    async def run(
+        self,
+        *,
+        consumer: str | None = None,
+        max_messages: int | None = None,
+        stop_after: Duration | None = None,
+        poll_wait: Duration = 1,
+    ) -> None:
+        """Consume every subscription until `stop()`, `max_messages` or `stop_after`.
+
+        See `Client.run`; cancelling the task also stops it, and the interrupted message is
+        delivered again.
+        """
+        options = RunOptions.build(
+            consumer=consumer,
+            max_messages=max_messages,
+            stop_after=stop_after,
+            poll_wait=poll_wait,
+            request_timeout=self._settings.timeout.read,
+        )
+        self._stop.clear()
+        await AsyncWorker(
+            self._subscriptions,
+            options,
+            stop=self._stop,
+            streams=self.streams,
+            queue=self._queue,
+        ).run()
+
+    def stop(self) -> None:
+        """End `run()` before its next message; safe from a handler or another thread."""
+        self._stop.set()
+
+    async def health(self) -> Health:
+        """Whether the service and its store answer."""
+        return await self._transport.send(_health_call())

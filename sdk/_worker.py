@@ -1,0 +1,494 @@
+"""The consume loop behind `run()`: streams through consumer groups, queues through leases.
+
+Streams: the group is created (with the stream) if missing; new entries are read, handed to the
+handler and acknowledged when it returns. An entry whose handler raised stays pending and is
+claimed again once it has been idle for `redeliver_after`; a pending entry trimmed away meanwhile
+comes back from the claim as deleted, and is no longer pending, so there is nothing left to do.
+Queues: jobs are leased, handed to the handler, then acked, or nacked when it raised.
+
+A handler's non-None return value goes to every publisher stacked on it; a PublishError there
+fails the message like any exception, so it is delivered again and every publisher runs again.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ._checks import check_group_name
+from ._durations import Duration, to_millis, to_timedelta
+from ._exceptions import APIError, ConfigurationError, ConflictError
+from ._limits import WAIT_MS_MAX
+from ._publisher import AsyncPublisher, Publisher, publishers_of
+from ._queues import AsyncQueue, Queue
+from ._retry import RetryPolicy, asleep, is_retryable, sleep
+from ._streams import AsyncStreams, Streams
+from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
+from ._types import LeasedJob
+
+__all__ = ["AsyncWorker", "RunOptions", "SyncWorker", "default_consumer_name"]
+
+logger = logging.getLogger("spool")
+
+# How long a loop with nothing to do and no long poll pauses, so it does not spin a core.
+IDLE_PAUSE = 0.1
+# Keeps a long poll well inside the HTTP timeout, so waiting is never mistaken for a dead service.
+_POLL_SHARE_OF_TIMEOUT = 0.5
+
+
+def default_consumer_name() -> str:
+    """`<host>-<pid>`, cut to what the API accepts as a consumer name."""
+    name = re.sub(r"[^A-Za-z0-9_.:-]", "-", f"{socket.gethostname()}-{os.getpid()}")
+    return ("c" + name if not name[:1].isalnum() else name)[:64]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """The bounds of one `run()`."""
+
+    consumer: str
+    max_messages: int | None
+    stop_after_seconds: float | None
+    poll_wait_ms: int
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        consumer: str | None,
+        max_messages: int | None,
+        stop_after: Duration | None,
+        poll_wait: Duration,
+        request_timeout: float | None,
+    ) -> RunOptions:
+        """Validated options; the long poll is capped below the HTTP read timeout."""
+        name = check_group_name(consumer or default_consumer_name(), what="consumer")
+        if max_messages is not None and (
+            isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 1
+        ):
+            raise ConfigurationError(f"max_messages must be an int >= 1, got {max_messages!r}")
+        wait_ms = to_millis(poll_wait, name="poll_wait", minimum=0, maximum=WAIT_MS_MAX)
+        if request_timeout is not None:
+            wait_ms = min(wait_ms, int(request_timeout * 1000 * _POLL_SHARE_OF_TIMEOUT))
+        return cls(
+            consumer=name,
+            max_messages=max_messages,
+            stop_after_seconds=None
+            if stop_after is None
+            else to_timedelta(stop_after, name="stop_after").total_seconds(),
+            poll_wait_ms=wait_ms,
+        )
+
+
+@dataclass(slots=True)
+class _Run:
+    """The progress of one `run()`: messages handled, deadline, the stop flag."""
+
+    options: RunOptions
+    stop: threading.Event
+    subscriptions: int
+    handled: int = 0
+    deadline: float | None = None
+    failures: int = 0
+
+    def __post_init__(self) -> None:
+        if self.options.stop_after_seconds is not None:
+            self.deadline = time.monotonic() + self.options.stop_after_seconds
+
+    def finished(self) -> bool:
+        """Whether the loop must stop before handling anything else."""
+        if self.stop.is_set():
+            return True
+        if self.options.max_messages is not None and self.handled >= self.options.max_messages:
+            return True
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def batch(self, count: int) -> int:
+        """How many messages to fetch now: never more than the budget left."""
+        if self.options.max_messages is None:
+            return count
+        return max(1, min(count, self.options.max_messages - self.handled))
+
+    def wait_ms(self) -> int:
+        """The long poll of one subscription: a share of poll_wait, within the deadline."""
+        wait = self.options.poll_wait_ms // max(1, self.subscriptions)
+        if self.deadline is not None:
+            wait = min(wait, max(0, int((self.deadline - time.monotonic()) * 1000)))
+        return wait
+
+    def idle_pause(self) -> float:
+        """How long to pause after a round that found nothing without waiting on the service."""
+        if self.deadline is None:
+            return IDLE_PAUSE
+        return max(0.0, min(IDLE_PAUSE, self.deadline - time.monotonic()))
+
+
+@dataclass(slots=True)
+class _ClaimScan:
+    """Where a stream subscription's scan of its group's pending list stands."""
+
+    cursor: str = "0-0"
+    next_at: float = 0.0
+    group_ready: bool = False
+
+    def due(self) -> bool:
+        return time.monotonic() >= self.next_at
+
+    def advance(self, next_start_id: str, redeliver_after_ms: int) -> None:
+        self.cursor = next_start_id
+        if next_start_id == "0-0":
+            # The scan reached the end: look again once anything failing now could be idle enough.
+            self.next_at = time.monotonic() + redeliver_after_ms / 1000
+
+
+def _error_text(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+def _describe(subscription: Subscription) -> str:
+    if isinstance(subscription, StreamSubscription):
+        return f"stream {subscription.stream.name!r} (group {subscription.group!r})"
+    topics = ", ".join(subscription.topics) or "all topics"
+    return f"queue {subscription.queue!r} ({topics})"
+
+
+def _handler_name(handler: Callable[..., Any]) -> str:
+    return str(getattr(handler, "__qualname__", repr(handler)))
+
+
+PublisherT = TypeVar("PublisherT", Publisher, AsyncPublisher)
+
+
+def _publishers(
+    subscriptions: list[Subscription], kind: type[PublisherT], client: str
+) -> dict[int, list[PublisherT]]:
+    """Each subscription's publishers, refusing any that this kind of client cannot await or call."""
+    found: dict[int, list[PublisherT]] = {}
+    for subscription in subscriptions:
+        publishers = found[id(subscription)] = []
+        for publisher in publishers_of(subscription.handler):
+            if not isinstance(publisher, kind):
+                raise ConfigurationError(
+                    f"{_handler_name(subscription.handler)} has {publisher!r}, which {client} "
+                    "cannot run: create its publishers with the same kind of client"
+                )
+            publishers.append(publisher)
+    return found
+
+
+class _WorkerBase:
+    """What the sync and async loops share: options, progress and the log lines."""
+
+    def __init__(
+        self, subscriptions: list[Subscription], options: RunOptions, stop: threading.Event
+    ) -> None:
+        if not subscriptions:
+            raise ConfigurationError(
+                "nothing to run: subscribe a handler with client.subscribe(...) or queue.subscribe(...)"
+            )
+        self._subscriptions = list(subscriptions)
+        self._options = options
+        self._run = _Run(options=options, stop=stop, subscriptions=len(self._subscriptions))
+        self._scans = {id(s): _ClaimScan() for s in self._subscriptions}
+        self._policy = RetryPolicy(max_retries=0)
+
+    def _log_failure(self, subscription: Subscription, message_id: str, error: Exception) -> None:
+        logger.error(
+            "%s failed on %s of %s; it will be delivered again",
+            _handler_name(subscription.handler),
+            message_id,
+            _describe(subscription),
+            exc_info=error,
+        )
+
+    def _transient(self, error: APIError) -> float:
+        """Seconds to wait after a loop request failed; non-retryable errors end the run."""
+        if not is_retryable(error):
+            raise error
+        delay = self._policy.delay(self._run.failures, error)
+        if self._run.deadline is not None:
+            delay = max(0.0, min(delay, self._run.deadline - time.monotonic()))
+        self._run.failures += 1
+        logger.warning("polling failed, trying again in %.1f s: %s", delay, error)
+        return delay
+
+
+class SyncWorker(_WorkerBase):
+    """Runs a `Client`'s subscriptions until stopped."""
+
+    def __init__(
+        self,
+        subscriptions: list[Subscription],
+        options: RunOptions,
+        *,
+        stop: threading.Event,
+        streams: Streams,
+        queue: Callable[[str], Queue],
+    ) -> None:
+        super().__init__(subscriptions, options, stop)
+        self._publishers = _publishers(self._subscriptions, Publisher, "Client.run()")
+        self._streams = streams
+        self._queue = queue
+
+    def run(self) -> None:
+        """Consume until stopped, the budget is spent or the deadline passes."""
+        try:
+            while not self._run.finished():
+                try:
+                    handled = sum(self._poll(subscription) for subscription in self._subscriptions)
+                    self._run.failures = 0
+                except APIError as error:
+                    sleep(self._transient(error))
+                    continue
+                if not handled and self._run.wait_ms() == 0 and not self._run.finished():
+                    sleep(self._run.idle_pause())
+        except KeyboardInterrupt:
+            logger.info("interrupted: stopping; unacknowledged messages will be delivered again")
+
+    def _poll(self, subscription: Subscription) -> int:
+        if self._run.finished():
+            return 0
+        if isinstance(subscription, StreamSubscription):
+            return self._poll_stream(subscription)
+        return self._poll_queue(subscription)
+
+    def _poll_stream(self, sub: StreamSubscription) -> int:
+        scan = self._scans[id(sub)]
+        if not scan.group_ready:
+            try:
+                self._streams.create_group(
+                    sub.stream, sub.group, start_id=sub.start_id, mkstream=True
+                )
+            except ConflictError as error:
+                if error.code != "group_exists":
+                    raise
+            scan.group_ready = True
+        handled = 0
+        if scan.due():
+            claimed = self._streams.claim(
+                sub.stream,
+                sub.group,
+                consumer=self._options.consumer,
+                min_idle=sub.redeliver_after_ms / 1000,
+                count=self._run.batch(sub.count),
+                start_id=scan.cursor,
+            )
+            scan.advance(claimed.next_start_id, sub.redeliver_after_ms)
+            handled += self._deliver_entries(sub, claimed.entries)
+        if self._run.finished():
+            return handled
+        entries = self._streams.read_group(
+            sub.stream,
+            sub.group,
+            consumer=self._options.consumer,
+            count=self._run.batch(sub.count),
+            wait=self._run.wait_ms() / 1000,
+        )
+        return handled + self._deliver_entries(sub, entries)
+
+    def _deliver_entries(self, sub: StreamSubscription, entries: list[Any]) -> int:
+        handled = 0
+        for entry in entries:
+            if self._run.finished():
+                break
+            error = self._call(sub, entry.body)
+            self._run.handled += 1
+            handled += 1
+            if error is None:
+                self._streams.ack(sub.stream, sub.group, [entry.id])
+            else:
+                self._log_failure(sub, f"entry {entry.id}", error)
+        return handled
+
+    def _poll_queue(self, sub: QueueSubscription) -> int:
+        queue = self._queue(sub.queue)
+        jobs = queue.lease(
+            consumer=self._options.consumer,
+            topics=sub.topics,
+            max_jobs=self._run.batch(sub.count),
+            lease=sub.lease_seconds,
+            wait=self._run.wait_ms() / 1000,
+        )
+        handled = 0
+        for job in jobs:
+            if self._run.finished():
+                queue.nack(job, error="worker stopped before handling the job")
+                continue
+            error = self._call(sub, job.payload)
+            self._run.handled += 1
+            handled += 1
+            self._settle(queue, sub, job, error)
+        return handled
+
+    def _settle(
+        self, queue: Queue, sub: QueueSubscription, job: LeasedJob, error: Exception | None
+    ) -> None:
+        if error is None:
+            queue.ack(job)
+            return
+        self._log_failure(sub, f"job {job.job_id} (attempt {job.attempt})", error)
+        queue.nack(job, retry_delay=sub.retry_delay_seconds, error=_error_text(error))
+
+    def _call(self, sub: Subscription, body: Any) -> Exception | None:
+        """Run the handler and its publishers; the exception that failed the message, if any."""
+        try:
+            result = sub.handler(body)
+        except Exception as error:
+            return error
+        if inspect.isawaitable(result):
+            if inspect.iscoroutine(result):
+                result.close()
+            raise ConfigurationError(
+                f"{_handler_name(sub.handler)} returned an awaitable: "
+                "run async handlers on an AsyncClient"
+            )
+        if result is not None:
+            try:
+                for publisher in self._publishers[id(sub)]:
+                    publisher.publish(result)
+            except Exception as error:
+                return error
+        return None
+
+
+class AsyncWorker(_WorkerBase):
+    """Runs an `AsyncClient`'s subscriptions until stopped; handlers may be async or plain."""
+
+    def __init__(
+        self,
+        subscriptions: list[Subscription],
+        options: RunOptions,
+        *,
+        stop: threading.Event,
+        streams: AsyncStreams,
+        queue: Callable[[str], AsyncQueue],
+    ) -> None:
+        super().__init__(subscriptions, options, stop)
+        self._publishers = _publishers(self._subscriptions, AsyncPublisher, "AsyncClient.run()")
+        self._streams = streams
+        self._queue = queue
+
+    async def run(self) -> None:
+        """Consume until stopped, the budget is spent or the deadline passes."""
+        try:
+            while not self._run.finished():
+                try:
+                    handled = 0
+                    for subscription in self._subscriptions:
+                        handled += await self._poll(subscription)
+                    self._run.failures = 0
+                except APIError as error:
+                    await asleep(self._transient(error))
+                    continue
+                if not handled and self._run.wait_ms() == 0 and not self._run.finished():
+                    await asleep(self._run.idle_pause())
+        except KeyboardInterrupt:
+            logger.info("interrupted: stopping; unacknowledged messages will be delivered again")
+
+    async def _poll(self, subscription: Subscription) -> int:
+        if self._run.finished():
+            return 0
+        if isinstance(subscription, StreamSubscription):
+            return await self._poll_stream(subscription)
+        return await self._poll_queue(subscription)
+
+    async def _poll_stream(self, sub: StreamSubscription) -> int:
+        scan = self._scans[id(sub)]
+        if not scan.group_ready:
+            try:
+                await self._streams.create_group(
+                    sub.stream, sub.group, start_id=sub.start_id, mkstream=True
+                )
+            except ConflictError as error:
+                if error.code != "group_exists":
+                    raise
+            scan.group_ready = True
+        handled = 0
+        if scan.due():
+            claimed = await self._streams.claim(
+                sub.stream,
+                sub.group,
+                consumer=self._options.consumer,
+                min_idle=sub.redeliver_after_ms / 1000,
+                count=self._run.batch(sub.count),
+                start_id=scan.cursor,
+            )
+            scan.advance(claimed.next_start_id, sub.redeliver_after_ms)
+            handled += await self._deliver_entries(sub, claimed.entries)
+        if self._run.finished():
+            return handled
+        entries = await self._streams.read_group(
+            sub.stream,
+            sub.group,
+            consumer=self._options.consumer,
+            count=self._run.batch(sub.count),
+            wait=self._run.wait_ms() / 1000,
+        )
+        return handled + await self._deliver_entries(sub, entries)
+
+    async def _deliver_entries(self, sub: StreamSubscription, entries: list[Any]) -> int:
+        handled = 0
+        for entry in entries:
+            if self._run.finished():
+                break
+            error = await self._call(sub, entry.body)
+            self._run.handled += 1
+            handled += 1
+            if error is None:
+                await self._streams.ack(sub.stream, sub.group, [entry.id])
+            else:
+                self._log_failure(sub, f"entry {entry.id}", error)
+        return handled
+
+    async def _poll_queue(self, sub: QueueSubscription) -> int:
+        queue = self._queue(sub.queue)
+        jobs = await queue.lease(
+            consumer=self._options.consumer,
+            topics=sub.topics,
+            max_jobs=self._run.batch(sub.count),
+            lease=sub.lease_seconds,
+            wait=self._run.wait_ms() / 1000,
+        )
+        handled = 0
+        for job in jobs:
+            if self._run.finished():
+                await queue.nack(job, error="worker stopped before handling the job")
+                continue
+            error = await self._call(sub, job.payload)
+            self._run.handled += 1
+            handled += 1
+            await self._settle(queue, sub, job, error)
+        return handled
+
+    async def _settle(
+        self, queue: AsyncQueue, sub: QueueSubscription, job: LeasedJob, error: Exception | None
+    ) -> None:
+        if error is None:
+            await queue.ack(job)
+            return
+        self._log_failure(sub, f"job {job.job_id} (attempt {job.attempt})", error)
+        await queue.nack(job, retry_delay=sub.retry_delay_seconds, error=_error_text(error))
+
+    async def _call(self, sub: Subscription, body: Any) -> Exception | None:
+        """Run the handler and its publishers; the exception that failed the message, if any."""
+        try:
+            result = sub.handler(body)
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception as error:
+            return error
+        if result is not None:
+            try:
+                for publisher in self._publishers[id(sub)]:
+                    await publisher.publish(result)
+            except Exception as error:
+                return error
+        return None
