@@ -1,0 +1,284 @@
+"""What only the SQLite store promises: its URL forms, file settings, id rule and trimming bound."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from server.stores import InvalidStoreURL
+from server.stores.base import NewJob, QueueSettings, Trim
+from server.stores.sqlite import SCHEMA_VERSION, SQLiteStore, approximate_trim_slack
+from tests.conftest import ROOT
+from tests.server.stores._support import FakeClock
+
+
+@pytest.fixture
+async def sqlite_store(sqlite_store_url: str) -> AsyncIterator[SQLiteStore]:
+    """An opened SQLite store in a fresh directory."""
+    store = SQLiteStore.from_url(sqlite_store_url)
+    await store.open()
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+# URLs --------------------------------------------------------------------------------------
+
+
+async def test_a_relative_url_is_relative_to_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``sqlite:///./.spool/spool.db`` opens ``.spool/spool.db`` under the cwd, making the folder."""
+    monkeypatch.chdir(tmp_path)
+    store = SQLiteStore.from_url("sqlite:///./.spool/spool.db")
+    await store.open()
+    try:
+        assert await store.ping()
+    finally:
+        await store.close()
+    assert (tmp_path / ".spool" / "spool.db").is_file()
+
+
+async def test_an_absolute_url_has_four_slashes(tmp_path: Path) -> None:
+    """``sqlite:////abs/path.db`` opens that absolute path, making missing folders."""
+    target = tmp_path / "deep" / "er" / "spool.db"
+    store = SQLiteStore.from_url(f"sqlite:///{target}")
+    await store.open()
+    await store.close()
+    assert target.is_file()
+
+
+async def test_an_in_memory_url_works_without_a_file() -> None:
+    """``sqlite:///:memory:`` gives a private database that needs no file."""
+    store = SQLiteStore.from_url("sqlite:///:memory:")
+    await store.open()
+    try:
+        result = await store.append("events", [1], trim=None, nomkstream=False)
+        assert result.length == 1
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "sqlite://host/spool.db",
+        "sqlite:///spool.db?mode=ro",
+        "sqlite:///",
+        "sqlite://",
+        "redis://127.0.0.1:6379/0",
+    ],
+)
+def test_malformed_urls_are_refused(url: str) -> None:
+    """A URL with a host, options, no path or another scheme is an ``InvalidStoreURL``."""
+    with pytest.raises(InvalidStoreURL):
+        SQLiteStore.from_url(url)
+
+
+# The file ----------------------------------------------------------------------------------
+
+
+async def test_the_file_runs_wal_with_full_sync_and_foreign_keys(
+    sqlite_store: SQLiteStore, sqlite_store_url: str
+) -> None:
+    """The connection uses WAL, ``synchronous=FULL`` and foreign keys; the schema is versioned."""
+
+    def settings(connection: sqlite3.Connection, _now: float) -> tuple[str, int, int, int]:
+        return (
+            connection.execute("PRAGMA journal_mode").fetchone()[0],
+            connection.execute("PRAGMA synchronous").fetchone()[0],
+            connection.execute("PRAGMA foreign_keys").fetchone()[0],
+            connection.execute("SELECT version FROM schema_version").fetchone()[0],
+        )
+
+    full = 2
+    assert await sqlite_store._run(settings, write=False) == ("wal", full, 1, SCHEMA_VERSION)
+
+
+async def test_a_file_from_a_newer_spool_is_refused(sqlite_store_url: str) -> None:
+    """Opening a file whose schema version is newer than this code's fails clearly."""
+    first = SQLiteStore.from_url(sqlite_store_url)
+    await first.open()
+    await first.close()
+    path = sqlite_store_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    connection.close()
+    newer = SQLiteStore.from_url(sqlite_store_url)
+    with pytest.raises(RuntimeError, match="newer"):
+        await newer.open()
+    await newer.close()
+
+
+async def test_a_closed_store_refuses_work(sqlite_store_url: str) -> None:
+    """After ``close`` ping answers False and calls fail; closing again is harmless."""
+    store = SQLiteStore.from_url(sqlite_store_url)
+    await store.open()
+    await store.close()
+    await store.close()
+    assert await store.ping() is False
+    with pytest.raises(RuntimeError, match="not open"):
+        await store.stream_info("events")
+
+
+async def test_a_cancelled_wait_leaves_the_store_usable(sqlite_store: SQLiteStore) -> None:
+    """Cancelling a long poll mid-wait does not disturb later calls."""
+    await sqlite_store.create_group("events", "g", start_id="$", mkstream=True)
+    waiting = asyncio.create_task(
+        sqlite_store.read_group("events", "g", consumer="c", count=1, wait_ms=20_000)
+    )
+    await asyncio.sleep(0.1)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    result = await sqlite_store.append("events", [1], trim=None, nomkstream=False)
+    assert result.length == 1
+
+
+# Ids and trimming --------------------------------------------------------------------------
+
+
+async def test_a_clock_step_back_keeps_the_last_ms_and_raises_the_sequence(
+    sqlite_store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the clock goes back the new id is ``<last ms>-<seq + 1>``; later time resets seq."""
+    clock = FakeClock(1_800_000_000.0)
+    monkeypatch.setattr(sqlite_store, "_clock", clock)
+
+    async def append_one() -> str:
+        return (await sqlite_store.append("events", [1], trim=None, nomkstream=False)).ids[0]
+
+    assert await append_one() == "1800000000000-0"
+    assert await append_one() == "1800000000000-1"
+    clock.advance(-10)
+    assert await append_one() == "1800000000000-2"
+    clock.advance(11)
+    assert await append_one() == "1800000001000-0"
+
+
+@pytest.mark.parametrize(
+    ("maxlen", "slack"),
+    [(0, 10), (5, 10), (100, 10), (150, 15), (1000, 100), (10_000, 1000), (10**9, 1000)],
+)
+def test_the_approximate_slack_rule(maxlen: int, slack: int) -> None:
+    """The slack is ``min(1000, max(10, maxlen // 10))``."""
+    assert approximate_trim_slack(maxlen) == slack
+
+
+@pytest.mark.parametrize(("maxlen", "batch"), [(0, 1), (20, 1), (20, 7), (300, 45)])
+async def test_approximate_trimming_stays_within_maxlen_plus_slack(
+    sqlite_store: SQLiteStore, maxlen: int, batch: int
+) -> None:
+    """After every approximate append a stream holds between ``maxlen`` and ``maxlen + slack``."""
+    ceiling = maxlen + approximate_trim_slack(maxlen)
+    appended = 0
+    for _ in range(3 * ceiling // batch + 3):
+        result = await sqlite_store.append(
+            "events", [0] * batch, trim=Trim(maxlen=maxlen), nomkstream=False
+        )
+        appended += batch
+        assert min(maxlen, appended) <= result.length <= ceiling
+    assert appended > ceiling
+
+
+async def test_approximate_trimming_waits_for_the_slack_then_cuts_to_maxlen(
+    sqlite_store: SQLiteStore,
+) -> None:
+    """Entries pile up to ``maxlen + slack``; the next append cuts the stream to exactly ``maxlen``."""
+    trim = Trim(maxlen=20)
+    lengths = [
+        (await sqlite_store.append("events", [0], trim=trim, nomkstream=False)).length
+        for _ in range(31)
+    ]
+    assert lengths == [*range(1, 31), 20]
+
+
+# Several processes -------------------------------------------------------------------------
+
+
+def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter at the repository root."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+async def test_an_answered_append_survives_kill_9(sqlite_store_url: str) -> None:
+    """An append that returned is on disk even when its process is killed right after."""
+    killed = run_python(
+        """
+        import asyncio, os, signal, sys
+        from server.stores.sqlite import SQLiteStore
+
+        async def main():
+            store = SQLiteStore.from_url(sys.argv[1])
+            await store.open()
+            result = await store.append("events", [{"n": 1}], trim=None, nomkstream=False)
+            print(result.ids[0], flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+        asyncio.run(main())
+        """,
+        sqlite_store_url,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    store = SQLiteStore.from_url(sqlite_store_url)
+    await store.open()
+    try:
+        entries = await store.range("events", start="-", end="+", count=10, reverse=False)
+    finally:
+        await store.close()
+    assert [(entry.id, entry.body) for entry in entries] == [(killed.stdout.strip(), {"n": 1})]
+
+
+@pytest.mark.slow
+async def test_processes_sharing_the_file_never_lease_one_job_twice(sqlite_store_url: str) -> None:
+    """Workers in separate processes drain one queue without ever sharing a job."""
+    store = SQLiteStore.from_url(sqlite_store_url)
+    await store.open()
+    try:
+        await store.put_queue("work", QueueSettings())
+        receipts = await store.publish_jobs(
+            "work", [NewJob(topic="t", payload=n) for n in range(90)]
+        )
+    finally:
+        await store.close()
+    worker = """
+        import asyncio, json, sys
+        from server.stores.sqlite import SQLiteStore
+
+        async def main():
+            store = SQLiteStore.from_url(sys.argv[1])
+            await store.open()
+            leased = []
+            while batch := await store.lease_jobs(
+                "work", consumer=None, topics=None, max_jobs=2, lease_seconds=600, wait_ms=0
+            ):
+                leased += [job.job_id for job in batch]
+            await store.close()
+            print(json.dumps(leased))
+
+        asyncio.run(main())
+    """
+    results = await asyncio.gather(
+        *(asyncio.to_thread(run_python, worker, sqlite_store_url) for _ in range(3))
+    )
+    leased = [job_id for result in results for job_id in json.loads(result.stdout)]
+    assert len(leased) == len(set(leased))
+    assert sorted(leased) == sorted(receipt.job_id for receipt in receipts)
