@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from server.stores import InvalidStoreURL
-from server.stores.base import NewJob, QueueSettings, Trim
+from server.stores.base import NewJob, NotFoundError, QueueSettings, Trim
 from server.stores.sqlite import SCHEMA_VERSION, SQLiteStore, approximate_trim_slack
 from tests.conftest import ROOT
 from tests.server.stores._support import FakeClock
@@ -201,6 +201,35 @@ async def test_approximate_trimming_waits_for_the_slack_then_cuts_to_maxlen(
         for _ in range(31)
     ]
     assert lengths == [*range(1, 31), 20]
+
+
+# Retention ---------------------------------------------------------------------------------
+
+
+async def test_finished_jobs_are_purged_after_their_retention(
+    sqlite_store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A later write to the queue deletes succeeded and dead jobs older than retention_seconds."""
+    clock = FakeClock(1_800_000_000.0)
+    monkeypatch.setattr(sqlite_store, "_clock", clock)
+    await sqlite_store.put_queue("work", QueueSettings(max_attempts=1, retention_seconds=60))
+    done, dead, kept = await sqlite_store.publish_jobs(
+        "work", [NewJob(topic="t", payload=n) for n in range(3)]
+    )
+    first, second = await sqlite_store.lease_jobs(
+        "work", consumer=None, topics=["t"], max_jobs=2, lease_seconds=5, wait_ms=0
+    )
+    await sqlite_store.ack_job("work", first.job_id, first.lease_id)
+    await sqlite_store.nack_job("work", second.job_id, second.lease_id, retry_delay=0, error="x")
+    clock.advance(59)
+    await sqlite_store.publish_jobs("work", [NewJob(topic="t", payload="later")])
+    assert (await sqlite_store.get_job("work", done.job_id)).state == "succeeded"
+    clock.advance(2)
+    await sqlite_store.publish_jobs("work", [NewJob(topic="t", payload="later")])
+    for purged in (done.job_id, dead.job_id):
+        with pytest.raises(NotFoundError):
+            await sqlite_store.get_job("work", purged)
+    assert (await sqlite_store.get_job("work", kept.job_id)).state == "ready"
 
 
 # Several processes -------------------------------------------------------------------------
