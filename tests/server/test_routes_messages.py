@@ -1,0 +1,343 @@
+"""Message, URL group, dead letter and signing key operations over HTTP
+(server/routes/messages.py), on both stores.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from generated.pydantic_models import (
+    DeadLetterList,
+    Message,
+    MessageBatchResult,
+    MessageReceiptList,
+    SigningKeys,
+    UrlGroup,
+    UrlGroupList,
+)
+from server.stores.base import DeliveryAttemptRecord
+from tests.conftest import RunningApp, assert_problem
+
+HOOK = "https://example.com/hooks/signup"
+
+
+async def _publish(api: RunningApp, **message: object) -> str:
+    response = await api.client.post("/v1/messages", json={"url": HOOK, "body": "x", **message})
+    assert response.status_code == 202, response.text
+    message_id: str = response.json()["messages"][0]["message_id"]
+    return message_id
+
+
+async def _dead_letter(api: RunningApp) -> str:
+    """Publish a message and fail its only delivery, as the delivery engine would."""
+    message_id = await _publish(api, retries=0)
+    claimed = await api.store.claim_due_messages(now=time.time() + 1, limit=10, lease_seconds=60)
+    assert message_id in [message.message_id for message in claimed]
+    attempt = DeliveryAttemptRecord(
+        attempt=1, started_at=time.time(), duration_ms=12, status_code=503, error="HTTP 503"
+    )
+    await api.store.record_attempt(message_id, attempt, outcome="failed")
+    return message_id
+
+
+async def test_publish_a_string_body_stores_its_utf8_bytes(api: RunningApp) -> None:
+    """A string body is kept as its UTF-8 bytes with the text content type by default."""
+    response = await api.client.post("/v1/messages", json={"url": HOOK, "body": "héllo"})
+    assert response.status_code == 202
+    receipts = MessageReceiptList.model_validate(response.json())
+    assert [(receipt.url, receipt.deduplicated) for receipt in receipts.messages] == [(HOOK, False)]
+    stored = await api.store.get_message(receipts.messages[0].message_id)
+    assert stored.body == "héllo".encode()
+    assert stored.content_type == "text/plain; charset=utf-8"
+
+
+async def test_publish_a_json_body_stores_it_as_json(api: RunningApp) -> None:
+    """Any other JSON value is kept JSON-encoded with application/json (unless given)."""
+    message_id = await _publish(api, body={"hello": "world", "n": [1, 2]})
+    stored = await api.store.get_message(message_id)
+    assert stored.body == b'{"hello":"world","n":[1,2]}'
+    assert stored.content_type == "application/json"
+    custom = await _publish(api, body=[1], content_type="application/vnd.acme+json")
+    assert (await api.store.get_message(custom)).content_type == "application/vnd.acme+json"
+
+
+async def test_get_message_shows_every_option(api: RunningApp) -> None:
+    """getMessage returns the schedule and options, omitting fields that are absent."""
+    message_id = await _publish(
+        api,
+        method="PUT",
+        headers={"X-Tenant": "acme"},
+        delay=60,
+        retries=5,
+        retry_delay="1000 * pow(2, retried)",
+        callback="https://example.com/done",
+        timeout=10,
+    )
+    body = (await api.client.get(f"/v1/messages/{message_id}")).json()
+    message = Message.model_validate(body)
+    assert (message.method.root, message.state.root, message.retries) == ("PUT", "scheduled", 5)
+    assert message.headers == {"X-Tenant": "acme"}
+    assert message.not_before - message.created_at >= timedelta(seconds=59)
+    assert body["callback"] == "https://example.com/done"
+    assert body["created_at"].endswith("Z")
+    for absent in ("url_group", "failure_callback", "deduplication_id"):
+        assert absent not in body
+    assert body["attempts"] == []
+
+
+async def test_not_before_schedules_the_message(api: RunningApp) -> None:
+    """``not_before`` is kept as the first delivery time; a past time means now."""
+    later = datetime.now(UTC) + timedelta(hours=1)
+    message_id = await _publish(api, not_before=later.isoformat())
+    shown = Message.model_validate((await api.client.get(f"/v1/messages/{message_id}")).json())
+    assert abs((shown.not_before - later).total_seconds()) < 1
+    past = await _publish(api, not_before="2001-01-01T00:00:00Z")
+    shown = Message.model_validate((await api.client.get(f"/v1/messages/{past}")).json())
+    assert shown.not_before > datetime(2020, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("message", "location"),
+    [
+        ({"body": 1}, "body.url"),
+        ({"url": HOOK, "url_group": "partners", "body": 1}, "body.url_group"),
+        ({"url": HOOK, "body": 1, "delay": 1, "not_before": "2030-01-01T00:00:00Z"}, None),
+        ({"url": "ftp://example.com/x", "body": 1}, "body.url"),
+        ({"url": "https://", "body": 1}, "body.url"),
+        ({"url": "https://example.com/a b", "body": 1}, "body.url"),
+        ({"url": HOOK, "body": 1, "headers": {"Bad Name": "v"}}, "body.headers.Bad Name"),
+        ({"url": HOOK, "body": 1, "headers": {"X-A": "line\nbreak"}}, "body.headers.X-A"),
+        ({"url": HOOK, "body": 1, "headers": {"Content-Length": "1"}}, None),
+        ({"url": HOOK, "body": 1, "headers": {"Spool-Signature": "forged"}}, None),
+        ({"url": HOOK, "body": 1, "retries": 21}, "body.retries"),
+        ({"url": HOOK, "body": 1, "timeout": 0}, "body.timeout"),
+        ({"url": HOOK, "body": 1, "method": "TRACE"}, "body.method"),
+        ({"url": HOOK, "body": 1, "not_before": "tomorrow"}, "body.not_before"),
+        ({"url": HOOK, "body": 1, "not_before": "2030-01-01T00:00:00"}, "body.not_before"),
+    ],
+)
+async def test_invalid_messages_are_422(
+    api: RunningApp, message: dict[str, object], location: str | None
+) -> None:
+    """Each malformed option is 422 with its location, and no message is written."""
+    response = await api.client.post("/v1/messages", json=message)
+    problem = assert_problem(response, 422, "validation_failed")
+    if location is not None:
+        assert problem["errors"][0]["location"] == location
+    assert (
+        await api.store.claim_due_messages(now=time.time() + 3600, limit=10, lease_seconds=1) == []
+    )
+
+
+async def test_a_bad_retry_delay_is_refused_at_publish(api: RunningApp) -> None:
+    """An invalid retry_delay expression is 400 invalid_retry_delay, never a delivery surprise."""
+    for expression in ("import os", "retried +", "-1000", "1 / 0"):
+        response = await api.client.post(
+            "/v1/messages", json={"url": HOOK, "body": 1, "retry_delay": expression}
+        )
+        problem = assert_problem(response, 400, "invalid_retry_delay")
+        assert "body.retry_delay" in problem["detail"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]:8080/",
+        "http://10.1.2.3/",
+    ],
+)
+async def test_internal_destinations_are_refused(api: RunningApp, url: str) -> None:
+    """Destinations inside the deployment's network are 400 destination_not_allowed."""
+    response = await api.client.post("/v1/messages", json={"url": url, "body": 1})
+    assert_problem(response, 400, "destination_not_allowed")
+
+
+async def test_callbacks_are_checked_like_destinations(api: RunningApp) -> None:
+    """A callback into the deployment's network is refused too."""
+    response = await api.client.post(
+        "/v1/messages",
+        json={"url": HOOK, "body": 1, "failure_callback": "http://127.0.0.1:9/failed"},
+    )
+    assert_problem(response, 400, "destination_not_allowed")
+
+
+async def test_url_groups_fan_out_one_message_per_endpoint(api: RunningApp) -> None:
+    """Publishing to a URL group answers one receipt per endpoint, each message in the group."""
+    endpoints = [{"url": "https://one.example.com/hook", "name": "one"}, {"url": HOOK}]
+    put = await api.client.put("/v1/url-groups/partners", json={"endpoints": endpoints})
+    assert put.status_code == 200
+    group = UrlGroup.model_validate(put.json())
+    assert [endpoint.url for endpoint in group.endpoints] == [item["url"] for item in endpoints]
+    assert "name" not in put.json()["endpoints"][1]
+
+    response = await api.client.post("/v1/messages", json={"url_group": "partners", "body": 1})
+    receipts = response.json()["messages"]
+    assert [receipt["url"] for receipt in receipts] == [item["url"] for item in endpoints]
+    assert len({receipt["message_id"] for receipt in receipts}) == 2
+    stored = await api.client.get(f"/v1/messages/{receipts[0]['message_id']}")
+    assert stored.json()["url_group"] == "partners"
+
+
+async def test_publishing_to_a_missing_url_group_is_404(api: RunningApp) -> None:
+    """A URL group that does not exist is 404 url_group_not_found."""
+    response = await api.client.post("/v1/messages", json={"url_group": "nobody", "body": 1})
+    assert_problem(response, 404, "url_group_not_found")
+
+
+async def test_url_group_life_cycle(api: RunningApp) -> None:
+    """putUrlGroup replaces endpoints, list and get show them, delete removes the group."""
+    await api.client.put("/v1/url-groups/b", json={"endpoints": [{"url": HOOK}]})
+    first = (await api.client.get("/v1/url-groups/b")).json()
+    replaced = await api.client.put(
+        "/v1/url-groups/b", json={"endpoints": [{"url": "https://two.example.com/"}]}
+    )
+    assert replaced.json()["endpoints"] == [{"url": "https://two.example.com/"}]
+    assert replaced.json()["created_at"] == first["created_at"]
+    await api.client.put("/v1/url-groups/a", json={"endpoints": [{"url": HOOK}]})
+    listed = UrlGroupList.model_validate((await api.client.get("/v1/url-groups")).json())
+    assert [group.name for group in listed.url_groups] == ["a", "b"]
+    assert (await api.client.delete("/v1/url-groups/b")).status_code == 204
+    assert_problem(await api.client.get("/v1/url-groups/b"), 404, "url_group_not_found")
+    assert_problem(await api.client.delete("/v1/url-groups/b"), 404, "url_group_not_found")
+
+
+async def test_url_group_endpoints_are_checked(api: RunningApp) -> None:
+    """Endpoints must be valid public URLs; an empty group is 422."""
+    internal = await api.client.put(
+        "/v1/url-groups/g", json={"endpoints": [{"url": "http://127.0.0.1/"}]}
+    )
+    assert_problem(internal, 400, "destination_not_allowed")
+    empty = await api.client.put("/v1/url-groups/g", json={"endpoints": []})
+    assert_problem(empty, 422, "validation_failed")
+    assert_problem(await api.client.get("/v1/url-groups/g"), 404, "url_group_not_found")
+
+
+async def test_deduplication_by_id_and_by_content(api: RunningApp) -> None:
+    """A repeated deduplication_id, or the same content with content-based dedup, is deduplicated."""
+    by_id = [
+        (
+            await api.client.post(
+                "/v1/messages", json={"url": HOOK, "body": body, "deduplication_id": "d-1"}
+            )
+        ).json()["messages"][0]
+        for body in ("first", "second")
+    ]
+    assert by_id[1]["message_id"] == by_id[0]["message_id"]
+    assert [receipt["deduplicated"] for receipt in by_id] == [False, True]
+
+    message = {"url": HOOK, "body": {"a": 1}, "content_based_deduplication": True}
+    first = (await api.client.post("/v1/messages", json=message)).json()["messages"][0]
+    same = (await api.client.post("/v1/messages", json=message)).json()["messages"][0]
+    other = (await api.client.post("/v1/messages", json={**message, "body": {"a": 2}})).json()
+    assert (same["message_id"], same["deduplicated"]) == (first["message_id"], True)
+    assert other["messages"][0]["deduplicated"] is False
+
+
+async def test_deduplication_ids_are_per_destination(api: RunningApp) -> None:
+    """The same deduplication_id to two URLs makes two messages."""
+    one = await _publish(api, deduplication_id="same")
+    two = (
+        await api.client.post(
+            "/v1/messages",
+            json={"url": "https://two.example.com/", "body": "x", "deduplication_id": "same"},
+        )
+    ).json()["messages"][0]
+    assert two["message_id"] != one
+    assert two["deduplicated"] is False
+
+
+async def test_publish_messages_answers_per_item_and_is_all_or_nothing(api: RunningApp) -> None:
+    """publishMessages answers one result per item; one bad item writes no message at all."""
+    await api.client.put(
+        "/v1/url-groups/partners",
+        json={"endpoints": [{"url": "https://one.example.com/"}, {"url": HOOK}]},
+    )
+    good = await api.client.post(
+        "/v1/messages/batch",
+        json={"messages": [{"url": HOOK, "body": "a"}, {"url_group": "partners", "body": {}}]},
+    )
+    assert good.status_code == 202
+    results = MessageBatchResult.model_validate(good.json()).results
+    assert [len(result.messages) for result in results] == [1, 2]
+
+    bad = await api.client.post(
+        "/v1/messages/batch",
+        json={"messages": [{"url": HOOK, "body": "a"}, {"url": HOOK, "body": 1, "retries": -1}]},
+    )
+    problem = assert_problem(bad, 422, "validation_failed")
+    assert problem["errors"][0]["location"] == "body.messages.1.retries"
+    missing_group = await api.client.post(
+        "/v1/messages/batch",
+        json={"messages": [{"url": HOOK, "body": "a"}, {"url_group": "nobody", "body": 1}]},
+    )
+    assert_problem(missing_group, 404, "url_group_not_found")
+    due = await api.store.claim_due_messages(now=time.time() + 1, limit=100, lease_seconds=1)
+    assert len(due) == 3
+
+
+async def test_cancel_a_scheduled_message(api: RunningApp) -> None:
+    """cancelMessage cancels a scheduled message; cancelling it again is 409 invalid_state."""
+    message_id = await _publish(api, delay=3600)
+    cancelled = await api.client.delete(f"/v1/messages/{message_id}")
+    assert cancelled.status_code == 200
+    assert cancelled.json()["state"] == "cancelled"
+    assert_problem(await api.client.delete(f"/v1/messages/{message_id}"), 409, "invalid_state")
+
+
+async def test_unknown_and_malformed_message_ids(api: RunningApp) -> None:
+    """A well-formed unknown id is 404 message_not_found; a malformed one is 400 invalid_name."""
+    missing = "msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"
+    assert_problem(await api.client.get(f"/v1/messages/{missing}"), 404, "message_not_found")
+    assert_problem(await api.client.delete(f"/v1/messages/{missing}"), 404, "message_not_found")
+    assert_problem(await api.client.get("/v1/messages/job_123"), 400, "invalid_name")
+
+
+async def test_dead_letters_list_delete_and_retry(api: RunningApp) -> None:
+    """A failed message is a dead letter until retried (202) or deleted (204)."""
+    first = await _dead_letter(api)
+    listed = DeadLetterList.model_validate((await api.client.get("/v1/dead-letters")).json())
+    assert [(dead.message_id, dead.last_status_code) for dead in listed.dead_letters] == [
+        (first, 503)
+    ]
+    retried = await api.client.post(f"/v1/dead-letters/{first}/retry")
+    assert retried.status_code == 202
+    assert retried.json() == {"message_id": first, "url": HOOK, "deduplicated": False}
+    assert (await api.client.get(f"/v1/messages/{first}")).json()["state"] == "scheduled"
+
+    second = await _dead_letter(api)
+    assert (await api.client.delete(f"/v1/dead-letters/{second}")).status_code == 204
+    assert (await api.client.get("/v1/dead-letters")).json() == {"dead_letters": []}
+    assert (await api.client.get(f"/v1/messages/{second}")).json()["state"] == "failed"
+
+
+async def test_missing_dead_letters_are_404(api: RunningApp) -> None:
+    """Deleting or retrying a message that is not a dead letter is 404 dead_letter_not_found."""
+    scheduled = await _publish(api)
+    missing = "msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"
+    for message_id in (scheduled, missing):
+        assert_problem(
+            await api.client.delete(f"/v1/dead-letters/{message_id}"), 404, "dead_letter_not_found"
+        )
+        assert_problem(
+            await api.client.post(f"/v1/dead-letters/{message_id}/retry"),
+            404,
+            "dead_letter_not_found",
+        )
+
+
+async def test_dead_letter_limit_is_validated(api: RunningApp) -> None:
+    """listDeadLetters' limit must be 1..1000."""
+    response = await api.client.get("/v1/dead-letters", params={"limit": "1001"})
+    assert_problem(response, 422, "validation_failed")
+
+
+async def test_signing_keys(api: RunningApp) -> None:
+    """getSigningKeys answers the current and next keys of the settings."""
+    keys = SigningKeys.model_validate((await api.client.get("/v1/signing-keys")).json())
+    settings_keys = api.app.state.settings.signing_keys
+    assert (keys.current, keys.next) == (settings_keys.current, settings_keys.next)

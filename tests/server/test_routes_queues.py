@@ -1,0 +1,299 @@
+"""Queue and job operations over HTTP (server/routes/queues.py), on both stores."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from generated.pydantic_models import (
+    Job,
+    JobList,
+    JobReceipt,
+    JobReceiptList,
+    LeasedJobList,
+    Queue,
+    QueueList,
+)
+from tests.conftest import RunningApp, assert_problem
+
+
+async def _create_queue(api: RunningApp, name: str = "jobs", **settings: int) -> None:
+    response = await api.client.put(f"/v1/queues/{name}", json=settings)
+    assert response.status_code in (200, 201), response.text
+
+
+async def _lease_one(api: RunningApp, queue: str = "jobs") -> dict[str, object]:
+    response = await api.client.post(f"/v1/queues/{queue}/leases", json={"consumer": "w"})
+    jobs: list[dict[str, object]] = response.json()["jobs"]
+    assert len(jobs) == 1, jobs
+    return jobs[0]
+
+
+async def test_put_queue_creates_then_updates(api: RunningApp) -> None:
+    """putQueue answers 201 on creation and 200 with the new settings afterwards."""
+    created = await api.client.put("/v1/queues/jobs", json={})
+    assert created.status_code == 201
+    queue = Queue.model_validate(created.json())
+    assert (queue.max_attempts, queue.lease_seconds) == (5, 30)
+    assert created.json()["created_at"].endswith("Z")
+    updated = await api.client.put("/v1/queues/jobs", json={"max_attempts": 2})
+    assert updated.status_code == 200
+    assert updated.json()["max_attempts"] == 2
+    assert updated.json()["created_at"] == created.json()["created_at"]
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"max_attempts": 0}, {"lease_seconds": 43201}, {"retention_seconds": 59}, {"extra": 1}],
+)
+async def test_put_queue_validates_settings(api: RunningApp, settings: dict[str, int]) -> None:
+    """Settings outside the spec's bounds are 422 and create nothing."""
+    response = await api.client.put("/v1/queues/jobs", json=settings)
+    assert_problem(response, 422, "validation_failed")
+    assert_problem(await api.client.get("/v1/queues/jobs"), 404, "queue_not_found")
+
+
+async def test_get_list_and_delete_queue(api: RunningApp) -> None:
+    """getQueue counts jobs by state, listQueues lists by name, deleteQueue removes the queue."""
+    await _create_queue(api, "b-queue")
+    await _create_queue(api, "a-queue")
+    await api.client.post("/v1/queues/a-queue/jobs", json={"topic": "t", "payload": 1})
+    await api.client.post("/v1/queues/a-queue/jobs", json={"topic": "t", "payload": 2, "delay": 60})
+    queue = Queue.model_validate((await api.client.get("/v1/queues/a-queue")).json())
+    assert (queue.stats.ready, queue.stats.delayed) == (1, 1)
+    listed = QueueList.model_validate((await api.client.get("/v1/queues")).json())
+    assert [item.name for item in listed.queues] == ["a-queue", "b-queue"]
+    assert (await api.client.delete("/v1/queues/a-queue")).status_code == 204
+    assert_problem(await api.client.get("/v1/queues/a-queue"), 404, "queue_not_found")
+    assert_problem(await api.client.delete("/v1/queues/a-queue"), 404, "queue_not_found")
+
+
+async def test_publishing_never_creates_a_queue(api: RunningApp) -> None:
+    """Publishing to a queue that was never created is 404 queue_not_found, and no queue appears."""
+    response = await api.client.post("/v1/queues/ghost/jobs", json={"topic": "t", "payload": 1})
+    problem = assert_problem(response, 404, "queue_not_found")
+    assert "ghost" in problem["detail"]
+    assert (await api.client.get("/v1/queues")).json() == {"queues": []}
+
+
+async def test_publish_job_answers_a_receipt(api: RunningApp) -> None:
+    """publishJob answers 202 with the job id, queue, topic and deduplicated=false."""
+    await _create_queue(api)
+    response = await api.client.post(
+        "/v1/queues/jobs/jobs", json={"topic": "email-jobs", "payload": {"userId": "1"}}
+    )
+    assert response.status_code == 202
+    receipt = JobReceipt.model_validate(response.json())
+    assert receipt.job_id.startswith("job_")
+    assert (receipt.queue, receipt.topic, receipt.deduplicated) == ("jobs", "email-jobs", False)
+
+
+async def test_reserved_topics_are_refused(api: RunningApp) -> None:
+    """A topic under the spec's reserved prefix is 400 reserved_topic and nothing is written."""
+    await _create_queue(api)
+    response = await api.client.post(
+        "/v1/queues/jobs/jobs", json={"topic": "spool.internal", "payload": 1}
+    )
+    problem = assert_problem(response, 400, "reserved_topic")
+    assert "spool." in problem["detail"]
+    assert (await api.client.get("/v1/queues/jobs/jobs")).json() == {"jobs": []}
+
+
+@pytest.mark.parametrize("topic", ["", "with space", "wild.*", "a>b", "x" * 129, ".leading"])
+async def test_invalid_topics_are_422(api: RunningApp, topic: str) -> None:
+    """Topics that break the spec's pattern (wildcards included) are 422."""
+    await _create_queue(api)
+    response = await api.client.post("/v1/queues/jobs/jobs", json={"topic": topic, "payload": 1})
+    problem = assert_problem(response, 422, "validation_failed")
+    assert problem["errors"][0]["location"] == "body.topic"
+
+
+async def test_deduplication_returns_the_first_job(api: RunningApp) -> None:
+    """A deduplication_id repeated within the window answers the first job with deduplicated."""
+    await _create_queue(api)
+    job = {"topic": "t", "payload": 1, "deduplication_id": "welcome-1"}
+    first = (await api.client.post("/v1/queues/jobs/jobs", json=job)).json()
+    second = (await api.client.post("/v1/queues/jobs/jobs", json=job)).json()
+    assert second["job_id"] == first["job_id"]
+    assert (first["deduplicated"], second["deduplicated"]) == (False, True)
+
+
+async def test_publish_jobs_is_all_or_nothing(api: RunningApp) -> None:
+    """publishJobs answers a receipt per job; one bad job (even a reserved topic) writes none."""
+    await _create_queue(api)
+    good = await api.client.post(
+        "/v1/queues/jobs/batch",
+        json={"jobs": [{"topic": "t", "payload": 1}, {"topic": "u", "payload": 2}]},
+    )
+    assert good.status_code == 202
+    assert [receipt.topic for receipt in JobReceiptList.model_validate(good.json()).receipts] == [
+        "t",
+        "u",
+    ]
+    bad = await api.client.post(
+        "/v1/queues/jobs/batch",
+        json={"jobs": [{"topic": "t", "payload": 3}, {"topic": "spool.x", "payload": 4}]},
+    )
+    problem = assert_problem(bad, 400, "reserved_topic")
+    assert "body.jobs.1.topic" in problem["detail"]
+    jobs = (await api.client.get("/v1/queues/jobs/jobs")).json()["jobs"]
+    assert [job["payload"] for job in jobs] == [1, 2]
+
+
+async def test_lease_ack_and_job_status(api: RunningApp) -> None:
+    """leaseJobs hands a job out under a lease; ackJob marks it succeeded."""
+    await _create_queue(api)
+    await api.client.post("/v1/queues/jobs/jobs", json={"topic": "t", "payload": {"k": [1, None]}})
+    leased = LeasedJobList.model_validate(
+        (
+            await api.client.post(
+                "/v1/queues/jobs/leases", json={"consumer": "w", "topics": ["t"], "max_jobs": 5}
+            )
+        ).json()
+    )
+    assert len(leased.jobs) == 1
+    lease = leased.jobs[0]
+    assert (lease.attempt, lease.payload) == (1, {"k": [1, None]})
+    assert lease.lease_expires_at > lease.published_at
+
+    status = Job.model_validate(
+        (await api.client.get(f"/v1/queues/jobs/jobs/{lease.job_id}")).json()
+    )
+    assert status.state.root == "leased"
+    acked = await api.client.post(
+        f"/v1/queues/jobs/jobs/{lease.job_id}/ack", json={"lease_id": lease.lease_id}
+    )
+    assert Job.model_validate(acked.json()).state.root == "succeeded"
+    assert "lease_expires_at" not in acked.json()
+    again = await api.client.post(
+        f"/v1/queues/jobs/jobs/{lease.job_id}/ack", json={"lease_id": lease.lease_id}
+    )
+    assert_problem(again, 409, "lease_expired")
+
+
+async def test_lease_waits_when_nothing_is_ready(api: RunningApp) -> None:
+    """With wait_ms and an empty queue, leaseJobs waits and then answers no jobs."""
+    await _create_queue(api)
+    response = await api.client.post("/v1/queues/jobs/leases", json={"wait_ms": 50})
+    assert response.json() == {"jobs": []}
+
+
+async def test_nack_delays_and_records_the_error(api: RunningApp) -> None:
+    """nackJob ends the lease; the job is delayed by retry_delay and keeps the error."""
+    await _create_queue(api)
+    await api.client.post("/v1/queues/jobs/jobs", json={"topic": "t", "payload": 1})
+    lease = await _lease_one(api)
+    response = await api.client.post(
+        f"/v1/queues/jobs/jobs/{lease['job_id']}/nack",
+        json={"lease_id": lease["lease_id"], "retry_delay": 60, "error": "SMTP timeout"},
+    )
+    job = Job.model_validate(response.json())
+    assert (job.state.root, job.last_error) == ("delayed", "SMTP timeout")
+
+
+async def test_the_last_nack_moves_the_job_to_the_dead_letters(api: RunningApp) -> None:
+    """A job that used max_attempts is dead after its nack, listed as dead, and retryable."""
+    await _create_queue(api, max_attempts=1)
+    await api.client.post("/v1/queues/jobs/jobs", json={"topic": "t", "payload": 1})
+    lease = await _lease_one(api)
+    nacked = await api.client.post(
+        f"/v1/queues/jobs/jobs/{lease['job_id']}/nack", json={"lease_id": lease["lease_id"]}
+    )
+    assert nacked.json()["state"] == "dead"
+    dead = JobList.model_validate(
+        (await api.client.get("/v1/queues/jobs/jobs", params={"state": "dead"})).json()
+    )
+    assert [job.job_id for job in dead.jobs] == [lease["job_id"]]
+    retried = await api.client.post(f"/v1/queues/jobs/jobs/{lease['job_id']}/retry")
+    assert (retried.json()["state"], retried.json()["attempts"]) == ("ready", 0)
+
+
+async def test_retrying_a_job_that_is_not_dead_is_a_conflict(api: RunningApp) -> None:
+    """retryJob on a ready job is 409 invalid_state."""
+    await _create_queue(api)
+    receipt = (
+        await api.client.post("/v1/queues/jobs/jobs", json={"topic": "t", "payload": 1})
+    ).json()
+    response = await api.client.post(f"/v1/queues/jobs/jobs/{receipt['job_id']}/retry")
+    assert_problem(response, 409, "invalid_state")
+
+
+async def test_extend_lease_moves_its_end(api: RunningApp) -> None:
+    """extendLease sets the lease to end lease_seconds from now; a wrong lease id is a 409."""
+    await _create_queue(api)
+    await api.client.post("/v1/queues/jobs/jobs", json={"topic": "t", "payload": 1})
+    lease = await _lease_one(api)
+    extended = await api.client.post(
+        f"/v1/queues/jobs/jobs/{lease['job_id']}/extend",
+        json={"lease_id": lease["lease_id"], "lease_seconds": 3600},
+    )
+    new_end = datetime.fromisoformat(extended.json()["lease_expires_at"])
+    assert new_end > datetime.fromisoformat(str(lease["lease_expires_at"]))
+    wrong = await api.client.post(
+        f"/v1/queues/jobs/jobs/{lease['job_id']}/extend",
+        json={"lease_id": "lease_someone_else", "lease_seconds": 10},
+    )
+    assert_problem(wrong, 409, "lease_expired")
+
+
+async def test_unknown_jobs_are_404(api: RunningApp) -> None:
+    """A well-formed job id the queue does not hold is 404 job_not_found."""
+    await _create_queue(api)
+    missing = "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"
+    assert_problem(await api.client.get(f"/v1/queues/jobs/jobs/{missing}"), 404, "job_not_found")
+    response = await api.client.post(
+        f"/v1/queues/jobs/jobs/{missing}/ack", json={"lease_id": "lease_x"}
+    )
+    assert_problem(response, 404, "job_not_found")
+
+
+async def test_malformed_job_ids_are_400(api: RunningApp) -> None:
+    """A job id that breaks the spec's pattern is 400 invalid_name."""
+    await _create_queue(api)
+    response = await api.client.get("/v1/queues/jobs/jobs/not-a-job")
+    problem = assert_problem(response, 400, "invalid_name")
+    assert "job id" in problem["detail"]
+
+
+@pytest.mark.parametrize(
+    ("query", "location"),
+    [({"state": "finished"}, "query.state"), ({"limit": "0"}, "query.limit")],
+)
+async def test_list_jobs_query_is_validated(
+    api: RunningApp, query: dict[str, str], location: str
+) -> None:
+    """listJobs refuses unknown states and out-of-range limits with 422."""
+    await _create_queue(api)
+    response = await api.client.get("/v1/queues/jobs/jobs", params=query)
+    problem = assert_problem(response, 422, "validation_failed")
+    assert problem["errors"][0]["location"] == location
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/queues/jobs/leases", {"max_jobs": 0}),
+        ("/v1/queues/jobs/leases", {"topics": ["spool..bad space"]}),
+        ("/v1/queues/jobs/leases", {"wait_ms": 30001}),
+        ("/v1/queues/jobs/jobs/job_1/ack", {}),
+        ("/v1/queues/jobs/jobs/job_1/nack", {"lease_id": "l", "retry_delay": -1}),
+        ("/v1/queues/jobs/jobs/job_1/extend", {"lease_id": "l"}),
+        ("/v1/queues/jobs/jobs", {"topic": "t"}),
+        ("/v1/queues/jobs/jobs", {"topic": "t", "payload": 1, "delay": 604801}),
+    ],
+)
+async def test_job_requests_are_validated(
+    api: RunningApp, path: str, body: dict[str, object]
+) -> None:
+    """Bodies that break the schema are 422 and change nothing."""
+    await _create_queue(api)
+    response = await api.client.post(path, json=body)
+    assert_problem(response, 422, "validation_failed")
+    assert (await api.client.get("/v1/queues/jobs")).json()["stats"]["ready"] == 0
+
+
+async def test_lease_on_a_missing_queue_is_404(api: RunningApp) -> None:
+    """leaseJobs and listJobs on a queue that does not exist are 404 queue_not_found."""
+    assert_problem(await api.client.post("/v1/queues/none/leases", json={}), 404, "queue_not_found")
+    assert_problem(await api.client.get("/v1/queues/none/jobs"), 404, "queue_not_found")
