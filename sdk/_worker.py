@@ -23,13 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from . import _retry
 from ._checks import check_group_name
 from ._durations import Duration, to_millis, to_timedelta
 from ._exceptions import APIError, ConfigurationError, ConflictError
 from ._limits import WAIT_MS_MAX
 from ._publisher import AsyncPublisher, Publisher, publishers_of
 from ._queues import AsyncQueue, Queue
-from ._retry import RetryPolicy, asleep, is_retryable, sleep
+from ._retry import RetryPolicy, is_retryable
 from ._streams import AsyncStreams, Streams
 from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
 from ._types import LeasedJob
@@ -246,10 +247,10 @@ class SyncWorker(_WorkerBase):
                     handled = sum(self._poll(subscription) for subscription in self._subscriptions)
                     self._run.failures = 0
                 except APIError as error:
-                    sleep(self._transient(error))
+                    _retry.sleep(self._transient(error))
                     continue
                 if not handled and self._run.wait_ms() == 0 and not self._run.finished():
-                    sleep(self._run.idle_pause())
+                    _retry.sleep(self._run.idle_pause())
         except KeyboardInterrupt:
             logger.info("interrupted: stopping; unacknowledged messages will be delivered again")
 
@@ -386,10 +387,10 @@ class AsyncWorker(_WorkerBase):
                         handled += await self._poll(subscription)
                     self._run.failures = 0
                 except APIError as error:
-                    await asleep(self._transient(error))
+                    await _retry.asleep(self._transient(error))
                     continue
                 if not handled and self._run.wait_ms() == 0 and not self._run.finished():
-                    await asleep(self._run.idle_pause())
+                    await _retry.asleep(self._run.idle_pause())
         except KeyboardInterrupt:
             logger.info("interrupted: stopping; unacknowledged messages will be delivered again")
 

@@ -1,0 +1,93 @@
+"""Helpers for the SDK's respx tests: fake answers in the service's shapes."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+import httpx
+
+BASE_URL = "http://spool.test"
+API_KEY = "sk_test_0123456789_secret"
+
+
+async def resolve(value: Any) -> Any:
+    """`value`, awaited first when it is awaitable: one test body drives both clients."""
+    return await value if inspect.isawaitable(value) else value
+
+
+def problem(
+    status: int,
+    code: str,
+    detail: str = "something went wrong",
+    *,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> httpx.Response:
+    """An RFC 9457 answer as the service sends it."""
+    body = {
+        "type": f"https://spool.dev/problems/{code}",
+        "title": code.replace("_", " ").capitalize(),
+        "status": status,
+        "code": code,
+        "detail": detail,
+        **extra,
+    }
+    return httpx.Response(
+        status,
+        content=json.dumps(body).encode(),
+        headers={"Content-Type": "application/problem+json", **(headers or {})},
+    )
+
+
+def appended(entry_id: str = "1793095014218-0", stream: str = "events") -> httpx.Response:
+    """The 201 answer to appendEntry."""
+    return httpx.Response(201, json={"id": entry_id, "stream": stream, "length": 1, "trimmed": 0})
+
+
+def sent_json(call: Any) -> Any:
+    """The JSON body of a recorded respx call."""
+    return json.loads(call.request.content)
+
+
+QUEUE = {
+    "name": "jobs",
+    "max_attempts": 5,
+    "lease_seconds": 30,
+    "retention_seconds": 604800,
+    "deduplication_window_seconds": 300,
+    "created_at": "2026-11-29T12:00:00Z",
+    "stats": {"ready": 1, "delayed": 0, "leased": 0, "dead": 0},
+}
+
+
+def job(job_id: str = "job_1", *, state: str = "succeeded", payload: Any = None) -> dict[str, Any]:
+    """A Job document."""
+    return {
+        "job_id": job_id,
+        "queue": "jobs",
+        "topic": "email-jobs",
+        "payload": payload if payload is not None else {"userId": "12345"},
+        "state": state,
+        "attempts": 1,
+        "max_attempts": 5,
+        "published_at": "2026-11-29T12:00:00Z",
+        "available_at": "2026-11-29T12:00:00Z",
+    }
+
+
+def leased(
+    job_id: str = "job_1", *, payload: Any = None, lease_id: str = "lease_1"
+) -> dict[str, Any]:
+    """A LeasedJob document."""
+    return {
+        "job_id": job_id,
+        "queue": "jobs",
+        "topic": "email-jobs",
+        "payload": payload if payload is not None else {"userId": "12345"},
+        "attempt": 1,
+        "lease_id": lease_id,
+        "lease_expires_at": "2026-11-29T12:00:30Z",
+        "published_at": "2026-11-29T12:00:00Z",
+    }
