@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 import pytest
 import respx
@@ -40,13 +41,30 @@ def api() -> Iterator[respx.MockRouter]:
 
 
 @pytest.fixture(params=["sync", "async"])
-async def client(request: pytest.FixtureRequest) -> AsyncIterator[sdk.Client | sdk.AsyncClient]:
+async def make_client(
+    request: pytest.FixtureRequest,
+) -> AsyncIterator[Callable[..., sdk.Client | sdk.AsyncClient]]:
+    """Builds Clients, then (in the second run) AsyncClients, closing them afterwards."""
+    made: list[sdk.Client | sdk.AsyncClient] = []
+    client_class = sdk.Client if request.param == "sync" else sdk.AsyncClient
+
+    def make(**options: Any) -> sdk.Client | sdk.AsyncClient:
+        options.setdefault("base_url", BASE_URL)
+        options.setdefault("api_key", API_KEY)
+        made.append(client_class(**options))
+        return made[-1]
+
+    yield make
+    for client in made:
+        if isinstance(client, sdk.AsyncClient):
+            await client.close()
+        else:
+            client.close()
+
+
+@pytest.fixture
+def client(
+    make_client: Callable[..., sdk.Client | sdk.AsyncClient],
+) -> sdk.Client | sdk.AsyncClient:
     """A Client, then an AsyncClient: every test using it runs against both surfaces."""
-    if request.param == "sync":
-        sync_client = sdk.Client(BASE_URL, API_KEY)
-        yield sync_client
-        sync_client.close()
-    else:
-        async_client = sdk.AsyncClient(BASE_URL, API_KEY)
-        yield async_client
-        await async_client.close()
+    return make_client()

@@ -1,0 +1,180 @@
+"""Every failure of a call becomes a typed error; publish failures become PublishError."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+import respx
+
+import sdk
+from tests.sdk._support import API_KEY, appended, problem, resolve
+
+STATUS_CLASSES = [
+    (400, "invalid_name", sdk.BadRequestError),
+    (401, "unauthenticated", sdk.AuthenticationError),
+    (403, "permission_denied", sdk.PermissionDeniedError),
+    (404, "stream_not_found", sdk.NotFoundError),
+    (409, "conflict", sdk.ConflictError),
+    (413, "payload_too_large", sdk.PayloadTooLargeError),
+    (418, "teapot", sdk.APIStatusError),
+    (422, "validation_failed", sdk.UnprocessableEntityError),
+    (429, "quota_exceeded", sdk.QuotaExceededError),
+    (500, "internal_error", sdk.InternalServerError),
+    (502, "bad_gateway", sdk.InternalServerError),
+]
+
+STREAM_INFO = {"stream": "events", "length": 3, "groups": []}
+
+
+@pytest.mark.parametrize(("status", "code", "cls"), STATUS_CLASSES)
+async def test_a_non_2xx_answer_raises_its_typed_error(
+    client: sdk.Client | sdk.AsyncClient,
+    api: respx.MockRouter,
+    status: int,
+    code: str,
+    cls: type[sdk.APIStatusError],
+) -> None:
+    """The generated layer's returned Problem becomes the raised class, with its details."""
+    api.get("/v1/streams/events").mock(
+        return_value=problem(status, code, "nope", headers={"X-Request-Id": "req_42"})
+    )
+    with pytest.raises(cls) as raised:
+        await resolve(client.streams.length("events"))
+    assert type(raised.value) is cls
+    assert (raised.value.status_code, raised.value.code) == (status, code)
+    assert raised.value.request_id == "req_42"
+    assert str(raised.value) == f"{status} {code}: nope (request req_42)"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        httpx.Response(400, text="<html>bad request</html>"),
+        httpx.Response(400, json={"unexpected": "shape"}),
+        httpx.Response(400, json={"type": "t", "title": "t", "status": 400, "code": "brand_new"}),
+    ],
+)
+async def test_a_documented_error_the_generated_layer_cannot_read_keeps_its_status(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter, answer: httpx.Response
+) -> None:
+    """HTML, another shape or an error code newer than the SDK is still a BadRequestError."""
+    api.get("/v1/streams/events").mock(return_value=answer)
+    with pytest.raises(sdk.BadRequestError) as raised:
+        await resolve(client.streams.length("events"))
+    assert raised.value.status_code == 400
+
+
+async def test_a_newer_error_code_keeps_its_code(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
+) -> None:
+    """An error code this SDK does not know is passed through as `code`."""
+    api.get("/v1/streams/events").mock(return_value=problem(404, "brand_new_not_found"))
+    with pytest.raises(sdk.NotFoundError) as raised:
+        await resolve(client.streams.length("events"))
+    assert raised.value.code == "brand_new_not_found"
+
+
+async def test_an_unreadable_success_is_a_response_validation_error(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
+) -> None:
+    """A 2xx answer that does not match the document is APIResponseValidationError."""
+    api.get("/v1/streams/events").mock(return_value=httpx.Response(200, json={"stream": "x"}))
+    with pytest.raises(sdk.APIResponseValidationError) as raised:
+        await resolve(client.streams.length("events"))
+    assert raised.value.status_code == 200
+    assert isinstance(raised.value.__cause__, KeyError)
+
+
+@pytest.mark.parametrize(
+    ("transport_error", "cls"),
+    [
+        (httpx.ConnectError("[Errno 111] Connection refused"), sdk.APIConnectionError),
+        (httpx.RemoteProtocolError("peer closed connection"), sdk.APIConnectionError),
+        (httpx.ReadTimeout("timed out"), sdk.APITimeoutError),
+        (httpx.ConnectTimeout("timed out"), sdk.APITimeoutError),
+    ],
+)
+async def test_transport_errors_are_wrapped_and_chained(
+    make_client: object,
+    api: respx.MockRouter,
+    transport_error: httpx.TransportError,
+    cls: type[sdk.APIConnectionError],
+) -> None:
+    """httpx errors become APIConnectionError/APITimeoutError raised from the original."""
+    client = make_client(max_retries=0)  # type: ignore[operator]
+    api.get("/v1/streams/events").mock(side_effect=transport_error)
+    with pytest.raises(cls) as raised:
+        await resolve(client.streams.length("events"))
+    assert type(raised.value) is cls
+    assert raised.value.__cause__ is transport_error
+    assert "spool.test" in str(raised.value)
+
+
+async def test_the_api_key_is_sent_as_a_bearer_token(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
+) -> None:
+    """Every request carries Authorization: Bearer <key>."""
+    route = api.get("/v1/streams/events").mock(return_value=httpx.Response(200, json=STREAM_INFO))
+    assert await resolve(client.streams.length("events")) == 3
+    assert route.calls.last.request.headers["Authorization"] == f"Bearer {API_KEY}"
+
+
+async def test_a_client_without_a_key_sends_no_authorization(
+    make_client: object, api: respx.MockRouter
+) -> None:
+    """Health needs no token, so a client may have none."""
+    client = make_client(api_key=None)  # type: ignore[operator]
+    route = api.get("/v1/health").mock(
+        return_value=httpx.Response(
+            200, json={"status": "ok", "store": "sqlite", "version": "0.1.0"}
+        )
+    )
+    health = await resolve(client.health())
+    assert health == sdk.Health(status="ok", store="sqlite", version="0.1.0")
+    assert "Authorization" not in route.calls.last.request.headers
+
+
+async def test_publish_failures_are_publish_errors_chained_to_the_typed_error(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
+) -> None:
+    """The API error stays reachable as __cause__; the message names target and reason."""
+    api.post("/v1/streams/events/entries").mock(
+        return_value=problem(403, "permission_denied", "token may not publish to 'events'")
+    )
+    with pytest.raises(sdk.PublishError) as raised:
+        await resolve(client.publish("events", {"x": 1}))
+    cause = raised.value.__cause__
+    assert isinstance(cause, sdk.PermissionDeniedError)
+    assert str(raised.value) == (
+        "could not publish to events: 403 permission_denied: token may not publish to 'events'"
+    )
+
+
+async def test_an_unreachable_service_is_a_publish_error_with_a_connection_cause(
+    make_client: object, api: respx.MockRouter
+) -> None:
+    """Like RillKit's example: the connection error is chained under the PublishError."""
+    client = make_client(max_retries=0)  # type: ignore[operator]
+    refused = httpx.ConnectError("[Errno 111] Connection refused")
+    api.post("/v1/streams/events/entries").mock(side_effect=refused)
+    with pytest.raises(sdk.PublishError, match="could not publish to events: could not connect"):
+        await resolve(client.publish("events", {"x": 1}))
+
+
+async def test_error_messages_never_contain_the_api_key(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
+) -> None:
+    """Neither the typed error nor the PublishError mentions the key."""
+    api.post("/v1/streams/events/entries").mock(return_value=problem(401, "unauthenticated"))
+    with pytest.raises(sdk.PublishError) as raised:
+        await resolve(client.publish("events", {}))
+    for error in (raised.value, raised.value.__cause__):
+        assert API_KEY not in str(error) and API_KEY not in repr(error)
+
+
+async def test_publishing_succeeds(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
+) -> None:
+    """A 201 returns the new entry id."""
+    api.post("/v1/streams/events/entries").mock(return_value=appended("7-0"))
+    assert await resolve(client.publish("events", {"x": 1})) == "7-0"
