@@ -1,13 +1,15 @@
 """The Redis store: real Redis Streams for streams, Lua-scripted structures for everything else.
 
-Several service processes may share one Redis; every state change is a single command or a Lua
-script, so it is atomic and safe against the other processes.
+URL: ``redis://host:port/db?prefix=spool`` (also ``rediss://`` and ``unix://``). ``prefix`` (default
+``spool``, no braces) is the store's own parameter and is taken out; every other parameter goes to
+redis-py. Several service processes may share one Redis: every change is one command or one Lua
+script (``EVALSHA``), so it is atomic and safe against the other processes.
 
-Key scheme (``<p>`` is the ``prefix`` URL parameter, default ``spool``). Hash tags (``{…}``) keep
-everything one script touches in one Redis Cluster slot:
+Key scheme (``<p>`` is the prefix). A hash tag (``{…}``) puts everything one script touches in one
+Redis Cluster slot: one stream, one queue, all messages, all URL groups.
 
 =================================================  ============================================
-``<p>:s:{<stream>}``                               the stream itself (XADD/XREADGROUP/…)
+``<p>:s:{<stream>}``                               the stream itself (a Redis stream)
 ``<p>:q:{<queue>}:meta``                           hash: settings, ``created_at``, job ``seq``
 ``<p>:q:{<queue>}:job:<job_id>``                   hash: one job
 ``<p>:q:{<queue>}:all``                            zset: every job, by publish sequence
@@ -19,44 +21,60 @@ everything one script touches in one Redis Cluster slot:
 ``<p>:queues``                                     set: queue names, for listing
 ``<p>:m:{messages}:msg:<message_id>``              hash: one message and its attempts
 ``<p>:m:{messages}:due``                           zset: scheduled/delivering messages, by next try
-``<p>:m:{messages}:dead``                          zset: dead letters, in the order they failed
-``<p>:m:{messages}:dedup`` / ``:dedup_exp``        hash ``dedup_key -> message_id``, zset expiry
-``<p>:m:{messages}:seq``                           counter ordering dead letters
+``<p>:m:{messages}:dead``                          zset: dead letters, by when they failed
+``<p>:m:{messages}:dedup`` / ``:dedup_exp``        hash ``dedup_key -> created_at message_id``, zset
+``<p>:m:{messages}:seq``                           counter: publish and failure order
 ``<p>:u:{url_groups}:groups``                      hash: name -> ``<updated_at> <endpoints JSON>``
 ``<p>:u:{url_groups}:created``                     hash: name -> creation time
-``<p>:idem:<key>``                                 hash: one idempotency record
+``<p>:idem:<key>``                                 hash: one idempotency record (with a TTL)
 ``<p>:quota:<token_id>``                           string: a token's message count
 =================================================  ============================================
 
 Scripts derive job and message hash keys from ids they read; those keys carry the same hash tag as
-the script's declared keys, so they are in the same slot. Queue listing crosses slots, so the
-``<p>:queues`` set is kept in order around the (single-slot) queue scripts rather than inside them.
+the script's declared keys, so they are in the same slot. Listing queues crosses slots, so the
+``<p>:queues`` set is updated around the (single-slot) queue scripts: a queue is listed after it is
+created and unlisted after it is deleted (and listed again if a concurrent put recreated it);
+listing skips names whose queue is gone.
 
-Time: the store reads its clock through ``self._clock`` (``time.time``; tests replace it) and passes
-``now`` into every script, so expiry of leases, delays, deduplication and idempotency records follows
-that clock rather than Redis's. Numbers a script computes are written with ``%.17g``, which
-round-trips a double exactly. Stream entry ids, consumer idle times and approximate trimming are
-Redis's own: ``MAXLEN ~ n`` keeps at least ``n`` entries and trims only whole macro nodes (about a
-hundred entries), so small streams are effectively not trimmed.
+Streams: entries are XADDed with ``*`` (Redis's ids, strictly increasing even when the clock steps
+back) and hold one field, ``b``, the body's JSON text. An append is one script: XADD each body, then
+XTRIM, whose answer is ``trimmed``. ``MAXLEN ~ n`` keeps at least ``n`` entries and trims whole macro
+nodes only (``stream-node-max-entries``, 100 by default), so a stream of fewer entries than that is
+never trimmed approximately; ``MAXLEN = n`` keeps exactly ``n``. A claim reads a window of ``count``
+pending entries with XPENDING, then lets XAUTOCLAIM act on exactly the entries of that window it
+will claim or drop (XAUTOCLAIM alone would look at up to ten times ``count``); Redis 7 lists the
+pending ids whose entries were trimmed away, which become ``deleted_ids``. Idle times are Redis's.
+
+Queues: a job's ``max_attempts`` is its queue's current setting. Scripts first *settle* the queue to
+``now``: due delayed jobs become available, ended leases become available (or dead without attempts
+left), and finished jobs past their retention and deduplication ids past their window go (a
+thousand of each per call). Reads compute a job's state at ``now`` from its hash, settled or not.
+
+Time: the store reads the time only through ``self._clock`` (``time.time``; tests replace it) and
+passes ``now`` into every script, so leases, delays, deduplication windows and idempotency records
+follow that clock rather than Redis's; long polls wait on the monotonic clock. Settling is not
+undone when the clock steps back, except that a job made available too early is not leased but
+returned to the delayed set. Numbers a script computes are written with ``%.17g``, which
+round-trips a double exactly (Redis would round a Lua number to 14 digits).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import dataclasses
 import json
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from typing import Any, Literal, cast
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from typing import Any, Literal, TypeVar, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
 from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError, ResponseError, TimeoutError as RedisTimeoutError
 
 from ..ids import new_id
 from .base import (
@@ -97,8 +115,18 @@ __all__ = ["DEFAULT_PREFIX", "RedisStore"]
 
 DEFAULT_PREFIX = "spool"
 
-# A lease long-poll retries this often; Redis has no blocking pop for a scored set of jobs.
+_T = TypeVar("_T")
+
+# A lease long-poll looks again this often (sooner when this process publishes): Redis has no
+# blocking pop for a scored set of jobs, and other processes cannot wake this one.
 _LEASE_POLL_SECONDS = 0.05
+# Each pool waits this long for a free connection before failing, rather than failing at once; it
+# outlasts the longest long poll (30 s), which holds a connection of the waiting pool throughout.
+_POOL_WAIT_SECONDS = 35.0
+_MAX_CONNECTIONS = 100
+# A blocked read may outlast any socket timeout (redis-py's default is 5 s), so its connections have
+# none; instead the read is abandoned this long after its BLOCK should have ended.
+_BLOCKED_READ_GRACE_SECONDS = 10.0
 
 _NOT_FOUND_CODES = frozenset(
     {
@@ -1079,7 +1107,9 @@ class RedisStore(Store):
         self._prefix = prefix
         self._clock: Callable[[], float] = time.time
         self._client: aioredis.Redis | None = None
+        self._waiting_client: aioredis.Redis | None = None
         self._scripts: dict[str, AsyncScript] = {}
+        self._changed = asyncio.Event()
 
     @classmethod
     def from_url(cls, url: str) -> RedisStore:
@@ -1102,25 +1132,57 @@ class RedisStore(Store):
             raise RuntimeError("the Redis store is not open (call open() first)")
         return self._client
 
+    @property
+    def _waiting_redis(self) -> aioredis.Redis:
+        if self._waiting_client is None:
+            raise RuntimeError("the Redis store is not open (call open() first)")
+        return self._waiting_client
+
+    def _notify(self) -> None:
+        """Wake this process's lease long polls: a job may have become available."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
     # Life cycle ----------------------------------------------------------------------------
 
     async def open(self) -> None:
-        """Connect and load the scripts, so that a missing server fails here."""
-        client = aioredis.Redis.from_url(self._redis_url, decode_responses=True)
+        """Connect and load the scripts, so that a missing server fails here.
+
+        Blocking reads (XREADGROUP BLOCK) get a pool of their own, so that many long polls can
+        never take every connection the other commands need.
+        """
+        if self._client is not None:
+            raise RuntimeError("the Redis store is already open")
+        client, waiting_client = self._new_client(), self._new_client(read_timeout=False)
         try:
             self._scripts = {name: client.register_script(text) for name, text in _SCRIPTS.items()}
             for text in _SCRIPTS.values():
                 await client.script_load(text)
         except BaseException:
             await client.aclose()
+            await waiting_client.aclose()
             raise
-        self._client = client
+        self._client, self._waiting_client = client, waiting_client
+
+    def _new_client(self, *, read_timeout: bool = True) -> aioredis.Redis:
+        pool = aioredis.BlockingConnectionPool.from_url(
+            self._redis_url,
+            decode_responses=True,
+            max_connections=_MAX_CONNECTIONS,
+            timeout=_POOL_WAIT_SECONDS,
+        )
+        if not read_timeout:
+            # Set after from_url because the URL's own socket_timeout would win over an argument.
+            pool.connection_kwargs["socket_timeout"] = None
+        return aioredis.Redis.from_pool(pool)
 
     async def close(self) -> None:
-        """Close the connection pool."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            await client.aclose()
+        """Close both connection pools; closing twice is harmless."""
+        clients = (self._client, self._waiting_client)
+        self._client = self._waiting_client = None
+        for client in clients:
+            if client is not None:
+                await client.aclose()
 
     async def ping(self) -> bool:
         """True when Redis answers PING."""
@@ -1279,9 +1341,15 @@ class RedisStore(Store):
         _check_at_least_one(count, name="count")
         key = self._stream_key(stream)
         try:
-            answer: Any = await self._redis.xreadgroup(
-                group, consumer, {key: ">"}, count=count, block=wait_ms if wait_ms > 0 else None
-            )
+            if wait_ms > 0:
+                answer: Any = await _within(
+                    self._waiting_redis.xreadgroup(
+                        group, consumer, {key: ">"}, count=count, block=wait_ms
+                    ),
+                    seconds=wait_ms / 1000 + _BLOCKED_READ_GRACE_SECONDS,
+                )
+            else:
+                answer = await self._redis.xreadgroup(group, consumer, {key: ">"}, count=count)
         except ResponseError as exc:
             # XREADGROUP says NOGROUP for a missing stream too (or UNBLOCKED when the stream went
             # while it waited), so look which one is missing.
@@ -1447,6 +1515,7 @@ class RedisStore(Store):
                 job.deduplication_id or "",
             ]
         receipts = await self._queue_script("publish_jobs", queue, args, now=now)
+        self._notify()
         return [
             JobReceipt(job_id=str(job_id), queue=queue, topic=job.topic, deduplicated=bool(dup))
             for (job_id, dup), job in zip(receipts, jobs, strict=True)
@@ -1468,6 +1537,7 @@ class RedisStore(Store):
             _check_at_least_one(lease_seconds, name="lease_seconds")
         deadline = time.monotonic() + max(wait_ms, 0) / 1000
         while True:
+            changed = self._changed
             leased = await self._lease_once(
                 queue,
                 consumer=consumer,
@@ -1478,7 +1548,8 @@ class RedisStore(Store):
             remaining = deadline - time.monotonic()
             if leased or remaining <= 0:
                 return leased
-            await asyncio.sleep(min(_LEASE_POLL_SECONDS, remaining))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), timeout=min(_LEASE_POLL_SECONDS, remaining))
 
     async def _lease_once(
         self,
@@ -1547,6 +1618,7 @@ class RedisStore(Store):
             now=now,
             details={"job_id": job_id, "lease_id": lease_id},
         )
+        self._notify()
         return _job_record(queue, _pairs(fields), now)
 
     async def extend_lease(
@@ -1589,6 +1661,7 @@ class RedisStore(Store):
             now=now,
             details={"job_id": job_id, "state_rule": "only dead jobs can be retried"},
         )
+        self._notify()
         return _job_record(queue, _pairs(fields), now)
 
     # Messages ------------------------------------------------------------------------------
@@ -1841,6 +1914,14 @@ _DETAILS: dict[str, str] = {
 }
 
 
+async def _within(read: Awaitable[_T], *, seconds: float) -> _T:
+    """Await a blocked read, failing as redis-py does when Redis stays silent past ``seconds``."""
+    try:
+        return await asyncio.wait_for(read, timeout=seconds)
+    except TimeoutError as exc:
+        raise RedisTimeoutError(f"Redis did not answer a blocked read within {seconds} s") from exc
+
+
 def _script_code(exc: ResponseError) -> str | None:
     text = str(exc)
     if not text.startswith(_SCRIPT_ERROR_PREFIX):
@@ -1848,7 +1929,7 @@ def _script_code(exc: ResponseError) -> str | None:
     return text[len(_SCRIPT_ERROR_PREFIX) :].split(" ", 1)[0]
 
 
-@contextmanager
+@contextlib.contextmanager
 def _script_errors(details: Mapping[str, str]) -> Iterator[None]:
     """Turn a script's ``SPOOL <code> [<word>]`` error into the matching typed store error."""
     try:
@@ -1877,7 +1958,7 @@ def _script_error(code: str, exc: ResponseError, details: Mapping[str, str]) -> 
     return _store_error(code, _DETAILS.get(code, code).format(**details))
 
 
-@contextmanager
+@contextlib.contextmanager
 def _redis_errors() -> Iterator[None]:
     """Turn Redis refusing an argument (an invalid id, say) into a typed store error."""
     try:

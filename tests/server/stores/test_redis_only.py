@@ -357,6 +357,19 @@ async def test_read_group_without_wait_does_not_block(redis_store: RedisStore) -
     assert delivered == []
 
 
+async def test_a_blocked_read_outlasts_the_socket_timeout(redis_store_url: str) -> None:
+    """A long poll longer than the URL's ``socket_timeout`` still ends empty, not in a timeout."""
+    store = RedisStore.from_url(f"{redis_store_url}&socket_timeout=0.5")
+    await store.open()
+    try:
+        await store.create_group("events", "billing", start_id="$", mkstream=True)
+        delivered = await store.read_group("events", "billing", consumer="a", count=1, wait_ms=1500)
+        assert await store.ping()
+    finally:
+        await store.close()
+    assert delivered == []
+
+
 async def test_read_group_wakes_when_an_entry_arrives(redis_store_url: str) -> None:
     """A waiting read returns the entry another store instance appends meanwhile."""
     reader, writer = RedisStore.from_url(redis_store_url), RedisStore.from_url(redis_store_url)
@@ -418,3 +431,29 @@ async def test_claim_finds_a_deleted_entry_deep_in_a_window_of_unclaimable_ones(
         [appended.ids[24]],
         "0-0",
     )
+
+
+async def test_many_long_polls_leave_connections_for_other_commands(
+    redis_store: RedisStore,
+) -> None:
+    """Blocked reads have a pool of their own: while more of them wait than it holds, an append
+    still goes through and wakes one.
+    """
+    await redis_store.create_group("events", "billing", start_id="$", mkstream=True)
+    readers = [
+        asyncio.create_task(
+            redis_store.read_group("events", "billing", consumer=f"c{n}", count=1, wait_ms=30_000)
+        )
+        for n in range(110)
+    ]
+    try:
+        await asyncio.sleep(0.2)
+        appended = await asyncio.wait_for(
+            redis_store.append("events", [{"n": 1}], trim=None, nomkstream=False), timeout=10
+        )
+        done, _ = await asyncio.wait(readers, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        assert [[entry.id for entry in task.result()] for task in done] == [appended.ids]
+    finally:
+        for task in readers:
+            task.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
