@@ -1,0 +1,229 @@
+"""Loading settings (server/config.py): token files, $SPOOL_TOKENS and the development mode."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from server.config import DEFAULT_DEV_TOKEN, ConfigError, RateLimit, Settings, load_settings
+
+YAML_CONFIG = """
+tokens:
+  - id: billing
+    token_env: BILLING_TOKEN
+    quota: 1000
+    rate_limit: {per_second: 5, burst: 10}
+    permissions:
+      - {resource: queue, name: "billing-*", actions: [publish, consume]}
+      - {resource: message, name: "https://hooks.example.com/*", actions: [publish]}
+  - id: ops
+    token: ops-secret
+    permissions:
+      - {resource: "*", actions: [admin]}
+destinations:
+  allow: [localhost, 10.0.0.0/8]
+signing_keys: {current: key-now, next: key-later}
+idempotency_ttl_seconds: 60
+message_deduplication_window_seconds: 0
+"""
+
+
+def test_a_yaml_file_gives_tokens_permissions_and_limits(tmp_path: Path) -> None:
+    """Every documented key of the file is read, secrets from the environment when asked."""
+    path = tmp_path / "spool.yaml"
+    path.write_text(YAML_CONFIG)
+    settings = load_settings(
+        store_url="redis://r", config_path=path, environ={"BILLING_TOKEN": "billing-secret"}
+    )
+    billing, ops = settings.tokens
+    assert (billing.id, billing.secret, billing.quota) == ("billing", "billing-secret", 1000)
+    assert billing.rate_limit == RateLimit(per_second=5, burst=10)
+    assert [(rule.resource, rule.name) for rule in billing.permissions] == [
+        ("queue", "billing-*"),
+        ("message", "https://hooks.example.com/*"),
+    ]
+    assert billing.permissions[0].actions == {"publish", "consume"}
+    assert (ops.secret, ops.permissions[0].name) == ("ops-secret", "*")
+    assert settings.store_url == "redis://r"
+    assert not settings.development
+    assert settings.allowed_destinations == ("localhost", "10.0.0.0/8")
+    assert (settings.signing_keys.current, settings.signing_keys.next) == ("key-now", "key-later")
+    assert settings.idempotency_ttl_seconds == 60
+    assert settings.message_dedup_window_seconds == 0
+
+
+def test_spool_config_names_the_file(tmp_path: Path) -> None:
+    """$SPOOL_CONFIG is used when no path is passed; JSON files work too."""
+    path = tmp_path / "spool.json"
+    path.write_text(json.dumps({"tokens": [{"id": "a", "token": "s", "permissions": []}]}))
+    settings = load_settings(environ={"SPOOL_CONFIG": str(path)})
+    assert [token.id for token in settings.tokens] == ["a"]
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        [{"id": "a", "token": "s", "permissions": []}],
+        {"tokens": [{"id": "a", "token": "s", "permissions": []}]},
+    ],
+)
+def test_spool_tokens_takes_a_list_or_the_file_shape(document: object) -> None:
+    """$SPOOL_TOKENS holds JSON: a list of tokens or an object with ``tokens``."""
+    settings = load_settings(environ={"SPOOL_TOKENS": json.dumps(document)})
+    assert [token.secret for token in settings.tokens] == ["s"]
+
+
+def test_without_configuration_the_dev_mode_has_one_full_token(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """No configuration means development mode, with a warning and one full-access token."""
+    with caplog.at_level(logging.WARNING, logger="spool.server"):
+        settings = load_settings(environ={})
+    assert settings.development
+    (token,) = settings.tokens
+    assert token.secret == DEFAULT_DEV_TOKEN
+    assert token.permissions[0].resource == "*"
+    assert token.permissions[0].actions == {"publish", "consume", "admin"}
+    assert "development mode" in caplog.text
+    assert DEFAULT_DEV_TOKEN not in caplog.text
+
+
+def test_the_dev_token_can_be_chosen() -> None:
+    """$SPOOL_DEV_TOKEN replaces the default development token."""
+    settings = load_settings(environ={"SPOOL_DEV_TOKEN": "mine"})
+    assert settings.tokens[0].secret == "mine"
+
+
+def test_environment_adds_destinations_and_signing_keys() -> None:
+    """$SPOOL_ALLOW_DESTINATIONS and the two signing key variables are read in any mode."""
+    settings = load_settings(
+        environ={
+            "SPOOL_ALLOW_DESTINATIONS": "localhost, 127.0.0.1 ,",
+            "SPOOL_SIGNING_KEY": "k1",
+            "SPOOL_NEXT_SIGNING_KEY": "k2",
+        }
+    )
+    assert settings.allowed_destinations == ("localhost", "127.0.0.1")
+    assert (settings.signing_keys.current, settings.signing_keys.next) == ("k1", "k2")
+
+
+def test_generated_signing_keys_are_warned_about_outside_dev_mode(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A configured deployment without signing keys gets random ones and a warning."""
+    with caplog.at_level(logging.WARNING, logger="spool.server"):
+        settings = load_settings(
+            environ={"SPOOL_TOKENS": '[{"id": "a", "token": "s", "permissions": []}]'}
+        )
+    assert settings.signing_keys.current != settings.signing_keys.next
+    assert "signing keys" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"tokens": []}, "tokens"),
+        ({"tokens": [{"id": "a", "permissions": []}]}, "exactly one of `token` and `token_env`"),
+        (
+            {"tokens": [{"id": "a", "token": "s", "token_env": "X", "permissions": []}]},
+            "exactly one",
+        ),
+        ({"tokens": [{"id": "a", "token": "s", "permissions": [], "quota": -1}]}, "quota"),
+        (
+            {
+                "tokens": [
+                    {
+                        "id": "a",
+                        "token": "s",
+                        "permissions": [{"resource": "topic", "actions": ["publish"]}],
+                    }
+                ]
+            },
+            "resource",
+        ),
+        (
+            {
+                "tokens": [
+                    {
+                        "id": "a",
+                        "token": "s",
+                        "permissions": [{"resource": "queue", "actions": ["delete"]}],
+                    }
+                ]
+            },
+            "actions",
+        ),
+        ({"tokens": [{"id": "a", "token": "s", "permissions": []}], "extra": 1}, "extra"),
+        ({"tokens": [{"id": "a", "token_env": "UNSET_VARIABLE", "permissions": []}]}, "UNSET"),
+        (
+            {
+                "tokens": [
+                    {"id": "a", "token": "s1", "permissions": []},
+                    {"id": "a", "token": "s2", "permissions": []},
+                ]
+            },
+            "unique",
+        ),
+        (
+            {
+                "tokens": [
+                    {"id": "a", "token": "hunter2", "permissions": []},
+                    {"id": "b", "token": "hunter2", "permissions": []},
+                ]
+            },
+            "same secret",
+        ),
+    ],
+)
+def test_invalid_configurations_say_what_is_wrong(
+    tmp_path: Path, document: object, message: str
+) -> None:
+    """A bad file is a ConfigError naming the field, never a half-loaded configuration."""
+    path = tmp_path / "spool.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(ConfigError, match=message):
+        load_settings(config_path=path, environ={})
+
+
+def test_unreadable_and_unparsable_files_are_config_errors(tmp_path: Path) -> None:
+    """A missing file, broken YAML or broken $SPOOL_TOKENS are ConfigErrors."""
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_settings(config_path=tmp_path / "absent.yaml", environ={})
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("tokens: [unclosed")
+    with pytest.raises(ConfigError, match="neither YAML nor JSON"):
+        load_settings(config_path=broken, environ={})
+    with pytest.raises(ConfigError, match="SPOOL_TOKENS"):
+        load_settings(environ={"SPOOL_TOKENS": "{nope"})
+    with pytest.raises(ConfigError, match="SPOOL_NEXT_SIGNING_KEY"):
+        load_settings(environ={"SPOOL_SIGNING_KEY": "only-one"})
+
+
+def test_rate_limit_burst_defaults_to_one_second_of_requests(tmp_path: Path) -> None:
+    """A rate limit without burst allows one second's worth of requests at once."""
+    path = tmp_path / "spool.json"
+    token = {"id": "a", "token": "s", "permissions": [], "rate_limit": {"per_second": 2.5}}
+    path.write_text(json.dumps({"tokens": [token]}))
+    settings = load_settings(config_path=path, environ={})
+    assert settings.tokens[0].rate_limit == RateLimit(per_second=2.5, burst=3)
+
+
+def test_development_settings_can_be_built_directly() -> None:
+    """Settings.development_mode is what tests and the embedded default use."""
+    settings = Settings.development_mode(token="t", store_url="sqlite:///x.db")
+    assert settings.development
+    assert settings.tokens[0].secret == "t"
+    assert settings.max_body_bytes == 1024 * 1024
+
+
+def test_duplicate_secrets_are_refused_without_naming_them(tmp_path: Path) -> None:
+    """The error about two equal secrets does not quote the secret."""
+    path = tmp_path / "spool.json"
+    tokens = [{"id": name, "token": "hunter2", "permissions": []} for name in ("a", "b")]
+    path.write_text(json.dumps({"tokens": tokens}))
+    with pytest.raises(ConfigError) as raised:
+        load_settings(config_path=path, environ={})
+    assert "hunter2" not in str(raised.value)
