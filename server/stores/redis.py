@@ -77,6 +77,7 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError, ResponseError, TimeoutError as RedisTimeoutError
 
 from ..ids import new_id
+from . import InvalidStoreURL
 from .base import (
     JSON,
     AppendResult,
@@ -114,6 +115,7 @@ from .base import (
 __all__ = ["DEFAULT_PREFIX", "RedisStore"]
 
 DEFAULT_PREFIX = "spool"
+_SCHEMES = frozenset({"redis", "rediss", "unix"})
 
 _T = TypeVar("_T")
 
@@ -1070,6 +1072,11 @@ def _trim_steps(trim: Trim | None) -> list[str]:
     return [str(len(steps) // 3), *steps]
 
 
+def _valid_prefix(prefix: str) -> bool:
+    # A brace would start a hash tag in the prefix and put every key in one cluster slot.
+    return bool(prefix) and "{" not in prefix and "}" not in prefix
+
+
 def _check_queue_settings(settings: QueueSettings) -> None:
     for name, value, least in (
         ("max_attempts", settings.max_attempts, 1),
@@ -1101,7 +1108,7 @@ class RedisStore(Store):
     kind = "redis"
 
     def __init__(self, redis_url: str, *, prefix: str = DEFAULT_PREFIX) -> None:
-        if not prefix or "{" in prefix or "}" in prefix:
+        if not _valid_prefix(prefix):
             raise ValueError(f"a Redis key prefix must be non-empty and brace-free, not {prefix!r}")
         self._redis_url = redis_url
         self._prefix = prefix
@@ -1115,11 +1122,17 @@ class RedisStore(Store):
     def from_url(cls, url: str) -> RedisStore:
         """``redis://host:port/db?prefix=spool``: ``prefix`` is ours, the rest goes to redis-py."""
         parts = urlsplit(url)
+        if parts.scheme not in _SCHEMES:
+            raise InvalidStoreURL(f"{url!r} is not a redis://, rediss:// or unix:// URL")
         query = parse_qsl(parts.query, keep_blank_values=True)
         prefixes = [value for name, value in query if name == "prefix"]
+        if len(prefixes) > 1:
+            raise InvalidStoreURL(f"{url!r} gives prefix more than once")
+        prefix = prefixes[0] if prefixes else DEFAULT_PREFIX
+        if not _valid_prefix(prefix):
+            raise InvalidStoreURL(f"{url!r}: the prefix must be non-empty and brace-free")
         rest = [(name, value) for name, value in query if name != "prefix"]
-        redis_url = urlunsplit(parts._replace(query=urlencode(rest)))
-        return cls(redis_url, prefix=prefixes[-1] if prefixes else DEFAULT_PREFIX)
+        return cls(urlunsplit(parts._replace(query=urlencode(rest))), prefix=prefix)
 
     @property
     def prefix(self) -> str:

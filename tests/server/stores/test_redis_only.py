@@ -16,7 +16,7 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from server.stores import store_from_url
+from server.stores import InvalidStoreURL, store_from_url
 from server.stores.base import NewJob, NewMessage, NotFoundError, QueueSettings, Trim
 from server.stores.redis import DEFAULT_PREFIX, RedisStore
 
@@ -104,10 +104,21 @@ async def test_the_prefix_parameter_is_stripped_and_defaults_to_spool(redis_url:
     assert RedisStore.from_url(redis_url).prefix == DEFAULT_PREFIX == "spool"
 
 
-def test_a_prefix_with_braces_is_refused(redis_url: str) -> None:
-    """A brace in the prefix would replace the per-resource hash tags, so it is refused."""
-    with pytest.raises(ValueError, match="brace-free"):
-        RedisStore.from_url(f"{redis_url}?prefix=sp{{ool}}")
+@pytest.mark.parametrize(
+    "url",
+    [
+        "redis://127.0.0.1:6379/15?prefix=sp{ool}",
+        "redis://127.0.0.1:6379/15?prefix=",
+        "redis://127.0.0.1:6379/15?prefix=a&prefix=b",
+        "sqlite:///spool.db",
+    ],
+)
+def test_malformed_urls_are_refused(url: str) -> None:
+    """A braced (it would replace the hash tags), empty or repeated prefix, or another scheme, is
+    an ``InvalidStoreURL``.
+    """
+    with pytest.raises(InvalidStoreURL):
+        RedisStore.from_url(url)
 
 
 def test_other_query_parameters_reach_redis(redis_url: str) -> None:
