@@ -135,14 +135,14 @@ class _StreamCalls:
         definition: Stream, maxlen: int | None, approximate: bool, minid: str | None
     ) -> dict[str, Any]:
         cap = check_maxlen(maxlen) if maxlen is not None else definition.maxlen
-        options: dict[str, Any] = {}
-        if cap is not None:
-            options["maxlen"] = cap
-        if minid is not None:
-            options["minid"] = minid
-        if options:
-            options["approximate"] = approximate
-        return options
+        trims = cap is not None or minid is not None
+        # Explicit UNSETs: the generated models default `approximate` to True and would send it
+        # even when nothing is trimmed.
+        return {
+            "maxlen": UNSET if cap is None else cap,
+            "minid": UNSET if minid is None else minid,
+            "approximate": approximate if trims else UNSET,
+        }
 
     def info(self, stream: str | Stream) -> Call[StreamInfo]:
         return make_call(get_stream, as_stream(stream).name, read=_stream_info)
