@@ -122,6 +122,7 @@ _T = TypeVar("_T")
 # A lease long-poll looks again this often (sooner when this process publishes): Redis has no
 # blocking pop for a scored set of jobs, and other processes cannot wake this one.
 _LEASE_POLL_SECONDS = 0.05
+_FIRST_LEASE_BATCH = 16
 # Each pool waits this long for a free connection before failing, rather than failing at once; it
 # outlasts the longest long poll (30 s), which holds a connection of the waiting pool throughout.
 _POOL_WAIT_SECONDS = 35.0
@@ -1551,13 +1552,24 @@ class RedisStore(Store):
         deadline = time.monotonic() + max(wait_ms, 0) / 1000
         while True:
             changed = self._changed
+            # Lease ids are made before the script knows how many jobs it can lease; asking for a
+            # few first keeps an idle long poll from making (and sending) a thousand each time.
+            first = min(max_jobs, _FIRST_LEASE_BATCH)
             leased = await self._lease_once(
                 queue,
                 consumer=consumer,
                 topics=topics,
-                max_jobs=max_jobs,
+                max_jobs=first,
                 lease_seconds=lease_seconds,
             )
+            if len(leased) == first < max_jobs:
+                leased += await self._lease_once(
+                    queue,
+                    consumer=consumer,
+                    topics=topics,
+                    max_jobs=max_jobs - first,
+                    lease_seconds=lease_seconds,
+                )
             remaining = deadline - time.monotonic()
             if leased or remaining <= 0:
                 return leased

@@ -468,3 +468,16 @@ async def test_many_long_polls_leave_connections_for_other_commands(
         for task in readers:
             task.cancel()
         await asyncio.gather(*readers, return_exceptions=True)
+
+
+async def test_a_large_lease_takes_the_oldest_jobs_in_order(redis_store: RedisStore) -> None:
+    """Leasing more jobs than the first script call makes lease ids for still takes the oldest
+    ``max_jobs``, oldest first, each under its own lease.
+    """
+    await redis_store.put_queue("work", QueueSettings())
+    published = await redis_store.publish_jobs("work", [_job(n) for n in range(40)])
+    leased = await redis_store.lease_jobs(
+        "work", consumer=None, topics=None, max_jobs=30, lease_seconds=None, wait_ms=0
+    )
+    assert [job.job_id for job in leased] == [receipt.job_id for receipt in published[:30]]
+    assert len({job.lease_id for job in leased}) == 30
