@@ -144,6 +144,7 @@ _NOT_FOUND_CODES = frozenset(
 )
 _CONFLICT_CODES = frozenset({"conflict", "group_exists", "lease_expired", "invalid_state"})
 _ENTRY_ID = re.compile(r"[0-9]{1,20}(-[0-9]{1,20})?")
+_MAX_ID_PART = 2**64 - 1
 _SCRIPT_ERROR_PREFIX = "SPOOL "
 
 # Scripts ---------------------------------------------------------------------------------------
@@ -1065,11 +1066,7 @@ def _trim_steps(trim: Trim | None) -> list[str]:
             raise StoreError("validation_failed", f"maxlen must not be negative: {trim.maxlen}")
         steps += ["MAXLEN", approximation, str(trim.maxlen)]
     if trim.minid is not None:
-        if not _ENTRY_ID.fullmatch(trim.minid):
-            raise StoreError(
-                "validation_failed", f"{trim.minid!r} is not an entry id like 1700000000000-0"
-            )
-        steps += ["MINID", approximation, trim.minid]
+        steps += ["MINID", approximation, _entry_id(trim.minid)]
     return [str(len(steps) // 3), *steps]
 
 
@@ -1092,6 +1089,18 @@ def _check_queue_settings(settings: QueueSettings) -> None:
 def _check_amount(amount: int) -> None:
     if amount < 0:
         raise StoreError("validation_failed", f"a quota amount must not be negative: {amount}")
+
+
+def _entry_id(text: str, *, also: str | None = None) -> str:
+    """``text`` as Redis takes it: ``ms-seq`` or a bare ``ms``, each part capped at Redis's largest
+    (the id pattern allows 20 digits), or ``also`` (``-``, ``+``, ``$``); anything else is refused.
+    """
+    if text == also:
+        return text
+    match = _ENTRY_ID.fullmatch(text)
+    if match is None:
+        raise StoreError("validation_failed", f"{text!r} is not an entry id like 1700000000000-0")
+    return "-".join(str(min(int(part), _MAX_ID_PART)) for part in text.split("-"))
 
 
 def _check_at_least_one(value: int, *, name: str) -> None:
@@ -1291,6 +1300,7 @@ class RedisStore(Store):
         self, stream: str, *, start: str, end: str, count: int, reverse: bool
     ) -> list[Entry]:
         """XRANGE (or XREVRANGE), checking in the same transaction that the stream exists."""
+        start, end = _entry_id(start, also="-"), _entry_id(end, also="+")
         _check_at_least_one(count, name="count")
         key = self._stream_key(stream)
         with _redis_errors():
@@ -1326,6 +1336,7 @@ class RedisStore(Store):
         self, stream: str, group: str, *, start_id: str, mkstream: bool
     ) -> GroupInfo:
         """XGROUP CREATE (with MKSTREAM when asked), answering the group as XINFO GROUPS sees it."""
+        start_id = _entry_id(start_id, also="$")
         consumers, pending, last_delivered_id = await self._run(
             "create_group",
             [self._stream_key(stream)],
@@ -1383,6 +1394,7 @@ class RedisStore(Store):
 
     async def ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
         """XACK after checking that the stream and group exist."""
+        ids = [_entry_id(entry_id) for entry_id in ids]
         acked = await self._run(
             "ack",
             [self._stream_key(stream)],
@@ -1404,6 +1416,7 @@ class RedisStore(Store):
         """XAUTOCLAIM over a window of ``count`` pending entries; its third answer (Redis >= 7)
         lists the pending ids whose entries are gone.
         """
+        start_id = _entry_id(start_id)
         _check_at_least_one(count, name="count")
         next_start_id, entries, deleted_ids = await self._run(
             "claim",
@@ -1964,7 +1977,7 @@ def _script_errors(details: Mapping[str, str]) -> Iterator[None]:
         if code is not None:
             raise _script_error(code, exc, details) from exc
         if _is_argument_error(exc):
-            raise _store_error("validation_failed", str(exc)) from exc
+            raise _store_error("validation_failed", _refusal(exc)) from exc
         raise
     except UnicodeEncodeError as exc:
         raise _store_error("validation_failed", f"text that is not valid UTF-8: {exc}") from exc
@@ -1990,7 +2003,7 @@ def _redis_errors() -> Iterator[None]:
         yield
     except ResponseError as exc:
         if _is_argument_error(exc):
-            raise _store_error("validation_failed", str(exc)) from exc
+            raise _store_error("validation_failed", _refusal(exc)) from exc
         raise
     except UnicodeEncodeError as exc:
         raise _store_error("validation_failed", f"text that is not valid UTF-8: {exc}") from exc
@@ -2004,6 +2017,14 @@ _ARGUMENT_ERROR_MARKERS = (
     "syntax error",
     "equal or smaller than",
 )
+
+
+def _refusal(exc: ResponseError) -> str:
+    """What Redis said, without the script or pipeline details redis-py and Redis wrap it in."""
+    text = str(exc).split(" script: ", 1)[0]
+    if "of pipeline caused error: " in text:
+        text = text.split("of pipeline caused error: ", 1)[1].strip("(),'\"")
+    return f"Redis refused an argument: {text}"
 
 
 def _is_argument_error(exc: ResponseError) -> bool:
