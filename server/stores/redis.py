@@ -182,7 +182,7 @@ local function trim(stream, first)
     local base = first + 1 + (step - 1) * 3
     trimmed = trimmed + redis.call('XTRIM', stream, ARGV[base], ARGV[base + 1], ARGV[base + 2])
   end
-  return trimmed, first + 1 + tonumber(ARGV[first]) * 3
+  return trimmed
 end
 """
 
@@ -271,8 +271,8 @@ while to_act_on > 0 do
     end
     entries[#entries + 1] = {entry[1], body, pending[1][4]}
   end
-  for _, entry_id in ipairs(claimed[3] or {}) do deleted_ids[#deleted_ids + 1] = entry_id end
-  to_act_on = to_act_on - #claimed[2] - #(claimed[3] or {})
+  for _, entry_id in ipairs(claimed[3]) do deleted_ids[#deleted_ids + 1] = entry_id end
+  to_act_on = to_act_on - #claimed[2] - #claimed[3]
   cursor = claimed[1]
   if cursor == '0-0' then break end
 end
@@ -1178,6 +1178,7 @@ class RedisStore(Store):
             raise RuntimeError("the Redis store is already open")
         client, waiting_client = self._new_client(), self._new_client(read_timeout=False)
         try:
+            await _require_redis_7(client)
             self._scripts = {name: client.register_script(text) for name, text in _SCRIPTS.items()}
             for text in _SCRIPTS.values():
                 await client.script_load(text)
@@ -1950,6 +1951,13 @@ _DETAILS: dict[str, str] = {
     "url_group_not_found": "URL group {url_group!r} does not exist",
     "dead_letter_not_found": "message {message_id!r} is not a dead letter",
 }
+
+
+async def _require_redis_7(client: aioredis.Redis) -> None:
+    """Refuse older servers: before 7.0, XAUTOCLAIM does not report (or drop) trimmed entries."""
+    version = str((await client.info("server"))["redis_version"])
+    if int(version.split(".")[0]) < 7:
+        raise RuntimeError(f"the Redis store needs Redis 7.0 or later; this server is {version}")
 
 
 async def _within(read: Awaitable[_T], *, seconds: float) -> _T:
