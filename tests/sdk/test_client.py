@@ -1,0 +1,115 @@
+"""Client and AsyncClient: identical surfaces, context managers, closing and documentation."""
+
+from __future__ import annotations
+
+import inspect
+
+import httpx
+import pytest
+import respx
+
+import sdk
+from tests.sdk._support import BASE_URL
+
+PAIRS = [
+    (sdk.Client, sdk.AsyncClient),
+    (sdk.Streams, sdk.AsyncStreams),
+    (sdk.Queues, sdk.AsyncQueues),
+    (sdk.Queue, sdk.AsyncQueue),
+    (sdk.Messages, sdk.AsyncMessages),
+    (sdk.UrlGroups, sdk.AsyncUrlGroups),
+    (sdk.DeadLetters, sdk.AsyncDeadLetters),
+    (sdk.Publisher, sdk.AsyncPublisher),
+]
+
+# Methods that send nothing, so they are plain methods on both clients.
+LOCAL = {"publisher", "subscribe", "stop", "__call__"}
+
+
+def public_methods(cls: type) -> dict[str, object]:
+    """The public methods of a class (and __call__), by name."""
+    return {
+        name: member
+        for name, member in inspect.getmembers(cls, inspect.isfunction)
+        if not name.startswith("_") or name == "__call__"
+    }
+
+
+@pytest.mark.parametrize(("sync_class", "async_class"), PAIRS, ids=lambda cls: cls.__name__)
+def test_sync_and_async_surfaces_are_identical(sync_class: type, async_class: type) -> None:
+    """Same method names and parameters; the async twin awaits whatever sends a request."""
+    sync_methods = public_methods(sync_class)
+    async_methods = public_methods(async_class)
+    assert sorted(sync_methods) == sorted(async_methods)
+    for name, sync_method in sync_methods.items():
+        async_method = async_methods[name]
+        sync_parameters = inspect.signature(sync_method).parameters  # type: ignore[arg-type]
+        async_parameters = inspect.signature(async_method).parameters  # type: ignore[arg-type]
+        assert [(p.name, p.kind, p.default) for p in sync_parameters.values()] == [
+            (p.name, p.kind, p.default) for p in async_parameters.values()
+        ], f"{sync_class.__name__}.{name}"
+        assert not inspect.iscoroutinefunction(sync_method), name
+        assert inspect.iscoroutinefunction(async_method) == (name not in LOCAL), name
+
+
+def test_both_clients_have_the_same_resources() -> None:
+    """client.streams/queues/messages/url_groups/dead_letters exist on both, as twins."""
+    sync_client = sdk.Client(BASE_URL)
+    async_client = sdk.AsyncClient(BASE_URL)
+    twins = dict(PAIRS)
+    for name in ("streams", "queues", "messages", "url_groups", "dead_letters"):
+        assert twins[type(getattr(sync_client, name))] is type(getattr(async_client, name))
+    sync_client.close()
+
+
+def test_the_constructors_take_the_same_arguments() -> None:
+    """base_url and api_key positional, everything else keyword-only."""
+    for cls in (sdk.Client, sdk.AsyncClient):
+        parameters = inspect.signature(cls).parameters
+        assert list(parameters) == [
+            "base_url",
+            "api_key",
+            "timeout",
+            "max_retries",
+            "codec",
+            "http_client",
+        ]
+        assert parameters["timeout"].default == 10.0
+        assert parameters["max_retries"].default == 3
+        assert all(
+            parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
+            for name in ("timeout", "max_retries", "codec", "http_client")
+        )
+
+
+def test_client_docstrings_have_usage_examples() -> None:
+    """Client and AsyncClient document themselves with a Usage block."""
+    for cls in (sdk.Client, sdk.AsyncClient, sdk.Stream, sdk.Publisher, sdk.Queue, sdk.Messages):
+        assert "Usage:" in (cls.__doc__ or ""), cls.__name__
+
+
+def test_the_sync_client_is_a_context_manager_that_closes() -> None:
+    """Leaving the with block closes the HTTP client the SDK made."""
+    with sdk.Client(BASE_URL) as client:
+        assert isinstance(client, sdk.Client)
+    with pytest.raises(RuntimeError):
+        client.streams.length("events")
+
+
+async def test_the_async_client_is_a_context_manager_that_closes() -> None:
+    """Leaving the async with block closes the HTTP client the SDK made."""
+    async with sdk.AsyncClient(BASE_URL) as client:
+        assert isinstance(client, sdk.AsyncClient)
+    with pytest.raises(RuntimeError):
+        await client.streams.length("events")
+
+
+async def test_a_callers_async_http_client_stays_open(api: respx.MockRouter) -> None:
+    """An httpx.AsyncClient passed in is used, configured and left open."""
+    api.get("/v1/health").mock(
+        return_value=httpx.Response(200, json={"status": "ok", "store": "redis", "version": "1"})
+    )
+    async with httpx.AsyncClient() as http:
+        async with sdk.AsyncClient(BASE_URL, "key", http_client=http) as client:
+            assert (await client.health()).store == "redis"
+        assert not http.is_closed

@@ -1,0 +1,120 @@
+"""The public API is exactly these names: any change to it is a deliberate change here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import sdk
+from tests.conftest import ROOT
+
+PUBLIC_NAMES = [
+    "APIConnectionError",
+    "APIError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AsyncClient",
+    "AsyncDeadLetters",
+    "AsyncMessages",
+    "AsyncPublisher",
+    "AsyncQueue",
+    "AsyncQueues",
+    "AsyncStreams",
+    "AsyncUrlGroups",
+    "AuthenticationError",
+    "BadRequestError",
+    "ClaimResult",
+    "Client",
+    "Codec",
+    "ConfigurationError",
+    "ConflictError",
+    "DeadLetter",
+    "DeadLetters",
+    "DeliveredEntry",
+    "DeliveryAttempt",
+    "Duration",
+    "Entry",
+    "FieldError",
+    "GroupInfo",
+    "Health",
+    "HttpMethod",
+    "InternalServerError",
+    "InvalidArgumentError",
+    "InvalidDurationError",
+    "InvalidNameError",
+    "InvalidTopicError",
+    "Job",
+    "JobReceipt",
+    "JobRequest",
+    "JobState",
+    "JsonCodec",
+    "LeasedJob",
+    "Message",
+    "MessageOptions",
+    "MessageReceipt",
+    "MessageRequest",
+    "Messages",
+    "MessageState",
+    "NotFoundError",
+    "PayloadTooLargeError",
+    "PendingEntry",
+    "PermissionDeniedError",
+    "Publisher",
+    "PublishError",
+    "Queue",
+    "QueueInfo",
+    "Queues",
+    "QueueStats",
+    "QuotaExceededError",
+    "RateLimitError",
+    "ReservedTopicError",
+    "SigningKeys",
+    "SpoolError",
+    "Stream",
+    "StreamInfo",
+    "Streams",
+    "Timestamp",
+    "TrimResult",
+    "UnprocessableEntityError",
+    "UrlEndpoint",
+    "UrlGroup",
+    "UrlGroups",
+]
+
+
+def test_all_is_the_pinned_public_api() -> None:
+    """sdk.__all__ lists exactly the pinned names."""
+    assert sdk.__all__ == PUBLIC_NAMES
+
+
+def test_all_is_sorted_case_insensitively() -> None:
+    """One flat, sorted __all__, as httpx keeps it."""
+    assert sdk.__all__ == sorted(sdk.__all__, key=str.casefold)
+
+
+def test_every_public_attribute_is_exported() -> None:
+    """Nothing public escapes __all__, and nothing in __all__ is missing."""
+    public = {name for name in dir(sdk) if not name.startswith("_")}
+    assert public == set(sdk.__all__)
+
+
+def test_exported_classes_belong_to_sdk() -> None:
+    """Classes show as sdk.Client, not sdk._client.Client."""
+    for name in sdk.__all__:
+        member = getattr(sdk, name)
+        if isinstance(member, type):
+            assert member.__module__ == "sdk", name
+
+
+def test_importing_the_sdk_loads_neither_the_server_nor_pydantic() -> None:
+    """The facade needs only the generated client and httpx; the rest stays unloaded."""
+    probe = (
+        "import sys, sdk\n"
+        "sdk.JsonCodec().encode({'a': 1})\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'server', 'pydantic', 'yaml'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
