@@ -24,7 +24,8 @@ pytestmark = pytest.mark.redis
 
 ROOT = Path(__file__).resolve().parents[3]
 
-# Leases from the queue "work" until it is empty, then prints the job ids it got as JSON.
+# Once open, says "ready" and waits for a line on stdin, so that both processes start together;
+# then leases from the queue "work" until it is empty and prints the job ids it got as JSON.
 _LEASER = """
 import asyncio, json, sys
 from server.stores.redis import RedisStore
@@ -32,11 +33,14 @@ from server.stores.redis import RedisStore
 async def main(url, consumer):
     store = RedisStore.from_url(url)
     await store.open()
+    sys.stdout.write("ready\\n")
+    sys.stdout.flush()
+    sys.stdin.readline()
     leased = []
     try:
         while True:
             jobs = await store.lease_jobs(
-                "work", consumer=consumer, topics=None, max_jobs=3, lease_seconds=600, wait_ms=0
+                "work", consumer=consumer, topics=None, max_jobs=2, lease_seconds=600, wait_ms=0
             )
             if not jobs:
                 break
@@ -226,7 +230,7 @@ async def test_two_processes_leasing_concurrently_never_share_a_job(
 ) -> None:
     """Two OS processes leasing from one queue at once get every job exactly once."""
     await redis_store.put_queue("work", QueueSettings())
-    published = await redis_store.publish_jobs("work", [_job(n) for n in range(600)])
+    published = await redis_store.publish_jobs("work", [_job(n) for n in range(1000)])
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     processes = [
         await asyncio.create_subprocess_exec(
@@ -237,17 +241,24 @@ async def test_two_processes_leasing_concurrently_never_share_a_job(
             f"worker-{number}",
             cwd=ROOT,
             env=environment,
+            stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
         for number in range(2)
     ]
+    for process in processes:
+        assert process.stdout is not None
+        assert await asyncio.wait_for(process.stdout.readline(), timeout=60) == b"ready\n"
+    for process in processes:
+        assert process.stdin is not None
+        process.stdin.write(b"go\n")
     leased: list[str] = []
     for process in processes:
         stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=90)
         assert process.returncode == 0, stderr.decode()
         leased += json.loads(stdout)
-    assert len(leased) == len(set(leased)) == 600
+    assert len(leased) == len(set(leased)) == 1000
     assert set(leased) == {receipt.job_id for receipt in published}
 
 
