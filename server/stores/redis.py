@@ -38,9 +38,10 @@ listing skips names whose queue is gone.
 
 Streams: entries are XADDed with ``*`` (Redis's ids, strictly increasing even when the clock steps
 back) and hold one field, ``b``, the body's JSON text. An append is one script: XADD each body, then
-XTRIM, whose answer is ``trimmed``. ``MAXLEN ~ n`` keeps at least ``n`` entries and trims whole macro
-nodes only (``stream-node-max-entries``, 100 by default), so a stream of fewer entries than that is
-never trimmed approximately; ``MAXLEN = n`` keeps exactly ``n``. A claim reads a window of ``count``
+XTRIM; ``trimmed`` is the length before plus the entries added minus the length after. ``MAXLEN ~
+n`` keeps at least ``n`` entries and trims whole macro nodes only (``stream-node-max-entries``, 100
+by default), so a stream of fewer entries than that is never trimmed approximately; ``MAXLEN = n``
+keeps exactly ``n``. A claim reads a window of ``count``
 pending entries with XPENDING, then lets XAUTOCLAIM act on exactly the entries of that window it
 will claim or drop (XAUTOCLAIM alone would look at up to ten times ``count``); Redis 7 lists the
 pending ids whose entries were trimmed away, which become ``deleted_ids``. Idle times are Redis's.
@@ -177,32 +178,34 @@ end
 # ARGV[first] = number of trim steps, then per step: strategy, '~' or '=', threshold.
 _LUA_TRIM = """
 local function trim(stream, first)
-  local trimmed = 0
   for step = 1, tonumber(ARGV[first]) do
     local base = first + 1 + (step - 1) * 3
-    trimmed = trimmed + redis.call('XTRIM', stream, ARGV[base], ARGV[base + 1], ARGV[base + 2])
+    redis.call('XTRIM', stream, ARGV[base], ARGV[base + 1], ARGV[base + 2])
   end
-  return trimmed
 end
 """
 
-# KEYS[1] stream; ARGV: nomkstream, trim steps (see _LUA_TRIM), bodies...
+# KEYS[1] stream; ARGV: nomkstream, trim steps (see _LUA_TRIM), bodies... The trimmed count is the
+# length before, plus the entries added, minus the length after: all inside this one script.
 _APPEND = """
 if ARGV[1] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
-local first_body = 3 + tonumber(ARGV[2]) * 3
+local length_before = redis.call('XLEN', KEYS[1])
 local ids = {}
-for index = first_body, #ARGV do
+for index = 3 + tonumber(ARGV[2]) * 3, #ARGV do
   ids[#ids + 1] = redis.call('XADD', KEYS[1], '*', 'b', ARGV[index])
 end
-local trimmed = trim(KEYS[1], 2)
-return {redis.call('XLEN', KEYS[1]), trimmed, ids}
+trim(KEYS[1], 2)
+local length = redis.call('XLEN', KEYS[1])
+return {length, length_before + #ids - length, ids}
 """
 
 # KEYS[1] stream; ARGV: trim steps (see _LUA_TRIM).
 _TRIM = """
 if redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
-local trimmed = trim(KEYS[1], 1)
-return {redis.call('XLEN', KEYS[1]), trimmed}
+local length_before = redis.call('XLEN', KEYS[1])
+trim(KEYS[1], 1)
+local length = redis.call('XLEN', KEYS[1])
+return {length, length_before - length}
 """
 
 # KEYS[1] stream; ARGV: group, start id, mkstream.
@@ -1254,7 +1257,7 @@ class RedisStore(Store):
     async def append(
         self, stream: str, bodies: Sequence[JSON], *, trim: Trim | None, nomkstream: bool
     ) -> AppendResult:
-        """Append with XADD in one script, then XTRIM; ``trimmed`` is what that XTRIM removed."""
+        """XADD every body, then XTRIM, in one script that also counts what the trim removed."""
         texts = [_dump_json(body, what="an entry body") for body in bodies]
         length, trimmed, ids = await self._run(
             "append",
