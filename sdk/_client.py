@@ -153,7 +153,7 @@ class Client:
         queue = client.init_queue("jobs")  # NotFoundError unless the queue was created
         receipt = queue.publish("email-jobs", {"userId": "12345"})
 
-        res = client.messages.publish_json(url="https://example.com/hook", body={"hi": 1}, delay="3s")
+        res = client.messages.publish_json(url="https://example.com/hook", body={}, delay="3s")
 
         @client.subscribe(sdk.Stream("orders", group="billing"))
         @client.publisher("invoices")
@@ -302,7 +302,7 @@ class Client:
         )
 
     def init_queue(self, name: str) -> Queue:
-        """The existing queue `name`; NotFoundError if it was never created (see `queues.create`)."""
+        """The existing queue `name`; NotFoundError if it was never created (`queues.create`)."""
         queue = self._queue(name)
         queue.info()
         return queue
@@ -497,7 +497,7 @@ class AsyncClient:
         )
 
     async def init_queue(self, name: str) -> AsyncQueue:
-        """The existing queue `name`; NotFoundError if it was never created (see `queues.create`)."""
+        """The existing queue `name`; NotFoundError if it was never created (`queues.create`)."""
         queue = self._queue(name)
         await queue.info()
         return queue

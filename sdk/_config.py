@@ -1,4 +1,4 @@
-"""How a client finds the service: base URL and API key (arguments or environment), timeout, retries."""
+"""How a client finds the service: base URL and API key (arguments or environment)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def resolve_settings(
     max_retries: int,
     http_client_base_url: str | None = None,
 ) -> Settings:
-    """Settings from the arguments, then the given HTTP client, then $SPOOL_BASE_URL/$SPOOL_API_KEY."""
+    """Settings from the arguments, then the HTTP client, then $SPOOL_BASE_URL/$SPOOL_API_KEY."""
     url = base_url or http_client_base_url or os.environ.get(BASE_URL_ENV) or None
     if url is None:
         raise ConfigurationError(

@@ -12,7 +12,7 @@ from ._exceptions import InvalidArgumentError, InvalidDurationError
 __all__ = ["Duration", "Timestamp"]
 
 Duration: TypeAlias = int | float | timedelta | str
-"""Seconds as a number, a `timedelta`, or a string such as `"500ms"`, `"3s"`, `"5m"`, `"2h"`, `"7d"`."""
+"""Seconds as a number, a `timedelta`, or a string: `"500ms"`, `"3s"`, `"5m"`, `"2h"`, `"7d"`."""
 
 Timestamp: TypeAlias = datetime | int | float
 """A timezone-aware `datetime`, or Unix seconds."""

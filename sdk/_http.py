@@ -1,4 +1,4 @@
-"""Calling the generated client: typed errors for every failure, retries, PublishError for publishes.
+"""Calling the generated client: typed errors for every failure, retries, PublishError on publish.
 
 The generated layer returns documented 4xx answers as values, lets httpx errors escape and raises
 plain ValueError/TypeError/KeyError when an answer does not match the document (an error code

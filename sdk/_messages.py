@@ -348,7 +348,8 @@ class Messages:
         url="https://example.com/hooks/signup", body={"hello": "world"}, delay="3s", retries=3
     )
     receipts = client.messages.publish_json(url_group="partners", body={"hello": "world"})
-    client.messages.publish(url="https://example.com/page", body="<h1>Hi</h1>", content_type="text/html")
+    html = "<h1>Hi</h1>"
+    client.messages.publish(url="https://example.com/page", body=html, content_type="text/html")
     ```
     """
 

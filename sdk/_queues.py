@@ -478,7 +478,7 @@ class Queue:
         *,
         idempotency_key: str | None = None,
     ) -> builtins.list[JobReceipt]:
-        """Submit jobs (`JobRequest`s or `(topic, payload)` pairs) all or none; receipts in order."""
+        """Submit `JobRequest`s or `(topic, payload)` pairs, all or none; receipts in order."""
         call = self._calls.publish_many(jobs, idempotency_key=idempotency_key)
         return [] if call is None else self._transport.send(call)
 
@@ -595,7 +595,7 @@ class AsyncQueue:
         *,
         idempotency_key: str | None = None,
     ) -> builtins.list[JobReceipt]:
-        """Submit jobs (`JobRequest`s or `(topic, payload)` pairs) all or none; receipts in order."""
+        """Submit `JobRequest`s or `(topic, payload)` pairs, all or none; receipts in order."""
         call = self._calls.publish_many(jobs, idempotency_key=idempotency_key)
         return [] if call is None else await self._transport.send(call)
 

@@ -367,7 +367,7 @@ class Streams:
         minid: str | None = None,
         approximate: bool = True,
     ) -> TrimResult:
-        """Trim to about (or, with approximate=False, exactly) `maxlen` entries, or below `minid`."""
+        """Trim to about `maxlen` entries (exactly if not approximate), or below id `minid`."""
         return self._transport.send(
             self._calls.trim(stream, maxlen=maxlen, minid=minid, approximate=approximate)
         )
@@ -520,7 +520,7 @@ class AsyncStreams:
         minid: str | None = None,
         approximate: bool = True,
     ) -> TrimResult:
-        """Trim to about (or, with approximate=False, exactly) `maxlen` entries, or below `minid`."""
+        """Trim to about `maxlen` entries (exactly if not approximate), or below id `minid`."""
         return await self._transport.send(
             self._calls.trim(stream, maxlen=maxlen, minid=minid, approximate=approximate)
         )
@@ -593,7 +593,8 @@ def _group(definition: Stream, group: str | None) -> str:
     name = group if group is not None else definition.group
     if name is None:
         raise InvalidArgumentError(
-            f"no consumer group for stream {definition.name!r}: pass group= or use a Stream with one"
+            f"no consumer group for stream {definition.name!r}: "
+            "pass group= or use a Stream with a group"
         )
     return check_group_name(name, what="consumer group")
 

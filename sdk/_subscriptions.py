@@ -1,4 +1,4 @@
-"""What `subscribe` records for `run()`: which handler consumes which stream group or queue topics."""
+"""What `subscribe` records for `run()`: which handler consumes which stream group or topics."""
 
 from __future__ import annotations
 

@@ -231,7 +231,7 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class MessageRequest:
-    """One message of `messages.batch`: a `str` or `bytes` body is sent as is, anything else as JSON.
+    """One message of `messages.batch`: a `str` or `bytes` body is sent as is, others as JSON.
 
     Give exactly one of `url` and `url_group`; the options mean what they mean for
     `messages.publish_json`.

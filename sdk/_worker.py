@@ -171,7 +171,7 @@ PublisherT = TypeVar("PublisherT", Publisher, AsyncPublisher)
 def _publishers(
     subscriptions: list[Subscription], kind: type[PublisherT], client: str
 ) -> dict[int, list[PublisherT]]:
-    """Each subscription's publishers, refusing any that this kind of client cannot await or call."""
+    """Each subscription's publishers, refusing any this kind of client cannot call or await."""
     found: dict[int, list[PublisherT]] = {}
     for subscription in subscriptions:
         publishers = found[id(subscription)] = []
@@ -193,7 +193,8 @@ class _WorkerBase:
     ) -> None:
         if not subscriptions:
             raise ConfigurationError(
-                "nothing to run: subscribe a handler with client.subscribe(...) or queue.subscribe(...)"
+                "nothing to run: subscribe a handler with client.subscribe(...) "
+                "or queue.subscribe(...)"
             )
         self._subscriptions = list(subscriptions)
         self._options = options

@@ -1,4 +1,4 @@
-"""The default codec turns odd values into strings, pydantic models into their JSON, and refuses NaN."""
+"""The default codec: odd values become strings, pydantic models their JSON; NaN is refused."""
 
 from __future__ import annotations
 

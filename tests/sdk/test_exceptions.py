@@ -81,7 +81,7 @@ def spec_error_statuses() -> set[int]:
 
 
 def spec_codes_by_status() -> dict[str, int]:
-    """The codes each shared error response names, with its status (or the one written before it)."""
+    """The codes each shared error response names, with its status (or the one written first)."""
     statuses = {
         "BadRequest": 400,
         "Unauthenticated": 401,

@@ -1,4 +1,4 @@
-"""sdk/_limits.py holds exactly the limits openapi.yaml states: the spec stays the source of truth."""
+"""sdk/_limits.py holds exactly the limits openapi.yaml states: the spec stays the source."""
 
 from __future__ import annotations
 

@@ -154,7 +154,7 @@ async def test_publish_refuses_non_text_and_non_utf8(
 ) -> None:
     """A dict belongs to publish_json; bytes that are not UTF-8 cannot be sent."""
     with pytest.raises(sdk.InvalidArgumentError, match="publish_json"):
-        await resolve(client.messages.publish(url="https://my-api.test/hook", body={"a": 1}))  # type: ignore[call-overload]
+        await resolve(client.messages.publish(url="https://my-api.test/hook", body={"a": 1}))
     with pytest.raises(sdk.PublishError) as raised:
         await resolve(client.messages.publish(url="https://my-api.test/hook", body=b"\xff"))
     assert isinstance(raised.value.__cause__, UnicodeDecodeError)

@@ -61,12 +61,10 @@ async def test_decorators_stack_in_the_order_they_apply(
     def handle(order: dict[str, Any]) -> dict[str, Any]:
         return {"order": order["id"], "status": "billed"}
 
-    names = [publisher.stream.name for publisher in handle._sdk_publishers]  # type: ignore[attr-defined]
-    assert names == ["notifications", "events"]
-    assert [repr(p) for p in handle._sdk_publishers] == [  # type: ignore[attr-defined]
-        f"{type(p).__name__}('{name}')"
-        for p, name in zip(handle._sdk_publishers, names, strict=True)  # type: ignore[attr-defined]
-    ]
+    publishers = handle._sdk_publishers  # type: ignore[attr-defined]
+    assert [publisher.stream.name for publisher in publishers] == ["notifications", "events"]
+    kind = type(publishers[0]).__name__
+    assert [repr(p) for p in publishers] == [f"{kind}('notifications')", f"{kind}('events')"]
     assert api.calls.call_count == 0
 
 
