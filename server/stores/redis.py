@@ -676,7 +676,8 @@ for _ = 1, tonumber(ARGV[3]) do
     redis.call('HSET', key, unpack(ARGV, base + 4, base + 3 + item_count))
     local sequence = redis.call('INCR', SEQ)
     redis.call('HSET', key, 'seq', sequence)
-    redis.call('ZADD', DUE, redis.call('HGET', key, 'next_attempt_at'), member(sequence, message_id))
+    local next_attempt_at = redis.call('HGET', key, 'next_attempt_at')
+    redis.call('ZADD', DUE, next_attempt_at, member(sequence, message_id))
     if dedup_key ~= '' then
       redis.call('HSET', DEDUP, dedup_key, NOW_TEXT .. ' ' .. message_id)
       redis.call('ZADD', DEDUP_EXP, fmt(NOW + window), dedup_key)

@@ -96,7 +96,7 @@ def _message(url: str) -> NewMessage:
 
 
 async def test_the_prefix_parameter_is_stripped_and_defaults_to_spool(redis_url: str) -> None:
-    """``prefix`` is the store's option, not redis-py's: the store opens with it, else uses spool."""
+    """``prefix`` is the store's option, not redis-py's: opening works, and it defaults to spool."""
     with_prefix = store_from_url(f"{redis_url}?prefix=spooltest-custom")
     assert isinstance(with_prefix, RedisStore)
     assert with_prefix.prefix == "spooltest-custom"
