@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextvars
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
@@ -78,7 +78,7 @@ class Call(Generic[T]):
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
     read: Callable[[Any], T]
-    publish_target: str | None = field(default=None)
+    publish_target: str | None = None
 
     @property
     def what(self) -> str:

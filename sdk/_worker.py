@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, TypeVar
 
 from . import _retry
@@ -33,7 +34,7 @@ from ._queues import AsyncQueue, Queue
 from ._retry import RetryPolicy, is_retryable
 from ._streams import AsyncStreams, Streams
 from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
-from ._types import LeasedJob
+from ._types import DeliveredEntry, LeasedJob
 
 __all__ = ["AsyncWorker", "RunOptions", "SyncWorker", "default_consumer_name"]
 
@@ -133,17 +134,19 @@ class _Run:
 
 
 @dataclass(slots=True)
-class _ClaimScan:
-    """Where a stream subscription's scan of its group's pending list stands."""
+class _StreamState:
+    """Whether a stream subscription's group exists, and where its pending-list scan stands."""
 
+    group_ready: bool = False
     cursor: str = "0-0"
     next_at: float = 0.0
-    group_ready: bool = False
 
-    def due(self) -> bool:
+    def claim_due(self) -> bool:
+        """Whether to scan the pending list for entries idle long enough to deliver again."""
         return time.monotonic() >= self.next_at
 
     def advance(self, next_start_id: str, redeliver_after_ms: int) -> None:
+        """Continue the scan at `next_start_id`; at the end, wait `redeliver_after` for the next."""
         self.cursor = next_start_id
         if next_start_id == "0-0":
             # The scan reached the end: look again once anything failing now could be idle enough.
@@ -199,7 +202,8 @@ class _WorkerBase:
         self._subscriptions = list(subscriptions)
         self._options = options
         self._run = _Run(options=options, stop=stop, subscriptions=len(self._subscriptions))
-        self._scans = {id(s): _ClaimScan() for s in self._subscriptions}
+        self._streams_state = {id(s): _StreamState() for s in self._subscriptions}
+        # Only its backoff is used: the loop itself waits out outages for as long as they last.
         self._policy = RetryPolicy(max_retries=0)
 
     def _log_failure(self, subscription: Subscription, message_id: str, error: Exception) -> None:
@@ -209,6 +213,17 @@ class _WorkerBase:
             message_id,
             _describe(subscription),
             exc_info=error,
+        )
+
+    def _lease_ended(self, sub: QueueSubscription, job: LeasedJob, error: ConflictError) -> None:
+        """A lease that ended before the ack or nack is not fatal: the job comes back by itself."""
+        if error.code != "lease_expired":
+            raise error
+        logger.warning(
+            "the lease on job %s of %s ended before the handler finished; "
+            "it will be delivered again (consider a longer lease)",
+            job.job_id,
+            _describe(sub),
         )
 
     def _transient(self, error: APIError) -> float:
@@ -263,8 +278,8 @@ class SyncWorker(_WorkerBase):
         return self._poll_queue(subscription)
 
     def _poll_stream(self, sub: StreamSubscription) -> int:
-        scan = self._scans[id(sub)]
-        if not scan.group_ready:
+        state = self._streams_state[id(sub)]
+        if not state.group_ready:
             try:
                 self._streams.create_group(
                     sub.stream, sub.group, start_id=sub.start_id, mkstream=True
@@ -272,18 +287,18 @@ class SyncWorker(_WorkerBase):
             except ConflictError as error:
                 if error.code != "group_exists":
                     raise
-            scan.group_ready = True
+            state.group_ready = True
         handled = 0
-        if scan.due():
+        if state.claim_due():
             claimed = self._streams.claim(
                 sub.stream,
                 sub.group,
                 consumer=self._options.consumer,
-                min_idle=sub.redeliver_after_ms / 1000,
+                min_idle=timedelta(milliseconds=sub.redeliver_after_ms),
                 count=self._run.batch(sub.count),
-                start_id=scan.cursor,
+                start_id=state.cursor,
             )
-            scan.advance(claimed.next_start_id, sub.redeliver_after_ms)
+            state.advance(claimed.next_start_id, sub.redeliver_after_ms)
             handled += self._deliver_entries(sub, claimed.entries)
         if self._run.finished():
             return handled
@@ -292,11 +307,11 @@ class SyncWorker(_WorkerBase):
             sub.group,
             consumer=self._options.consumer,
             count=self._run.batch(sub.count),
-            wait=self._run.wait_ms() / 1000,
+            wait=timedelta(milliseconds=self._run.wait_ms()),
         )
         return handled + self._deliver_entries(sub, entries)
 
-    def _deliver_entries(self, sub: StreamSubscription, entries: list[Any]) -> int:
+    def _deliver_entries(self, sub: StreamSubscription, entries: list[DeliveredEntry]) -> int:
         handled = 0
         for entry in entries:
             if self._run.finished():
@@ -317,7 +332,7 @@ class SyncWorker(_WorkerBase):
             topics=sub.topics,
             max_jobs=self._run.batch(sub.count),
             lease=sub.lease_seconds,
-            wait=self._run.wait_ms() / 1000,
+            wait=timedelta(milliseconds=self._run.wait_ms()),
         )
         handled = 0
         for job in jobs:
@@ -333,11 +348,14 @@ class SyncWorker(_WorkerBase):
     def _settle(
         self, queue: Queue, sub: QueueSubscription, job: LeasedJob, error: Exception | None
     ) -> None:
-        if error is None:
-            queue.ack(job)
-            return
-        self._log_failure(sub, f"job {job.job_id} (attempt {job.attempt})", error)
-        queue.nack(job, retry_delay=sub.retry_delay_seconds, error=_error_text(error))
+        try:
+            if error is None:
+                queue.ack(job)
+                return
+            self._log_failure(sub, f"job {job.job_id} (attempt {job.attempt})", error)
+            queue.nack(job, retry_delay=sub.retry_delay_seconds, error=_error_text(error))
+        except ConflictError as conflict:
+            self._lease_ended(sub, job, conflict)
 
     def _call(self, sub: Subscription, body: Any) -> Exception | None:
         """Run the handler and its publishers; the exception that failed the message, if any."""
@@ -403,8 +421,8 @@ class AsyncWorker(_WorkerBase):
         return await self._poll_queue(subscription)
 
     async def _poll_stream(self, sub: StreamSubscription) -> int:
-        scan = self._scans[id(sub)]
-        if not scan.group_ready:
+        state = self._streams_state[id(sub)]
+        if not state.group_ready:
             try:
                 await self._streams.create_group(
                     sub.stream, sub.group, start_id=sub.start_id, mkstream=True
@@ -412,18 +430,18 @@ class AsyncWorker(_WorkerBase):
             except ConflictError as error:
                 if error.code != "group_exists":
                     raise
-            scan.group_ready = True
+            state.group_ready = True
         handled = 0
-        if scan.due():
+        if state.claim_due():
             claimed = await self._streams.claim(
                 sub.stream,
                 sub.group,
                 consumer=self._options.consumer,
-                min_idle=sub.redeliver_after_ms / 1000,
+                min_idle=timedelta(milliseconds=sub.redeliver_after_ms),
                 count=self._run.batch(sub.count),
-                start_id=scan.cursor,
+                start_id=state.cursor,
             )
-            scan.advance(claimed.next_start_id, sub.redeliver_after_ms)
+            state.advance(claimed.next_start_id, sub.redeliver_after_ms)
             handled += await self._deliver_entries(sub, claimed.entries)
         if self._run.finished():
             return handled
@@ -432,11 +450,11 @@ class AsyncWorker(_WorkerBase):
             sub.group,
             consumer=self._options.consumer,
             count=self._run.batch(sub.count),
-            wait=self._run.wait_ms() / 1000,
+            wait=timedelta(milliseconds=self._run.wait_ms()),
         )
         return handled + await self._deliver_entries(sub, entries)
 
-    async def _deliver_entries(self, sub: StreamSubscription, entries: list[Any]) -> int:
+    async def _deliver_entries(self, sub: StreamSubscription, entries: list[DeliveredEntry]) -> int:
         handled = 0
         for entry in entries:
             if self._run.finished():
@@ -457,7 +475,7 @@ class AsyncWorker(_WorkerBase):
             topics=sub.topics,
             max_jobs=self._run.batch(sub.count),
             lease=sub.lease_seconds,
-            wait=self._run.wait_ms() / 1000,
+            wait=timedelta(milliseconds=self._run.wait_ms()),
         )
         handled = 0
         for job in jobs:
@@ -473,11 +491,14 @@ class AsyncWorker(_WorkerBase):
     async def _settle(
         self, queue: AsyncQueue, sub: QueueSubscription, job: LeasedJob, error: Exception | None
     ) -> None:
-        if error is None:
-            await queue.ack(job)
-            return
-        self._log_failure(sub, f"job {job.job_id} (attempt {job.attempt})", error)
-        await queue.nack(job, retry_delay=sub.retry_delay_seconds, error=_error_text(error))
+        try:
+            if error is None:
+                await queue.ack(job)
+                return
+            self._log_failure(sub, f"job {job.job_id} (attempt {job.attempt})", error)
+            await queue.nack(job, retry_delay=sub.retry_delay_seconds, error=_error_text(error))
+        except ConflictError as conflict:
+            self._lease_ended(sub, job, conflict)
 
     async def _call(self, sub: Subscription, body: Any) -> Exception | None:
         """Run the handler and its publishers; the exception that failed the message, if any."""

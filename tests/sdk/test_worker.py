@@ -479,3 +479,23 @@ def test_stop_from_another_thread() -> None:
         client.stop()
         worker.join(timeout=30)
         assert not worker.is_alive()
+
+
+async def test_a_lease_that_ended_before_the_ack_does_not_stop_the_worker(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter, caplog: pytest.LogCaptureFixture
+) -> None:
+    """409 lease_expired on ack is logged (the job comes back); other conflicts end the run."""
+    api.get("/v1/queues/jobs").mock(return_value=httpx.Response(200, json=QUEUE))
+    api.post("/v1/queues/jobs/leases").mock(
+        return_value=httpx.Response(200, json={"jobs": [leased("job_1")]})
+    )
+    ack = api.post("/v1/queues/jobs/jobs/job_1/ack").mock(
+        return_value=problem(409, "lease_expired")
+    )
+    queue = await resolve(client.init_queue("jobs"))
+    queue.subscribe("email-jobs")(lambda payload: None)
+    await resolve(client.run(max_messages=1))
+    assert "ended before the handler finished" in caplog.text
+    ack.mock(return_value=problem(409, "invalid_state"))
+    with pytest.raises(sdk.ConflictError):
+        await resolve(client.run(max_messages=1))
