@@ -158,7 +158,7 @@ class _MessageCalls:
             publish_message,
             body=request,
             idempotency_key=resolve_idempotency_key(options.get("idempotency_key")),
-            read=_receipts,
+            read=_receipts if url is None else _one_receipt,
             publish_target=target,
         )
 
@@ -644,6 +644,13 @@ def _receipt(receipt: GeneratedMessageReceipt) -> MessageReceipt:
 
 def _receipts(result: GeneratedMessageReceiptList) -> builtins.list[MessageReceipt]:
     return [_receipt(receipt) for receipt in result.messages]
+
+
+def _one_receipt(result: GeneratedMessageReceiptList) -> builtins.list[MessageReceipt]:
+    receipts = _receipts(result)
+    if len(receipts) != 1:
+        raise ValueError(f"a message to one URL got {len(receipts)} receipts")
+    return receipts
 
 
 def _message(message: GeneratedMessage) -> Message:

@@ -366,3 +366,13 @@ async def test_dead_letters(client: sdk.Client | sdk.AsyncClient, api: respx.Moc
     assert (await resolve(client.dead_letters.retry("msg_1"))).message_id == "msg_1"
     await resolve(client.dead_letters.delete("msg_1"))
     assert delete.call_count == 1
+
+
+async def test_a_url_publish_without_exactly_one_receipt_is_unreadable(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
+) -> None:
+    """One URL means one receipt; anything else is a response the SDK cannot trust."""
+    api.post("/v1/messages").mock(return_value=httpx.Response(202, json={"messages": []}))
+    with pytest.raises(sdk.PublishError) as raised:
+        await resolve(client.messages.publish_json(url="https://my-api.test/hook", body={}))
+    assert isinstance(raised.value.__cause__, sdk.APIResponseValidationError)
