@@ -168,7 +168,8 @@ class SyncTransport(_Transport):
         self._owns_http_client = http_client is None
         self._http = http_client if http_client is not None else httpx.Client()
         _configure(self._http, settings)
-        self._http.event_hooks["response"].append(_record_answer)
+        if _record_answer not in self._http.event_hooks["response"]:
+            self._http.event_hooks["response"].append(_record_answer)
         self._generated = GeneratedClient(base_url=settings.base_url).set_httpx_client(self._http)
 
     def send(self, call: Call[T]) -> T:
@@ -219,7 +220,8 @@ class AsyncTransport(_Transport):
         self._owns_http_client = http_client is None
         self._http = http_client if http_client is not None else httpx.AsyncClient()
         _configure(self._http, settings)
-        self._http.event_hooks["response"].append(_arecord_answer)
+        if _arecord_answer not in self._http.event_hooks["response"]:
+            self._http.event_hooks["response"].append(_arecord_answer)
         self._generated = GeneratedClient(base_url=settings.base_url).set_async_httpx_client(
             self._http
         )
