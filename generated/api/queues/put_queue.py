@@ -97,8 +97,9 @@ def sync_detailed(
 ) -> Response[Problem | Queue]:
     """Create a queue or change its settings
 
-     Queues are never created by publishing: create them here first. Calling it again changes the
-    settings of an existing queue and keeps its jobs. Needs `admin` on the queue.
+     Queues are never created by publishing: create them here first. Calling it again replaces the
+    settings of an existing queue (settings left out take their defaults) and keeps its jobs. Needs
+    `admin` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -132,8 +133,9 @@ def sync(
 ) -> Problem | Queue | None:
     """Create a queue or change its settings
 
-     Queues are never created by publishing: create them here first. Calling it again changes the
-    settings of an existing queue and keeps its jobs. Needs `admin` on the queue.
+     Queues are never created by publishing: create them here first. Calling it again replaces the
+    settings of an existing queue (settings left out take their defaults) and keeps its jobs. Needs
+    `admin` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -162,8 +164,9 @@ async def asyncio_detailed(
 ) -> Response[Problem | Queue]:
     """Create a queue or change its settings
 
-     Queues are never created by publishing: create them here first. Calling it again changes the
-    settings of an existing queue and keeps its jobs. Needs `admin` on the queue.
+     Queues are never created by publishing: create them here first. Calling it again replaces the
+    settings of an existing queue (settings left out take their defaults) and keeps its jobs. Needs
+    `admin` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -195,8 +198,9 @@ async def asyncio(
 ) -> Problem | Queue | None:
     """Create a queue or change its settings
 
-     Queues are never created by publishing: create them here first. Calling it again changes the
-    settings of an existing queue and keeps its jobs. Needs `admin` on the queue.
+     Queues are never created by publishing: create them here first. Calling it again replaces the
+    settings of an existing queue (settings left out take their defaults) and keeps its jobs. Needs
+    `admin` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
