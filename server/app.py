@@ -144,7 +144,9 @@ async def _problem_handler(request: Request, error: Exception) -> Response:
 
 async def _store_error_handler(request: Request, error: Exception) -> Response:
     assert isinstance(error, StoreError)
-    problem = ProblemError(error.status, error.code, error.detail)
+    # A store's own input check is a validation failure, which the API always answers with 422.
+    status = 422 if error.code == "validation_failed" else error.status
+    problem = ProblemError(status, error.code, error.detail)
     return problem_response(
         problem, instance=_instance(request.scope), request_id=request_id_of(request)
     )

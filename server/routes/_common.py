@@ -9,17 +9,21 @@ violation is ``422 validation_failed`` with the location of every invalid field.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from types import UnionType
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 import anyio
+import pydantic_core
 from pydantic import BaseModel, RootModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from typing_extensions import TypeAliasType
 
 from ..auth import Principal, TokenRegistry
 from ..config import Action, Resource, Settings
@@ -150,20 +154,102 @@ async def read_body(request: Request) -> bytes:
 
 
 def parse_body(raw: bytes, model: type[ModelT]) -> ModelT:
-    """``raw`` validated as ``model``: 400 for anything but JSON, 422 for a schema violation."""
+    """``raw`` validated as ``model``: 400 for anything but JSON, 422 for a schema violation.
+
+    Two JSON Schema rules that pydantic's strict mode does not share are applied first: a number
+    like ``90.0`` is an integer, and ``null`` is not a value for an optional field that the schema
+    types (only the "any JSON value" fields such as ``body`` may be null).
+    """
     if not raw.strip():
         raise ProblemError(400, "malformed_request", "the request body is empty; send JSON")
     try:
-        return model.model_validate_json(raw, strict=True)
+        # The parser model_validate_json uses, so both agree on what JSON is.
+        document = pydantic_core.from_json(raw)
+    except ValueError as error:
+        raise ProblemError(400, "malformed_request", f"Invalid JSON: {error}") from None
+    nulls = list(_explicit_nulls(document, model, "body"))
+    if nulls:
+        raise _validation_failed(nulls)
+    normalized = _integral_floats_as_ints(document, model)
+    source = raw if normalized is document else json.dumps(normalized).encode()
+    try:
+        return model.model_validate_json(source, strict=True)
     except ValidationError as error:
         issues = error.errors(include_url=False, include_input=False)
-        malformed = [issue for issue in issues if issue["type"] == "json_invalid"]
-        if malformed:
-            raise ProblemError(400, "malformed_request", malformed[0]["msg"]) from None
         raise _validation_failed(
             FieldIssue(location=_location("body", issue["loc"]), message=issue["msg"])
             for issue in issues
         ) from None
+
+
+def _unwrap(annotation: Any) -> Any:
+    while True:
+        if isinstance(annotation, TypeAliasType):
+            annotation = annotation.__value__
+        elif get_origin(annotation) is Annotated:
+            annotation = get_args(annotation)[0]
+        else:
+            return annotation
+
+
+def _model_fields(annotation: Any) -> dict[str, Any] | None:
+    """The field annotations of a (non-root) pydantic model type, else None."""
+    if (
+        isinstance(annotation, type)
+        and issubclass(annotation, BaseModel)
+        and not issubclass(annotation, RootModel)
+    ):
+        return {name: info.annotation for name, info in annotation.model_fields.items()}
+    return None
+
+
+def _element_types(annotation: Any) -> list[Any]:
+    """The member types of a union, or the annotation itself."""
+    if get_origin(annotation) in (Union, UnionType):
+        return [member for member in get_args(annotation) if member is not type(None)]
+    return [annotation]
+
+
+def _explicit_nulls(value: Any, annotation: Any, location: str) -> Iterator[FieldIssue]:
+    for member in _element_types(_unwrap(annotation)):
+        member = _unwrap(member)
+        fields = _model_fields(member)
+        if fields is not None and isinstance(value, dict):
+            for key, item in value.items():
+                if key not in fields:
+                    continue
+                if item is None and fields[key] is not Any:
+                    yield FieldIssue(f"{location}.{key}", "Input should not be null")
+                else:
+                    yield from _explicit_nulls(item, fields[key], f"{location}.{key}")
+        elif get_origin(member) is list and isinstance(value, list):
+            (item_type,) = get_args(member)
+            for index, item in enumerate(value):
+                yield from _explicit_nulls(item, item_type, f"{location}.{index}")
+
+
+def _integral_floats_as_ints(value: Any, annotation: Any) -> Any:
+    """``value`` with whole floats turned into ints where ``annotation`` wants an int; the very
+    same object when nothing changed.
+    """
+    for member in _element_types(_unwrap(annotation)):
+        member = _unwrap(member)
+        if member is int and isinstance(value, float) and value.is_integer():
+            return int(value)
+        fields = _model_fields(member)
+        if fields is not None and isinstance(value, dict):
+            converted = {
+                key: _integral_floats_as_ints(item, fields[key]) if key in fields else item
+                for key, item in value.items()
+            }
+            if any(converted[key] is not value[key] for key in value):
+                return converted
+        elif get_origin(member) is list and isinstance(value, list):
+            (item_type,) = get_args(member)
+            items = [_integral_floats_as_ints(item, item_type) for item in value]
+            if any(new is not old for new, old in zip(items, value, strict=True)):
+                return items
+    return value
 
 
 async def read_json(request: Request, model: type[ModelT]) -> tuple[ModelT, bytes]:

@@ -15,6 +15,7 @@ import time
 from datetime import UTC
 from urllib.parse import urlsplit
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -81,6 +82,7 @@ _RESERVED_HEADERS = frozenset(
     }
 )
 _SERVICE_HEADER_PREFIX = "spool-"
+_BATCH_SEGMENT = "batch"
 
 
 def _check_url(url: str, location: str) -> None:
@@ -358,8 +360,16 @@ async def publish_messages(request: Request) -> Response:
     )
 
 
+def _not_the_batch_path(request: Request) -> None:
+    # /v1/messages/batch only takes POST; other methods on it must not fall through to the
+    # {message_id} operations, which would call "batch" an invalid id instead of answering 405.
+    if request.path_params["message_id"] == _BATCH_SEGMENT:
+        raise HTTPException(405, headers={"Allow": "POST"})
+
+
 async def get_message(request: Request) -> Response:
     """getMessage: state, schedule and attempts (``consume``)."""
+    _not_the_batch_path(request)
     principal = authenticate(request)
     message_id = path_name(request, "message_id")
     _require_on_messages(principal, "consume")
@@ -370,6 +380,7 @@ async def get_message(request: Request) -> Response:
 
 async def cancel_message(request: Request) -> Response:
     """cancelMessage: a scheduled message will not be delivered (``publish``)."""
+    _not_the_batch_path(request)
     principal = authenticate(request)
     message_id = path_name(request, "message_id")
     _require_on_messages(principal, "publish")
@@ -503,7 +514,7 @@ async def get_signing_keys(request: Request) -> Response:
 
 routes = [
     operations("/v1/messages", POST=publish_message),
-    operations("/v1/messages/batch", POST=publish_messages),
+    operations(f"/v1/messages/{_BATCH_SEGMENT}", POST=publish_messages),
     operations("/v1/messages/{message_id}", GET=get_message, DELETE=cancel_message),
     operations("/v1/url-groups", GET=list_url_groups),
     operations(

@@ -38,6 +38,9 @@ from ._common import (
 
 __all__ = ["routes"]
 
+_SMALLEST_ID = "0-0"
+_LARGEST_ID = f"{2**64 - 1}-{2**64 - 1}"
+
 
 def _optional_trim(maxlen: int | None, minid: MinId | None, approximate: bool) -> Trim | None:
     if maxlen is None and minid is None:
@@ -159,6 +162,10 @@ async def range_entries(request: Request) -> Response:
     require(principal, "stream", stream, "consume")
     start = query_value(request, "start", RangeBound, default="-")
     end = query_value(request, "end", RangeBound, default="+")
+    # As in Redis, "-" and "+" are the smallest and largest possible ids at either end of a
+    # range; the store contract knows them only as the start and the end respectively.
+    start = _LARGEST_ID if start == "+" else start
+    end = _SMALLEST_ID if end == "-" else end
     count = query_int(request, "count", default=100, minimum=1, maximum=1000)
     reverse = query_bool(request, "reverse", default=False)
     entries = await context_of(request).store.range(

@@ -92,3 +92,43 @@ async def test_repeated_query_parameters_use_one_value(api: RunningApp) -> None:
     response = await api.client.get("/v1/streams/events/entries?count=1&count=2")
     assert response.status_code == 200
     assert len(response.json()["entries"]) in (1, 2)
+
+
+async def test_whole_floats_are_integers(api: RunningApp) -> None:
+    """As in JSON Schema, ``90.0`` is an integer (Python clients send it); ``90.5`` is not."""
+    created = await api.client.put("/v1/queues/jobs", content=b'{"lease_seconds": 90.0}')
+    assert created.status_code == 201
+    assert created.json()["lease_seconds"] == 90
+    fraction = await api.client.put("/v1/queues/jobs", content=b'{"lease_seconds": 90.5}')
+    assert_problem(fraction, 422, "validation_failed")
+    nested = await api.client.post(
+        "/v1/queues/jobs/batch", content=b'{"jobs": [{"topic": "t", "payload": 2.0, "delay": 1.0}]}'
+    )
+    assert nested.status_code == 202
+    job_id = nested.json()["receipts"][0]["job_id"]
+    job = (await api.client.get(f"/v1/queues/jobs/jobs/{job_id}")).json()
+    assert job["payload"] == 2.0
+
+
+async def test_null_is_not_a_value_for_typed_optional_fields(api: RunningApp) -> None:
+    """``null`` for an optional typed field is 422; for an any-JSON field it is a value."""
+    response = await api.client.post(
+        "/v1/streams/events/batch", json={"entries": [{"body": None}], "minid": None}
+    )
+    problem = assert_problem(response, 422, "validation_failed")
+    assert [error["location"] for error in problem["errors"]] == ["body.minid"]
+    nested = await api.client.post(
+        "/v1/messages/batch",
+        json={"messages": [{"url": "https://example.com/", "body": None, "headers": None}]},
+    )
+    problem = assert_problem(nested, 422, "validation_failed")
+    assert problem["errors"][0]["location"] == "body.messages.0.headers"
+    accepted = await api.client.post("/v1/streams/events/entries", json={"body": None})
+    assert accepted.status_code == 201
+
+
+async def test_other_methods_on_the_batch_path_are_405(api: RunningApp) -> None:
+    """/v1/messages/batch takes only POST; GET there is 405, not an invalid message id."""
+    response = await api.client.get("/v1/messages/batch")
+    assert_problem(response, 405, "method_not_allowed")
+    assert response.headers["allow"] == "POST"

@@ -356,3 +356,13 @@ async def test_list_pending_count_is_bounded(api: RunningApp) -> None:
     """listPending's count must be 1..1000."""
     response = await api.client.get("/v1/streams/o/groups/g/pending", params={"count": "0"})
     assert_problem(response, 422, "validation_failed")
+
+
+async def test_range_ends_mean_the_extreme_ids_anywhere(api: RunningApp) -> None:
+    """As in Redis, start ``+`` and end ``-`` name the largest and smallest ids: empty ranges."""
+    ids = await _append(api, "events", 1, 2)
+    for query in ({"start": "+"}, {"end": "-"}, {"start": "+", "end": "-"}):
+        response = await api.client.get("/v1/streams/events/entries", params=query)
+        assert response.json() == {"stream": "events", "entries": []}, query
+    last = await api.client.get("/v1/streams/events/entries", params={"start": ids[1], "end": "+"})
+    assert [entry["id"] for entry in last.json()["entries"]] == [ids[1]]
