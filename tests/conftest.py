@@ -182,7 +182,8 @@ class ServerProcess:
 
 @pytest.fixture
 def spool_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
-    """Start real servers: ``spool_server(store_url, config=None, workers=1)`` returns a running
+    """Start real servers: ``spool_server(store_url, config=None, workers=1, log_level="warning")``
+    returns a running
     :class:`ServerProcess` on a free loopback port once it printed its ready line; every process
     started is stopped afterwards. ``config`` (a dict, written as the token file) gives the tokens;
     the first token's secret is the one returned. Without it the server runs in development mode.
@@ -190,14 +191,18 @@ def spool_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     started: list[ServerProcess] = []
 
     def start(
-        store_url: str, *, config: dict[str, Any] | None = None, workers: int = 1
+        store_url: str,
+        *,
+        config: dict[str, Any] | None = None,
+        workers: int = 1,
+        log_level: str = "warning",
     ) -> ServerProcess:
         index = len(started)
         environment = {
             key: value for key, value in os.environ.items() if not key.startswith("SPOOL_")
         }
         command = [sys.executable, "-m", "server", "--store", store_url, "--port", "0"]
-        command += ["--workers", str(workers), "--log-level", "warning"]
+        command += ["--workers", str(workers), "--log-level", log_level]
         token = DEV_TOKEN
         if config is not None:
             config_path = tmp_path / f"spool-config-{index}.json"
