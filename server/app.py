@@ -130,7 +130,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await store.close()
 
 
-def request_id_of(request: Request) -> str:
+def _request_id_of(request: Request) -> str:
     """The id this request is logged under."""
     return str(request.scope.get(_REQUEST_ID_SCOPE_KEY, ""))
 
@@ -138,7 +138,7 @@ def request_id_of(request: Request) -> str:
 async def _problem_handler(request: Request, error: Exception) -> Response:
     assert isinstance(error, ProblemError)
     return problem_response(
-        error, instance=_instance(request.scope), request_id=request_id_of(request)
+        error, instance=_instance(request.scope), request_id=_request_id_of(request)
     )
 
 
@@ -148,7 +148,7 @@ async def _store_error_handler(request: Request, error: Exception) -> Response:
     status = 422 if error.code == "validation_failed" else error.status
     problem = ProblemError(status, error.code, error.detail)
     return problem_response(
-        problem, instance=_instance(request.scope), request_id=request_id_of(request)
+        problem, instance=_instance(request.scope), request_id=_request_id_of(request)
     )
 
 
@@ -168,7 +168,7 @@ async def _http_exception_handler(request: Request, error: Exception) -> Respons
     else:
         problem = ProblemError(error.status_code, "malformed_request", str(error.detail))
     return problem_response(
-        problem, instance=_instance(request.scope), request_id=request_id_of(request)
+        problem, instance=_instance(request.scope), request_id=_request_id_of(request)
     )
 
 
