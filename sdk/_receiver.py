@@ -22,44 +22,16 @@ import hmac
 import json
 import math
 import time
-from typing import Any, Literal
+from typing import Any
+
+from ._exceptions import SignatureError, SignatureFailure
 
 __all__ = ["SIGNATURE_HEADER", "Receiver", "SignatureError", "SignatureFailure"]
 
 SIGNATURE_HEADER = "Spool-Signature"
 
-SignatureFailure = Literal[
-    "malformed",
-    "bad_signature",
-    "expired",
-    "not_yet_valid",
-    "body_mismatch",
-    "url_mismatch",
-    "wrong_issuer",
-]
-
 _ISSUER = "Spool"
 _ALGORITHM = "HS256"
-
-
-class SignatureError(Exception):
-    """A ``Spool-Signature`` that does not verify; ``reason`` says why in one word.
-
-    ``failures`` lists ``(key, reason, detail)`` for each key tried (``"current"``, ``"next"``);
-    ``reason`` is the most telling of them: a key whose HMAC matched explains the failure better
-    than the other key's mismatch.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        reason: SignatureFailure,
-        failures: tuple[tuple[str, SignatureFailure, str], ...] = (),
-    ) -> None:
-        super().__init__(message)
-        self.reason: SignatureFailure = reason
-        self.failures = failures
 
 
 def _decode_segment(segment: str, what: str) -> bytes:
@@ -151,14 +123,14 @@ class Receiver:
     def verify(
         self,
         signature: str,
-        body: bytes | str,
+        body: bytes | bytearray | memoryview | str,
         url: str | None = None,
         clock_tolerance: float = 0,
     ) -> None:
         """Return when ``signature`` is valid for ``body`` (and ``url``, when given); else raise
         ``SignatureError``.
 
-        ``body`` must be the raw request body, exactly as received (bytes, or a str that is
+        ``body`` must be the raw request body, exactly as received (bytes, or a str, which is
         encoded as UTF-8): re-serialised JSON has other bytes and fails with ``body_mismatch``.
         ``url`` is compared with the URL the message was sent to. ``clock_tolerance`` is how many
         seconds the expiry and not-before times may be off, for clocks that drift.

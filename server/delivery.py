@@ -1,0 +1,485 @@
+"""The delivery engine: sends due messages to their URLs, retries them, and reports outcomes.
+
+One engine runs in each service process (started by the app's lifespan). It repeatedly asks the
+store for due messages (``claim_due_messages`` moves them to ``delivering`` under a lease, atomically,
+so several processes on one Redis never send the same attempt twice) and sends each one: its
+method, exact body bytes, content type and forwarded headers, plus ``Spool-Signature`` (see
+``server/signing.py``), ``Spool-Message-Id`` and ``Spool-Retried``. Every attempt is recorded with
+``record_attempt``: a 2xx answer settles the message as delivered; a network error, a timeout, a
+refused destination or any other status schedules a retry after the message's ``retry_delay`` (or
+the default backoff) until its retries run out, and then the message fails into the dead letters.
+
+Callbacks are not sent from here directly: the outcome is published as a new internal message to
+the callback URL (``store.publish_messages``) *before* the attempt is recorded. So a callback is
+persisted, signed, retried and dead-lettered like any message, and survives a crash. If the process
+dies between publishing the callback and recording the attempt, the lease ends, the message is sent
+again, and the callback's ``dedup_key`` (source message and attempt number) makes the second publish
+a no-op.
+
+If a process dies mid-attempt, nothing is recorded and the message's lease runs out; another
+process (or this one after a restart) claims it again. Delivery is therefore at least once: a
+receiver should treat ``Spool-Message-Id`` as an idempotency key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import dataclasses
+import functools
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Literal, Protocol
+
+import httpx
+
+from .destinations import DestinationNotAllowed, DestinationPolicy
+from .retry_delay import RetryDelay, RetryDelayError, compile_retry_delay, default_backoff_ms
+from .signing import DEFAULT_TTL_SECONDS, SIGNATURE_HEADER, SigningKeys, sign
+from .stores.base import (
+    DeliveryAttemptRecord,
+    MessageReceipt,
+    MessageRecord,
+    NewMessage,
+)
+
+__all__ = [
+    "CALLBACK_HEADER",
+    "DEFAULT_LEASE_SECONDS",
+    "MAX_CAPTURED_RESPONSE_BYTES",
+    "MESSAGE_ID_HEADER",
+    "RESPONSE_EXCERPT_CHARS",
+    "RETRIED_HEADER",
+    "SOURCE_MESSAGE_HEADER",
+    "DeliveryEngine",
+    "DeliveryStore",
+    "attempts_in_budget",
+    "default_http_client",
+]
+
+logger = logging.getLogger("spool.delivery")
+
+MESSAGE_ID_HEADER = "Spool-Message-Id"
+RETRIED_HEADER = "Spool-Retried"
+CALLBACK_HEADER = "Spool-Callback"
+SOURCE_MESSAGE_HEADER = "Spool-Source-Message-Id"
+
+RESPONSE_EXCERPT_CHARS = 2048
+MAX_CAPTURED_RESPONSE_BYTES = 256 * 1024
+# The longest attempt a message may ask for (openapi.yaml caps ``timeout`` at 900 s), plus time to
+# publish its callback and record it: while a lease runs, no other process may claim the message.
+DEFAULT_LEASE_SECONDS = 900.0 + 60.0
+CALLBACK_RETRIES = 3
+CALLBACK_DEDUP_WINDOW_SECONDS = 7 * 24 * 3600.0
+
+# Framing and hop-by-hop headers belong to each connection, and the engine sets the Spool-* ones;
+# forwarding a caller's copy would corrupt the request or forge the engine's own headers.
+_NOT_FORWARDED = frozenset(
+    {
+        "host",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "keep-alive",
+        "upgrade",
+        "te",
+        "trailer",
+        "proxy-authorization",
+        "proxy-connection",
+        SIGNATURE_HEADER.lower(),
+        MESSAGE_ID_HEADER.lower(),
+        RETRIED_HEADER.lower(),
+    }
+)
+
+Outcome = Literal["delivered", "retry", "failed"]
+
+
+class DeliveryStore(Protocol):
+    """The part of ``server.stores.base.Store`` the engine uses."""
+
+    async def claim_due_messages(
+        self, *, now: float, limit: int, lease_seconds: float
+    ) -> list[MessageRecord]:
+        """See ``Store.claim_due_messages``."""
+        ...
+
+    async def record_attempt(
+        self,
+        message_id: str,
+        attempt: DeliveryAttemptRecord,
+        *,
+        outcome: Outcome,
+        next_attempt_at: float | None = None,
+    ) -> MessageRecord:
+        """See ``Store.record_attempt``."""
+        ...
+
+    async def publish_messages(self, messages: Sequence[NewMessage]) -> list[MessageReceipt]:
+        """See ``Store.publish_messages``."""
+        ...
+
+
+def default_http_client() -> httpx.AsyncClient:
+    """The client deliveries use: no redirects, no proxies from the environment.
+
+    Following a redirect would let a receiver send the service to an address the destination
+    policy refused, so a 3xx is just a failed attempt. Environment proxies are ignored so that
+    what the policy checked is what the service connects to.
+    """
+    return httpx.AsyncClient(
+        follow_redirects=False,
+        trust_env=False,
+        headers={"User-Agent": "Spool-Delivery/0.1"},
+        limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+    )
+
+
+def attempts_in_budget(message: MessageRecord) -> int:
+    """How many attempts the message made since its retry budget last started.
+
+    ``retry_dead_letter`` gives a failed message a fresh budget but keeps its earlier attempts. A
+    message only fails after exactly ``retries + 1`` attempts, so every earlier budget used exactly
+    that many, and the remainder is what the current budget has used.
+    """
+    return len(message.attempts) % (message.retries + 1)
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(expression: str) -> RetryDelay:
+    # Only the syntax is checked here; the value for the retry at hand is checked when used.
+    return compile_retry_delay(expression, max_retried=0)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Response:
+    """What one attempt got back, or why it got nothing."""
+
+    status_code: int | None = None
+    headers: dict[str, str] = dataclasses.field(default_factory=dict)
+    body: bytes = b""
+    body_truncated: bool = False
+    error: str | None = None
+
+    @property
+    def succeeded(self) -> bool:
+        return self.error is None and self.status_code is not None and 200 <= self.status_code < 300
+
+
+class DeliveryEngine:
+    """Claims due messages from the store and delivers them until stopped.
+
+    ``concurrency`` bounds attempts in flight; ``batch`` bounds one claim. ``lease_seconds`` must
+    exceed the longest attempt (``timeout``) plus the time to record it, or another process may
+    claim a message still being delivered. ``default_retry_delay`` gives the milliseconds before
+    retry ``retried`` for messages without ``retry_delay``.
+    """
+
+    def __init__(
+        self,
+        store: DeliveryStore,
+        *,
+        signing_keys: SigningKeys,
+        policy: DestinationPolicy,
+        http_client_factory: Callable[[], httpx.AsyncClient] = default_http_client,
+        poll_interval: float = 0.2,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        batch: int = 50,
+        concurrency: int = 50,
+        callback_retries: int = CALLBACK_RETRIES,
+        signature_ttl: float = DEFAULT_TTL_SECONDS,
+        shutdown_grace: float = 10.0,
+        default_retry_delay: Callable[[int], float] = default_backoff_ms,
+    ) -> None:
+        if poll_interval <= 0 or lease_seconds <= 0 or shutdown_grace < 0:
+            raise ValueError("poll_interval and lease_seconds must be > 0, shutdown_grace >= 0")
+        if batch < 1 or concurrency < 1 or callback_retries < 0:
+            raise ValueError("batch and concurrency must be >= 1, callback_retries >= 0")
+        self._store = store
+        self._signing_keys = signing_keys
+        self._policy = policy
+        self._http_client_factory = http_client_factory
+        self._poll_interval = poll_interval
+        self._lease_seconds = lease_seconds
+        self._batch = batch
+        self._concurrency = concurrency
+        self._callback_retries = callback_retries
+        self._signature_ttl = signature_ttl
+        self._shutdown_grace = shutdown_grace
+        self._default_retry_delay = default_retry_delay
+        self._client: httpx.AsyncClient | None = None
+        self._loop_task: asyncio.Task[None] | None = None
+        self._in_flight: dict[str, asyncio.Task[None]] = {}
+        self._wake = asyncio.Event()
+
+    @property
+    def running(self) -> bool:
+        """True between ``start`` and ``stop``."""
+        return self._loop_task is not None
+
+    async def start(self) -> None:
+        """Start the background loop; call once from the app's startup."""
+        if self._loop_task is not None:
+            raise RuntimeError("the delivery engine is already running")
+        self._client = self._http_client_factory()
+        self._wake = asyncio.Event()
+        self._loop_task = asyncio.create_task(self._run(), name="spool-delivery-loop")
+
+    async def stop(self) -> None:
+        """Stop claiming, let attempts in flight finish for ``shutdown_grace`` seconds, then cut
+        the rest short (each is recorded as an interrupted attempt) and close the HTTP client.
+        """
+        loop_task, self._loop_task = self._loop_task, None
+        if loop_task is None:
+            return
+        loop_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await loop_task
+        in_flight = list(self._in_flight.values())
+        if in_flight:
+            _, unfinished = await asyncio.wait(in_flight, timeout=self._shutdown_grace)
+            for task in unfinished:
+                task.cancel()
+            await asyncio.gather(*in_flight, return_exceptions=True)
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def wake(self) -> None:
+        """Look for due messages now instead of at the next poll (e.g. right after a publish)."""
+        self._wake.set()
+
+    async def _run(self) -> None:
+        while True:
+            self._wake.clear()
+            free = min(self._batch, self._concurrency - len(self._in_flight))
+            claimed: list[MessageRecord] = []
+            if free > 0:
+                try:
+                    claimed = await self._store.claim_due_messages(
+                        now=time.time(), limit=free, lease_seconds=self._lease_seconds
+                    )
+                except Exception:
+                    logger.exception("claiming due messages failed; trying again after a pause")
+            for message in claimed:
+                self._launch(message)
+            if free > 0 and len(claimed) == free:
+                # A full claim means more may be due: claim again without waiting for the poll.
+                await asyncio.sleep(0)
+                continue
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation
+            # that arrives as the event is set, and stop() would then wait forever.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._poll_interval):
+                    await self._wake.wait()
+
+    def _launch(self, message: MessageRecord) -> None:
+        if message.message_id in self._in_flight:
+            # Our own lease ran out while this attempt is still going: the running attempt will
+            # settle the message, so a second concurrent send would only duplicate it.
+            logger.warning(
+                "message %s was claimed again while still in flight; lease_seconds (%s) is "
+                "shorter than its attempt",
+                message.message_id,
+                self._lease_seconds,
+            )
+            return
+        task = asyncio.create_task(
+            self._deliver(message), name=f"spool-deliver-{message.message_id}"
+        )
+        self._in_flight[message.message_id] = task
+        task.add_done_callback(functools.partial(self._finished, message.message_id))
+
+    def _finished(self, message_id: str, _task: asyncio.Task[None]) -> None:
+        self._in_flight.pop(message_id, None)
+        # A slot is free: claim more now if the loop was waiting because all slots were busy.
+        self._wake.set()
+
+    async def _deliver(self, message: MessageRecord) -> None:
+        retried = attempts_in_budget(message)
+        started_at = time.time()
+        clock = time.monotonic()
+        interrupted = False
+        try:
+            response = await self._attempt(message, retried)
+        except asyncio.CancelledError:
+            interrupted = True
+            response = _Response(error="interrupted: the service stopped during this attempt")
+        attempt = DeliveryAttemptRecord(
+            attempt=len(message.attempts) + 1,
+            started_at=started_at,
+            duration_ms=max(0, round((time.monotonic() - clock) * 1000)),
+            status_code=response.status_code,
+            response_excerpt=(
+                response.body.decode("utf-8", errors="replace")[:RESPONSE_EXCERPT_CHARS]
+                if response.status_code is not None
+                else None
+            ),
+            error=response.error,
+        )
+        try:
+            await self._settle(message, attempt, response, retried)
+        except Exception:
+            logger.exception(
+                "recording attempt %s of message %s failed; it is retried after its lease",
+                attempt.attempt,
+                message.message_id,
+            )
+        if interrupted:
+            raise asyncio.CancelledError
+
+    async def _settle(
+        self,
+        message: MessageRecord,
+        attempt: DeliveryAttemptRecord,
+        response: _Response,
+        retried: int,
+    ) -> None:
+        if response.succeeded:
+            if message.callback:
+                await self._publish_callback(message, message.callback, attempt, response)
+            await self._store.record_attempt(message.message_id, attempt, outcome="delivered")
+            return
+        if retried < message.retries:
+            delay_ms = self._retry_delay_ms(message, retried + 1)
+            await self._store.record_attempt(
+                message.message_id,
+                attempt,
+                outcome="retry",
+                next_attempt_at=time.time() + delay_ms / 1000.0,
+            )
+            return
+        if message.failure_callback:
+            await self._publish_callback(message, message.failure_callback, attempt, response)
+        await self._store.record_attempt(message.message_id, attempt, outcome="failed")
+
+    def _retry_delay_ms(self, message: MessageRecord, retried: int) -> float:
+        if message.retry_delay:
+            try:
+                return _compiled(message.retry_delay)(retried)
+            except RetryDelayError as error:
+                # Publishing validates the expression; this only happens for messages stored
+                # before a validation rule existed, and the default keeps them moving.
+                logger.warning(
+                    "message %s: %s; using the default backoff", message.message_id, error
+                )
+        return self._default_retry_delay(retried)
+
+    def _headers(self, message: MessageRecord, retried: int) -> httpx.Headers:
+        headers = httpx.Headers(
+            {
+                name: value
+                for name, value in message.headers.items()
+                if name.lower() not in _NOT_FORWARDED
+            }
+        )
+        headers["Content-Type"] = message.content_type
+        headers[SIGNATURE_HEADER] = sign(
+            self._signing_keys.current,
+            url=message.url,
+            body=message.body,
+            now=time.time(),
+            ttl=self._signature_ttl,
+        )
+        headers[MESSAGE_ID_HEADER] = message.message_id
+        headers[RETRIED_HEADER] = str(retried)
+        return headers
+
+    async def _attempt(self, message: MessageRecord, retried: int) -> _Response:
+        try:
+            # Checked again at delivery time: DNS may now point the name somewhere refused.
+            await self._policy.check(message.url)
+        except DestinationNotAllowed as error:
+            return _Response(error=f"destination not allowed: {error}")
+        client = self._client
+        if client is None:
+            raise RuntimeError("the delivery engine is not running")
+        try:
+            # httpx's timeout bounds each phase; this bounds the whole attempt, so a receiver that
+            # trickles its answer byte by byte still fails at ``timeout``.
+            async with asyncio.timeout(message.timeout):
+                async with client.stream(
+                    message.method,
+                    message.url,
+                    content=message.body,
+                    headers=self._headers(message, retried),
+                    timeout=httpx.Timeout(message.timeout),
+                ) as answer:
+                    body, truncated = await _read_capped(answer)
+        except (TimeoutError, httpx.TimeoutException):
+            return _Response(error=f"timed out after {message.timeout} s")
+        except httpx.HTTPError as error:
+            return _Response(error=f"{type(error).__name__}: {error}".rstrip(": "))
+        except Exception as error:
+            logger.exception("message %s: unexpected delivery error", message.message_id)
+            return _Response(error=f"{type(error).__name__}: {error}".rstrip(": "))
+        status = answer.status_code
+        return _Response(
+            status_code=status,
+            headers=dict(answer.headers.items()),
+            body=body,
+            body_truncated=truncated,
+            error=None if 200 <= status < 300 else f"HTTP {status} {answer.reason_phrase}".strip(),
+        )
+
+    async def _publish_callback(
+        self,
+        message: MessageRecord,
+        callback_url: str,
+        attempt: DeliveryAttemptRecord,
+        response: _Response,
+    ) -> None:
+        state = "delivered" if response.succeeded else "failed"
+        outcome = {
+            "message_id": message.message_id,
+            "url": message.url,
+            "url_group": message.url_group,
+            "method": message.method,
+            "state": state,
+            "attempts": attempts_in_budget(message) + 1,
+            "status": response.status_code,
+            "headers": response.headers,
+            "body": base64.b64encode(response.body).decode("ascii"),
+            "body_truncated": response.body_truncated,
+            "error": response.error,
+            "source_body": base64.b64encode(message.body).decode("ascii"),
+        }
+        kind = "success" if response.succeeded else "failure"
+        callback = NewMessage(
+            url=callback_url,
+            body=json.dumps(outcome, separators=(",", ":")).encode("utf-8"),
+            content_type="application/json",
+            method="POST",
+            headers={CALLBACK_HEADER: kind, SOURCE_MESSAGE_HEADER: message.message_id},
+            not_before=time.time(),
+            retries=self._callback_retries,
+            timeout=message.timeout,
+            dedup_key=f"spool-callback:{kind}:{message.message_id}:{attempt.attempt}",
+            dedup_window=CALLBACK_DEDUP_WINDOW_SECONDS,
+        )
+        try:
+            await self._store.publish_messages([callback])
+        except Exception:
+            # The delivery itself succeeded or failed for good; losing its callback is bad, but
+            # leaving the message unsettled would send it again, which is worse.
+            logger.exception(
+                "message %s: could not enqueue its %s callback", message.message_id, kind
+            )
+        self.wake()
+
+
+async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:
+    """The body up to ``MAX_CAPTURED_RESPONSE_BYTES``, and whether more was left unread."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        room = MAX_CAPTURED_RESPONSE_BYTES - size
+        if len(chunk) > room:
+            chunks.append(chunk[:room])
+            return b"".join(chunks), True
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks), False
