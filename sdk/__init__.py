@@ -15,6 +15,7 @@ from ._exceptions import *
 from ._messages import *
 from ._publisher import *
 from ._queues import *
+from ._receiver import Receiver
 from ._stream import *
 from ._streams import *
 from ._types import *
@@ -45,6 +46,7 @@ __all__ = [
     "DeliveredEntry",
     "DeliveryAttempt",
     "Duration",
+    "EmbeddedServiceError",
     "Entry",
     "FieldError",
     "GroupInfo",
@@ -79,7 +81,10 @@ __all__ = [
     "QueueStats",
     "QuotaExceededError",
     "RateLimitError",
+    "Receiver",
     "ReservedTopicError",
+    "SignatureError",
+    "SignatureFailure",
     "SigningKeys",
     "SpoolError",
     "Stream",

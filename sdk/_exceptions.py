@@ -18,6 +18,8 @@ SpoolError
 │   │   └── APITimeoutError
 │   └── APIResponseValidationError     (a 2xx answer the SDK cannot read)
 ├── PublishError                       (the cause is chained as __cause__)
+├── SignatureError                     (a Spool-Signature that does not verify; see `reason`)
+├── EmbeddedServiceError               (the embedded service failed to start)
 ├── ConfigurationError                 (also a ValueError)
 └── InvalidArgumentError               (also a ValueError)
     ├── InvalidNameError
@@ -37,7 +39,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, TypeAlias
 
 import httpx
 
@@ -51,6 +53,7 @@ __all__ = [
     "BadRequestError",
     "ConfigurationError",
     "ConflictError",
+    "EmbeddedServiceError",
     "FieldError",
     "InternalServerError",
     "InvalidArgumentError",
@@ -64,6 +67,8 @@ __all__ = [
     "QuotaExceededError",
     "RateLimitError",
     "ReservedTopicError",
+    "SignatureError",
+    "SignatureFailure",
     "SpoolError",
     "UnprocessableEntityError",
 ]
@@ -191,6 +196,43 @@ class PublishError(SpoolError):
         super().__init__(f"could not publish to {target}: {reason}")
         self.target = target
         self.reason = reason
+
+
+SignatureFailure: TypeAlias = Literal[
+    "malformed",
+    "bad_signature",
+    "expired",
+    "not_yet_valid",
+    "body_mismatch",
+    "url_mismatch",
+    "wrong_issuer",
+]
+
+
+class SignatureError(SpoolError):
+    """A `Spool-Signature` that does not verify; `reason` says why in one word."""
+
+    # `failures` lists (key, reason, detail) for each key tried ("current", "next"); `reason` is
+    # the most telling of them, as a key whose HMAC matched explains more than a mismatch.
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: SignatureFailure,
+        failures: tuple[tuple[str, SignatureFailure, str], ...] = (),
+    ) -> None:
+        super().__init__(message)
+        self.reason: SignatureFailure = reason
+        self.failures = failures
+
+
+class EmbeddedServiceError(SpoolError):
+    """The embedded service exited or timed out before it was ready; `log` is its output's end."""
+
+    def __init__(self, message: str, *, log: str, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        self.log = log
+        self.exit_code = exit_code
 
 
 class ConfigurationError(SpoolError, ValueError):
