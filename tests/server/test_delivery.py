@@ -743,3 +743,65 @@ def test_attempts_in_budget_restarts_after_a_dead_letter_retry() -> None:
     assert attempts_in_budget(record) == 1
     assert attempts_in_budget(dataclasses.replace(record, attempts=[attempt] * 3)) == 0
     assert attempts_in_budget(dataclasses.replace(record, attempts=[])) == 0
+
+
+async def test_engine_on_each_real_store(store_url: str, endpoint: EndpointFactory) -> None:
+    """On SQLite and Redis: retries, dead letter, callbacks, and a fresh budget after a retry."""
+    from server.stores import store_from_url
+
+    real = store_from_url(store_url)
+    await real.open()
+    delivery = DeliveryEngine(
+        real,
+        signing_keys=KEYS,
+        policy=LOOPBACK,
+        poll_interval=0.02,
+        lease_seconds=30.0,
+        default_retry_delay=lambda retried: 10.0,
+    )
+    try:
+        flaky = await endpoint(Reply(500), Reply(200, b"yay"))
+        down = await endpoint(Reply(500))
+        callbacks = await endpoint(Reply(200))
+        await delivery.start()
+        (delivered,) = await real.publish_messages(
+            [new_message(flaky.url(), callback=callbacks.url("/ok"))]
+        )
+        (failing,) = await real.publish_messages(
+            [new_message(down.url(), retries=1, failure_callback=callbacks.url("/failed"))]
+        )
+
+        async def state_of(message_id: str) -> str:
+            return (await real.get_message(message_id)).state
+
+        deadline = time.monotonic() + 15
+        while (
+            await state_of(delivered.message_id) != "delivered"
+            or await state_of(failing.message_id) != "failed"
+            or len(callbacks.requests) < 2
+        ):
+            assert time.monotonic() < deadline, "deliveries did not settle in time"
+            await asyncio.sleep(0.02)
+
+        statuses = [a.status_code for a in (await real.get_message(delivered.message_id)).attempts]
+        assert statuses == [500, 200]
+        (dead,) = await real.list_dead_letters(limit=10)
+        assert (dead.message_id, dead.attempts, dead.last_status_code) == (
+            failing.message_id,
+            2,
+            500,
+        )
+        assert sorted(request.path for request in callbacks.requests) == ["/failed", "/ok"]
+        for request in callbacks.requests:
+            RECEIVER.verify(
+                request.headers["spool-signature"], request.body, url=callbacks.url(request.path)
+            )
+
+        await real.retry_dead_letter(failing.message_id)
+        while len(down.requests) < 4 or await state_of(failing.message_id) != "failed":
+            assert time.monotonic() < deadline + 15, "the retried dead letter did not settle"
+            await asyncio.sleep(0.02)
+        assert [r.headers["spool-retried"] for r in down.requests] == ["0", "1", "0", "1"]
+    finally:
+        await delivery.stop()
+        await real.close()
