@@ -217,9 +217,13 @@ async def test_verify_works_unchanged_in_async_code(receiver: Receiver) -> None:
     receiver.verify(_token(), BODY, url=URL)
 
 
-def test_signature_error_is_an_exception_with_a_reason() -> None:
-    """SignatureError can be caught as Exception and carries its reason."""
+def test_signature_error_is_the_public_spool_error() -> None:
+    """What the receiver raises is ``sdk.SignatureError``, under the SDK's ``SpoolError`` root."""
+    import sdk
+
+    assert sdk.Receiver is Receiver
+    assert SignatureError is sdk.SignatureError
     error = SignatureError("why", reason="expired")
-    assert isinstance(error, Exception)
+    assert isinstance(error, sdk.SpoolError)
     assert error.reason == "expired"
     assert error.failures == ()
