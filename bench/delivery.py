@@ -1,0 +1,182 @@
+"""How promptly HTTP messages are delivered: the lag past a message's due time.
+
+A server process (development mode, SQLite file, loopback destinations allowed) delivers to a
+receiver in this process that notes when each message arrives. Each round publishes messages with
+``delay=1`` and with no delay, alternately, and waits for all of them. A message's lag is its
+arrival time minus its ``not_before`` as the service recorded it: for an immediate message that is
+its publish time, so its lag is the ordinary publish-to-delivery path, the baseline. The ratio of
+the medians says how much the scheduling of delayed messages adds on top of that path.
+
+When even an immediate message does not arrive, the delivery engine is not running in the served
+app, and the benchmark says so instead of measuring.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import http.server
+import random
+import threading
+import time
+from collections.abc import Iterator
+
+import sdk
+
+from ._report import Report, percentile
+from ._server import running_server
+
+__all__ = ["run"]
+
+DELAY_SECONDS = 1
+_MESSAGE_ID_HEADER = "Spool-Message-Id"
+_PROBE_TIMEOUT_SECONDS = 5.0
+# A round waits this long past the delay for its messages before counting the rest as lost.
+_ROUND_TIMEOUT_SECONDS = DELAY_SECONDS + 10.0
+# A round starts right after the engine delivered the previous one, so without a random pause
+# before each publish every message would be published at the same point of the engine's polling
+# cycle, and the lags would measure that phase instead of the engine.
+_MAX_JITTER_SECONDS = 0.25
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Sizes:
+    """Rounds, and messages of each kind per round."""
+
+    rounds: int
+    per_kind: int
+
+
+_FULL = _Sizes(rounds=5, per_kind=8)
+_QUICK = _Sizes(rounds=1, per_kind=2)
+
+
+class _Arrivals:
+    """When each message id first arrived, filled by the receiver's threads."""
+
+    def __init__(self) -> None:
+        self._times: dict[str, float] = {}
+        self._changed = threading.Condition()
+
+    def record(self, message_id: str, moment: float) -> None:
+        """Note the first arrival of ``message_id`` (deliveries are at least once)."""
+        with self._changed:
+            self._times.setdefault(message_id, moment)
+            self._changed.notify_all()
+
+    def wait_for(self, message_ids: set[str], *, timeout: float) -> dict[str, float]:
+        """Arrival times of those of ``message_ids`` that arrive within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not message_ids <= self._times.keys():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self._changed.wait(remaining)
+            return {key: self._times[key] for key in message_ids if key in self._times}
+
+
+@contextlib.contextmanager
+def _receiver(arrivals: _Arrivals) -> Iterator[str]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        """Notes the arrival of each delivery and answers 200."""
+
+        def do_POST(self) -> None:
+            arrived = time.time()
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            message_id = self.headers.get(_MESSAGE_ID_HEADER)
+            if message_id:
+                arrivals.record(message_id, arrived)
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, format: str, *args: object) -> None:
+            # One line per delivery on stderr would bury the benchmark's table.
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, name="bench-receiver", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/hook"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def _publish(client: sdk.Client, url: str, *, delay: int, label: str) -> str:
+    receipt = client.messages.publish_json(url=url, body={"kind": label}, delay=delay, retries=0)
+    return receipt.message_id
+
+
+def run(*, quick: bool = False) -> Report:
+    """Measure the delivery lag of delayed and immediate messages, published alternately."""
+    sizes = _QUICK if quick else _FULL
+    report = Report(
+        "delivery",
+        f"arrival - not_before of HTTP messages to a loopback receiver; {sizes.rounds} rounds of "
+        f"{sizes.per_kind} delay={DELAY_SECONDS}s and {sizes.per_kind} immediate, interleaved",
+    )
+    arrivals = _Arrivals()
+    environment = {"SPOOL_ALLOW_DESTINATIONS": "127.0.0.1"}
+    with (
+        _receiver(arrivals) as url,
+        running_server(environment=environment) as server,
+        sdk.Client(server.base_url, api_key=server.token) as client,
+    ):
+        probe = _publish(client, url, delay=0, label="probe")
+        if not arrivals.wait_for({probe}, timeout=_PROBE_TIMEOUT_SECONDS):
+            report.skipped.append(
+                "delivery engine not wired: a message published with no delay did not arrive "
+                f"within {_PROBE_TIMEOUT_SECONDS:.0f} s"
+            )
+            return report
+        jitter = random.Random(0)
+        published: dict[str, list[str]] = {"delayed": [], "immediate": []}
+        lost = 0
+        for round_index in range(sizes.rounds):
+            order = [("delayed", DELAY_SECONDS), ("immediate", 0)]
+            if round_index % 2:
+                order.reverse()
+            in_round: set[str] = set()
+            for _ in range(sizes.per_kind):
+                for label, delay in order:
+                    time.sleep(jitter.uniform(0, _MAX_JITTER_SECONDS))
+                    message_id = _publish(client, url, delay=delay, label=label)
+                    published[label].append(message_id)
+                    in_round.add(message_id)
+            lost += len(in_round) - len(arrivals.wait_for(in_round, timeout=_ROUND_TIMEOUT_SECONDS))
+        # Looked up after the rounds, so that no round's deliveries compete with these reads.
+        lags: dict[str, list[float]] = {}
+        for label, message_ids in published.items():
+            arrived = arrivals.wait_for(set(message_ids), timeout=0)
+            lags[label] = [
+                arrived[message_id] - client.messages.get(message_id).not_before.timestamp()
+                for message_id in message_ids
+                if message_id in arrived
+            ]
+    if lost:
+        report.skipped.append(f"{lost} messages did not arrive within {_ROUND_TIMEOUT_SECONDS} s")
+    for label in ("delayed", "immediate"):
+        if not lags[label]:
+            report.skipped.append(f"no {label} message arrived")
+            return report
+        for name, fraction in (("p50", 0.5), ("p95", 0.95), ("max", 1.0)):
+            report.add(f"{label} lag {name}", percentile(lags[label], fraction) * 1e3, "ms")
+    report.ratio(
+        "delayed / immediate lag p50",
+        percentile(lags["delayed"], 0.5),
+        percentile(lags["immediate"], 0.5),
+        "time past due of a delayed message over an immediate one's "
+        "(1: scheduling adds no lag; the excess is the wait for the engine's next look)",
+    )
+    report.ratio(
+        "delayed / immediate lag p95",
+        percentile(lags["delayed"], 0.95),
+        percentile(lags["immediate"], 0.95),
+        "the same for the slowest 5%",
+    )
+    return report
