@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import contextlib
 import dataclasses
+import os
 import threading
 from collections.abc import Callable, Iterable
 from types import TracebackType
@@ -18,6 +20,7 @@ from ._checks import check_count, check_resource_name
 from ._codec import Codec, JsonCodec
 from ._config import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, Settings, resolve_settings
 from ._durations import Duration, to_millis
+from ._embedded import DEFAULT_STARTUP_TIMEOUT, LOOPBACK_DESTINATIONS, EmbeddedService
 from ._exceptions import ConfigurationError
 from ._http import AsyncTransport, Call, SyncTransport, make_call
 from ._limits import COUNT_MAX, MIN_IDLE_MS_MAX
@@ -131,6 +134,12 @@ def _health_call() -> Call[Health]:
     )
 
 
+def _stop_started_service(starting: asyncio.Future[EmbeddedService]) -> None:
+    if not starting.cancelled() and starting.exception() is None:
+        # Stopping waits for the process: not on the event loop.
+        starting.get_loop().run_in_executor(None, starting.result().stop)
+
+
 def _repr(kind: str, settings: Settings) -> str:
     key = ", api_key='***'" if settings.api_key is not None else ""
     return f"{kind}(base_url={settings.display_url!r}{key})"
@@ -161,6 +170,9 @@ class Client:
             return {"order": order["id"]}
 
         client.run()  # until client.stop(), Ctrl+C, max_messages or stop_after
+
+    with sdk.Client.embedded() as client:  # a local service of its own, for development
+        client.publish("events", {"type": "signup", "user": 42})
     ```
 
     **Parameters:**
@@ -200,6 +212,67 @@ class Client:
         self.messages = Messages(self._transport, codec=self._codec)
         self.url_groups = UrlGroups(self._transport)
         self.dead_letters = DeadLetters(self._transport)
+
+    @classmethod
+    def embedded(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        store: str | None = None,
+        token: str | None = None,
+        allow_destinations: Iterable[str] = LOOPBACK_DESTINATIONS,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        codec: Codec | None = None,
+    ) -> Self:
+        """A client of its own reference service, started in a child process; for development.
+
+        ```python
+        with sdk.Client.embedded() as client:
+            client.publish("events", {"type": "signup"})
+        ```
+
+        The service (`python -m server`, which needs `pip install 'spool[server]'`) listens on a
+        free loopback port and accepts only `token` (random by default). Closing the client
+        stops it: SIGTERM, then SIGKILL after a grace period.
+
+        * `path` - the SQLite file to keep the data in. Without it the data lives in a temporary
+          directory that closing the client removes.
+        * `store` - any store URL instead, such as `redis://127.0.0.1:6379/0?prefix=dev`.
+        * `allow_destinations` - where HTTP messages may be delivered besides public addresses:
+          loopback by default, so messages reach an app on this machine; `()` refuses them too.
+        * `startup_timeout` - seconds to wait for the service; then EmbeddedServiceError, with
+          the end of its log. A missing `server` extra is a ConfigurationError.
+        * `timeout`, `max_retries`, `codec` - as for `Client`.
+        """
+        service = EmbeddedService.start(
+            path,
+            store=store,
+            token=token,
+            allow_destinations=allow_destinations,
+            startup_timeout=startup_timeout,
+        )
+        try:
+            client = cls(
+                service.base_url,
+                service.token,
+                timeout=timeout,
+                max_retries=max_retries,
+                codec=codec,
+            )
+        except BaseException:
+            service.stop()
+            raise
+        client._stop_on_close(service)
+        return client
+
+    def _stop_on_close(self, service: EmbeddedService) -> None:
+        # Connections close first, so the service stops with no request of ours in flight.
+        closing = contextlib.ExitStack()
+        closing.callback(service.stop)
+        closing.push(self._exit_stack)
+        self._exit_stack = closing
 
     def __repr__(self) -> str:
         return _repr("Client", self._settings)
@@ -372,6 +445,9 @@ class AsyncClient:
             ...
 
         await client.run(max_messages=10)
+
+    async with await sdk.AsyncClient.embedded() as client:  # see Client.embedded
+        await client.publish("events", {"type": "signup", "user": 42})
     ```
 
     The parameters are `Client`'s; `http_client` is an `httpx.AsyncClient`.
@@ -399,6 +475,65 @@ class AsyncClient:
         self.messages = AsyncMessages(self._transport, codec=self._codec)
         self.url_groups = AsyncUrlGroups(self._transport)
         self.dead_letters = AsyncDeadLetters(self._transport)
+
+    @classmethod
+    async def embedded(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        store: str | None = None,
+        token: str | None = None,
+        allow_destinations: Iterable[str] = LOOPBACK_DESTINATIONS,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        codec: Codec | None = None,
+    ) -> Self:
+        """An AsyncClient of its own reference service; awaitable, otherwise `Client.embedded`.
+
+        ```python
+        async with await sdk.AsyncClient.embedded() as client:
+            await client.publish("events", {"type": "signup"})
+        ```
+
+        Starting and stopping wait in a worker thread, so the event loop keeps running.
+        """
+        starting = asyncio.ensure_future(
+            asyncio.to_thread(
+                EmbeddedService.start,
+                path,
+                store=store,
+                token=token,
+                allow_destinations=allow_destinations,
+                startup_timeout=startup_timeout,
+            )
+        )
+        try:
+            service = await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            # The thread cannot be interrupted: stop the service as soon as it has started.
+            starting.add_done_callback(_stop_started_service)
+            raise
+        try:
+            client = cls(
+                service.base_url,
+                service.token,
+                timeout=timeout,
+                max_retries=max_retries,
+                codec=codec,
+            )
+        except BaseException:
+            await asyncio.to_thread(service.stop)
+            raise
+        client._stop_on_close(service)
+        return client
+
+    def _stop_on_close(self, service: EmbeddedService) -> None:
+        # Connections close first, so the service stops with no request of ours in flight.
+        closing = contextlib.AsyncExitStack()
+        closing.push_async_callback(asyncio.to_thread, service.stop)
+        closing.push_async_exit(self._exit_stack)
+        self._exit_stack = closing
 
     def __repr__(self) -> str:
         return _repr("AsyncClient", self._settings)
