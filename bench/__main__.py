@@ -17,16 +17,20 @@ BENCHMARKS = ("stores", "facade", "delivery")
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the named benchmarks (all by default); 1 if any of them failed."""
-    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench", description="Run Spool's side-by-side benchmarks."
+    )
     parser.add_argument(
         "names",
         nargs="*",
-        choices=[[], *BENCHMARKS],
         metavar="NAME",
         help=f"benchmarks to run: {', '.join(BENCHMARKS)} (default: all)",
     )
     parser.add_argument("--quick", action="store_true", help="tiny sizes: proves they run")
     arguments = parser.parse_args(argv)
+    unknown = [name for name in arguments.names if name not in BENCHMARKS]
+    if unknown:
+        parser.error(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
     failed = False
     for name in arguments.names or BENCHMARKS:
         started = time.monotonic()
