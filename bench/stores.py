@@ -182,7 +182,9 @@ def run(*, quick: bool = False, redis_url: str | None = DEFAULT_REDIS_URL) -> Re
     with tempfile.TemporaryDirectory(prefix="spool-bench-") as directory:
         urls = {"sqlite": f"sqlite:///{directory}/bench.db"}
         prefix = f"bench-{uuid.uuid4().hex[:12]}"
-        if redis_url is not None and _redis_answers(redis_url):
+        if redis_url is None:
+            report.skipped.append("Redis column: no Redis URL given")
+        elif _redis_answers(redis_url):
             separator = "&" if "?" in redis_url else "?"
             urls["redis"] = f"{redis_url}{separator}prefix={prefix}"
         else:
