@@ -16,8 +16,9 @@ dies between publishing the callback and recording the attempt, the lease ends, 
 again, and the callback's ``dedup_key`` (source message and attempt number) makes the second publish
 a no-op.
 
-If a process dies mid-attempt, nothing is recorded and the message's lease runs out; another
-process (or this one after a restart) claims it again. Delivery is therefore at least once: a
+If a process dies mid-attempt, nothing is recorded and the message's lease (its ``timeout`` plus
+the engine's ``lease_margin``) runs out; another process (or this one after a restart) claims it
+again. Delivery is therefore at least once: a
 receiver should treat ``Spool-Message-Id`` as an idempotency key.
 """
 
@@ -48,7 +49,7 @@ from .stores.base import (
 
 __all__ = [
     "CALLBACK_HEADER",
-    "DEFAULT_LEASE_SECONDS",
+    "DEFAULT_LEASE_MARGIN_SECONDS",
     "MAX_CAPTURED_RESPONSE_BYTES",
     "MESSAGE_ID_HEADER",
     "RESPONSE_EXCERPT_CHARS",
@@ -69,9 +70,10 @@ SOURCE_MESSAGE_HEADER = "Spool-Source-Message-Id"
 
 RESPONSE_EXCERPT_CHARS = 2048
 MAX_CAPTURED_RESPONSE_BYTES = 256 * 1024
-# The longest attempt a message may ask for (openapi.yaml caps ``timeout`` at 900 s), plus time to
-# publish its callback and record it: while a lease runs, no other process may claim the message.
-DEFAULT_LEASE_SECONDS = 900.0 + 60.0
+# A claim lasts the message's own ``timeout`` plus this margin, the time to publish its callback and
+# record the attempt. No other process may claim the message meanwhile, so this margin (beyond the
+# timeout) is also how long a message waits to be sent again after its process died mid-attempt.
+DEFAULT_LEASE_MARGIN_SECONDS = 30.0
 CALLBACK_RETRIES = 3
 CALLBACK_DEDUP_WINDOW_SECONDS = 7 * 24 * 3600.0
 
@@ -102,7 +104,7 @@ class DeliveryStore(Protocol):
     """The part of ``server.stores.base.Store`` the engine uses."""
 
     async def claim_due_messages(
-        self, *, now: float, limit: int, lease_seconds: float
+        self, *, now: float, limit: int, lease_margin: float
     ) -> list[MessageRecord]:
         """See ``Store.claim_due_messages``."""
         ...
@@ -172,10 +174,11 @@ class _Response:
 class DeliveryEngine:
     """Claims due messages from the store and delivers them until stopped.
 
-    ``concurrency`` bounds attempts in flight; ``batch`` bounds one claim. ``lease_seconds`` must
-    exceed the longest attempt (``timeout``) plus the time to record it, or another process may
-    claim a message still being delivered. ``default_retry_delay`` gives the milliseconds before
-    retry ``retried`` for messages without ``retry_delay``.
+    ``concurrency`` bounds attempts in flight; ``batch`` bounds one claim. Each claim lasts the
+    message's ``timeout`` (which bounds its attempt) plus ``lease_margin``, which must cover
+    publishing its callback and recording the attempt, or another process may claim a message still
+    being settled. ``default_retry_delay`` gives the milliseconds before retry ``retried`` for
+    messages without ``retry_delay``.
     """
 
     def __init__(
@@ -186,7 +189,7 @@ class DeliveryEngine:
         policy: DestinationPolicy,
         http_client_factory: Callable[[], httpx.AsyncClient] = default_http_client,
         poll_interval: float = 0.2,
-        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        lease_margin: float = DEFAULT_LEASE_MARGIN_SECONDS,
         batch: int = 50,
         concurrency: int = 50,
         callback_retries: int = CALLBACK_RETRIES,
@@ -194,8 +197,8 @@ class DeliveryEngine:
         shutdown_grace: float = 10.0,
         default_retry_delay: Callable[[int], float] = default_backoff_ms,
     ) -> None:
-        if poll_interval <= 0 or lease_seconds <= 0 or shutdown_grace < 0:
-            raise ValueError("poll_interval and lease_seconds must be > 0, shutdown_grace >= 0")
+        if poll_interval <= 0 or lease_margin < 0 or shutdown_grace < 0:
+            raise ValueError("poll_interval must be > 0, lease_margin and shutdown_grace >= 0")
         if batch < 1 or concurrency < 1 or callback_retries < 0:
             raise ValueError("batch and concurrency must be >= 1, callback_retries >= 0")
         self._store = store
@@ -203,7 +206,7 @@ class DeliveryEngine:
         self._policy = policy
         self._http_client_factory = http_client_factory
         self._poll_interval = poll_interval
-        self._lease_seconds = lease_seconds
+        self._lease_margin = lease_margin
         self._batch = batch
         self._concurrency = concurrency
         self._callback_retries = callback_retries
@@ -260,7 +263,7 @@ class DeliveryEngine:
             if free > 0:
                 try:
                     claimed = await self._store.claim_due_messages(
-                        now=time.time(), limit=free, lease_seconds=self._lease_seconds
+                        now=time.time(), limit=free, lease_margin=self._lease_margin
                     )
                 except Exception:
                     logger.exception("claiming due messages failed; trying again after a pause")
@@ -281,10 +284,10 @@ class DeliveryEngine:
             # Our own lease ran out while this attempt is still going: the running attempt will
             # settle the message, so a second concurrent send would only duplicate it.
             logger.warning(
-                "message %s was claimed again while still in flight; lease_seconds (%s) is "
-                "shorter than its attempt",
+                "message %s was claimed again while still in flight; lease_margin (%s s) is "
+                "shorter than settling its attempt",
                 message.message_id,
-                self._lease_seconds,
+                self._lease_margin,
             )
             return
         task = asyncio.create_task(

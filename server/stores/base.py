@@ -587,12 +587,14 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def claim_due_messages(
-        self, *, now: float, limit: int, lease_seconds: float
+        self, *, now: float, limit: int, lease_margin: float
     ) -> list[MessageRecord]:
         """For the delivery engine: atomically move up to ``limit`` messages that are
-        ``scheduled`` with ``next_attempt_at <= now`` to ``delivering`` with
-        ``next_attempt_at = now + lease_seconds``. A ``delivering`` message whose lease ended (its
-        process died) is due again. No message is claimed by two callers at once.
+        ``scheduled`` with ``next_attempt_at <= now`` to ``delivering``, each under a lease of its
+        own ``timeout + lease_margin`` seconds: ``next_attempt_at = now + timeout + lease_margin``.
+        A ``delivering`` message whose lease ended (its process died) is due again. No message is
+        claimed by two callers at once. A negative (or not finite) ``lease_margin`` is
+        ``validation_failed``.
         """
 
     @abc.abstractmethod

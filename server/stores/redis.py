@@ -66,6 +66,7 @@ import base64
 import contextlib
 import dataclasses
 import json
+import math
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
@@ -705,15 +706,16 @@ redis.call('HDEL', key, 'next_attempt_at')
 return redis.call('HGETALL', key)
 """
 
-# ARGV[3] limit, ARGV[4] lease seconds.
+# ARGV[3] limit, ARGV[4] lease margin: each message's lease lasts its own timeout plus the margin.
 _CLAIM_DUE_MESSAGES = """
 local due = redis.call('ZRANGEBYSCORE', DUE, '-inf', NOW_TEXT, 'LIMIT', 0, tonumber(ARGV[3]))
-local next_attempt_at = fmt(NOW + tonumber(ARGV[4]))
+local lease_margin = tonumber(ARGV[4])
 local claimed = {}
 for _, due_entry in ipairs(due) do
   local key = MESSAGE .. member_id(due_entry)
-  redis.call('HSET', key, 'state', 'delivering', 'next_attempt_at', next_attempt_at)
-  redis.call('ZADD', DUE, next_attempt_at, due_entry)
+  local lease_end = fmt(NOW + tonumber(redis.call('HGET', key, 'timeout')) + lease_margin)
+  redis.call('HSET', key, 'state', 'delivering', 'next_attempt_at', lease_end)
+  redis.call('ZADD', DUE, lease_end, due_entry)
   claimed[#claimed + 1] = redis.call('HGETALL', key)
 end
 return claimed
@@ -1766,12 +1768,19 @@ class RedisStore(Store):
         return _message_record(_pairs(fields))
 
     async def claim_due_messages(
-        self, *, now: float, limit: int, lease_seconds: float
+        self, *, now: float, limit: int, lease_margin: float
     ) -> list[MessageRecord]:
-        """Move due messages to ``delivering`` under a lease, in one script."""
+        """Move due messages to ``delivering``, each leased for its own timeout plus
+        ``lease_margin``, in one script.
+        """
         _check_at_least_one(limit, name="limit")
+        if not (math.isfinite(lease_margin) and lease_margin >= 0):
+            raise StoreError(
+                "validation_failed",
+                f"lease_margin must be a number of seconds >= 0: {lease_margin}",
+            )
         rows = await self._message_script(
-            "claim_due_messages", [limit, _number_text(lease_seconds)], now=now
+            "claim_due_messages", [limit, _number_text(lease_margin)], now=now
         )
         return [_message_record(_pairs(fields)) for fields in rows]
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import sqlite3
 import time
@@ -1175,10 +1176,13 @@ class SQLiteStore(Store):
         return await self._run(work)
 
     async def claim_due_messages(
-        self, *, now: float, limit: int, lease_seconds: float
+        self, *, now: float, limit: int, lease_margin: float
     ) -> list[MessageRecord]:
-        """Move up to ``limit`` due messages to ``delivering`` under a lease ending later."""
+        """Move up to ``limit`` due messages to ``delivering``, each leased for its own timeout
+        plus ``lease_margin``.
+        """
         _check_count(limit, name="limit")
+        _check_lease_margin(lease_margin)
 
         def work(connection: sqlite3.Connection, _now: float) -> list[MessageRecord]:
             rows = connection.execute(
@@ -1190,9 +1194,9 @@ class SQLiteStore(Store):
             claimed = []
             for row in rows:
                 connection.execute(
-                    "UPDATE messages SET state = 'delivering', next_attempt_at = ?"
+                    "UPDATE messages SET state = 'delivering', next_attempt_at = ? + timeout"
                     " WHERE message_id = ?",
-                    (now + lease_seconds, row["message_id"]),
+                    (now + lease_margin, row["message_id"]),
                 )
                 claimed.append(_message_record(connection, row["message_id"]))
             return claimed
@@ -1474,6 +1478,13 @@ def _format_id(entry_id: _EntryId) -> str:
 def _check_count(count: int, *, name: str = "count") -> None:
     if count < 1:
         raise StoreError("validation_failed", f"{name} must be at least 1: {count}")
+
+
+def _check_lease_margin(lease_margin: float) -> None:
+    if not (math.isfinite(lease_margin) and lease_margin >= 0):
+        raise StoreError(
+            "validation_failed", f"lease_margin must be a number of seconds >= 0: {lease_margin}"
+        )
 
 
 def _check_trim(trim: Trim) -> None:

@@ -48,6 +48,7 @@ class MemoryStore:
         self.dedup: dict[str, tuple[str, float]] = {}
         self.published: list[NewMessage] = []
         self.fail_next_record = False
+        self.record_delay = 0.0
 
     async def publish_messages(self, messages: Sequence[NewMessage]) -> list[MessageReceipt]:
         """Create scheduled messages; a live ``dedup_key`` returns the earlier id."""
@@ -87,7 +88,7 @@ class MemoryStore:
         return receipts
 
     async def claim_due_messages(
-        self, *, now: float, limit: int, lease_seconds: float
+        self, *, now: float, limit: int, lease_margin: float
     ) -> list[MessageRecord]:
         """Move due scheduled (or lease-expired delivering) messages to delivering."""
         claimed: list[MessageRecord] = []
@@ -97,7 +98,9 @@ class MemoryStore:
             due = message.next_attempt_at is not None and message.next_attempt_at <= now
             if message.state in ("scheduled", "delivering") and due:
                 leased = dataclasses.replace(
-                    message, state="delivering", next_attempt_at=now + lease_seconds
+                    message,
+                    state="delivering",
+                    next_attempt_at=now + message.timeout + lease_margin,
                 )
                 self.messages[message.message_id] = leased
                 claimed.append(leased)
@@ -112,6 +115,7 @@ class MemoryStore:
         next_attempt_at: float | None = None,
     ) -> MessageRecord:
         """Append the attempt and settle the message as the contract says."""
+        await asyncio.sleep(self.record_delay)
         if self.fail_next_record:
             self.fail_next_record = False
             raise ConnectionError("store unavailable")
@@ -262,7 +266,7 @@ async def engine(store: MemoryStore) -> AsyncIterator[EngineFactory]:
             "signing_keys": KEYS,
             "policy": LOOPBACK,
             "poll_interval": 0.02,
-            "lease_seconds": 30.0,
+            "lease_margin": 30.0,
             "default_retry_delay": lambda retried: 10.0,
         }
         settings.update(options)
@@ -591,9 +595,11 @@ async def test_callback_survives_a_crash_between_publish_and_record(
     """If recording fails after the callback was enqueued, the resend does not enqueue it twice."""
     receiver = await endpoint(Reply(200))
     callbacks = await endpoint(Reply(200))
-    message_id = await publish(store, new_message(receiver.url(), callback=callbacks.url()))
+    message_id = await publish(
+        store, new_message(receiver.url(), callback=callbacks.url(), timeout=1)
+    )
     store.fail_next_record = True
-    await engine(lease_seconds=0.3).start()
+    await engine(lease_margin=0.2).start()
     await eventually(settled(store, message_id))
     await eventually(lambda: len(callbacks.requests) >= 1)
 
@@ -625,10 +631,11 @@ async def test_destination_refused_at_delivery_time_is_a_failed_attempt(
 async def test_lease_ending_mid_attempt_does_not_send_twice(
     store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
 ) -> None:
-    """A message re-claimed while its attempt is still running is not sent a second time."""
-    receiver = await endpoint(Reply(200, delay=1.0))
-    message_id = await publish(store, new_message(receiver.url()))
-    await engine(lease_seconds=0.1).start()
+    """A message re-claimed while its attempt is still being settled is not sent a second time."""
+    receiver = await endpoint(Reply(200, delay=0.2))
+    message_id = await publish(store, new_message(receiver.url(), timeout=1))
+    store.record_delay = 1.5
+    await engine(lease_margin=0.0).start()
     await eventually(settled(store, message_id))
     assert len(receiver.requests) == 1
     assert len(store.messages[message_id].attempts) == 1
@@ -682,6 +689,8 @@ async def test_engine_start_stop_and_arguments(store: MemoryStore) -> None:
         DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, poll_interval=0)
     with pytest.raises(ValueError, match="concurrency"):
         DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, concurrency=0)
+    with pytest.raises(ValueError, match="lease_margin"):
+        DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, lease_margin=-1)
 
 
 async def test_claim_errors_do_not_stop_the_engine(
@@ -693,10 +702,10 @@ async def test_claim_errors_do_not_stop_the_engine(
     real_claim = store.claim_due_messages
     failures = iter([True, True])
 
-    async def flaky_claim(*, now: float, limit: int, lease_seconds: float) -> list[MessageRecord]:
+    async def flaky_claim(*, now: float, limit: int, lease_margin: float) -> list[MessageRecord]:
         if next(failures, False):
             raise ConnectionError("store down")
-        return await real_claim(now=now, limit=limit, lease_seconds=lease_seconds)
+        return await real_claim(now=now, limit=limit, lease_margin=lease_margin)
 
     store.claim_due_messages = flaky_claim  # type: ignore[method-assign]
     await engine().start()
@@ -756,7 +765,7 @@ async def test_engine_on_each_real_store(store_url: str, endpoint: EndpointFacto
         signing_keys=KEYS,
         policy=LOOPBACK,
         poll_interval=0.02,
-        lease_seconds=30.0,
+        lease_margin=30.0,
         default_retry_delay=lambda retried: 10.0,
     )
     try:

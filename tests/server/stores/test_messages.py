@@ -28,7 +28,7 @@ async def publish_one(store: Store, clock: FakeClock, **fields: object) -> str:
 
 async def claim_one(store: Store, clock: FakeClock, message_id: str) -> MessageRecord:
     """Claim every due message and return the one named."""
-    claimed = await store.claim_due_messages(now=clock.now, limit=100, lease_seconds=60)
+    claimed = await store.claim_due_messages(now=clock.now, limit=100, lease_margin=60)
     [record] = [message for message in claimed if message.message_id == message_id]
     return record
 
@@ -148,7 +148,7 @@ async def test_a_failed_publish_writes_nothing(store: Store, clock: FakeClock) -
         [new_message(not_before=clock.now, dedup_key="k1", dedup_window=60.0)]
     )
     assert not receipt.deduplicated
-    claimed = await store.claim_due_messages(now=clock.now, limit=100, lease_seconds=60)
+    claimed = await store.claim_due_messages(now=clock.now, limit=100, lease_margin=60)
     assert [message.message_id for message in claimed] == [receipt.message_id]
 
 
@@ -179,7 +179,7 @@ async def test_cancel_stops_a_scheduled_message(store: Store, clock: FakeClock) 
     record = await store.cancel_message(message_id)
     assert (record.state, record.next_attempt_at) == ("cancelled", None)
     assert (await store.get_message(message_id)).state == "cancelled"
-    assert await store.claim_due_messages(now=clock.now + 3600, limit=10, lease_seconds=60) == []
+    assert await store.claim_due_messages(now=clock.now + 3600, limit=10, lease_margin=60) == []
     with pytest.raises(ConflictError) as raised:
         await store.cancel_message(message_id)
     assert raised.value.code == "invalid_state"
@@ -190,7 +190,7 @@ async def test_cancel_refuses_messages_past_scheduling(store: Store, clock: Fake
     delivering = await publish_one(store, clock)
     delivered = await publish_one(store, clock)
     failed = await publish_one(store, clock)
-    await store.claim_due_messages(now=clock.now, limit=10, lease_seconds=60)
+    await store.claim_due_messages(now=clock.now, limit=10, lease_margin=60)
     await store.record_attempt(delivered, attempt(1, status_code=200), outcome="delivered")
     await store.record_attempt(failed, attempt(1, status_code=500), outcome="failed")
     for message_id in (delivering, delivered, failed):
@@ -202,35 +202,54 @@ async def test_cancel_refuses_messages_past_scheduling(store: Store, clock: Fake
 # Claiming due messages ---------------------------------------------------------------------
 
 
-async def test_claim_due_takes_only_due_messages_under_a_lease(
+async def test_each_claim_lasts_its_message_timeout_plus_the_margin(
     store: Store, clock: FakeClock
 ) -> None:
-    """Due messages move to ``delivering`` until ``now + lease_seconds``; others stay scheduled."""
-    due = await publish_one(store, clock)
+    """A due message is ``delivering`` until ``now + timeout + lease_margin``; others stay put."""
+    quick = await publish_one(store, clock, timeout=5)
+    slow = await publish_one(store, clock, timeout=300)
     later = await publish_one(store, clock, not_before=clock.now + 600)
-    claimed = await store.claim_due_messages(now=clock.now, limit=10, lease_seconds=30)
-    assert [(m.message_id, m.state) for m in claimed] == [(due, "delivering")]
-    assert claimed[0].next_attempt_at == pytest.approx(clock.now + 30, abs=0.01)
+    claimed = await store.claim_due_messages(now=clock.now, limit=10, lease_margin=20)
+    assert {m.message_id: (m.state, m.next_attempt_at) for m in claimed} == {
+        quick: ("delivering", pytest.approx(clock.now + 25, abs=0.01)),
+        slow: ("delivering", pytest.approx(clock.now + 320, abs=0.01)),
+    }
     assert (await store.get_message(later)).state == "scheduled"
-    assert await store.claim_due_messages(now=clock.now + 29, limit=10, lease_seconds=30) == []
+    assert await store.claim_due_messages(now=clock.now + 24, limit=10, lease_margin=20) == []
 
 
 async def test_a_delivering_message_whose_lease_ended_is_due_again(
     store: Store, clock: FakeClock
 ) -> None:
-    """A claim whose process died is claimed again once its lease has ended."""
+    """A claim whose process died is claimed again once its own lease has ended, not before."""
+    quick = await publish_one(store, clock, timeout=30)
+    slow = await publish_one(store, clock, timeout=600)
+    await store.claim_due_messages(now=clock.now, limit=10, lease_margin=30)
+    again = await store.claim_due_messages(now=clock.now + 61, limit=10, lease_margin=30)
+    assert [(m.message_id, m.state) for m in again] == [(quick, "delivering")]
+    assert again[0].next_attempt_at == pytest.approx(clock.now + 121, abs=0.01)
+    assert (await store.get_message(slow)).next_attempt_at == pytest.approx(
+        clock.now + 630, abs=0.01
+    )
+
+
+@pytest.mark.parametrize("lease_margin", [-1.0, float("nan"), float("inf")])
+async def test_a_lease_margin_that_is_not_a_duration_is_refused(
+    store: Store, clock: FakeClock, lease_margin: float
+) -> None:
+    """A negative or non-finite ``lease_margin`` is ``validation_failed`` and claims nothing."""
     message_id = await publish_one(store, clock)
-    await store.claim_due_messages(now=clock.now, limit=10, lease_seconds=30)
-    again = await store.claim_due_messages(now=clock.now + 31, limit=10, lease_seconds=30)
-    assert [(m.message_id, m.state) for m in again] == [(message_id, "delivering")]
-    assert again[0].next_attempt_at == pytest.approx(clock.now + 61, abs=0.01)
+    with pytest.raises(StoreError) as raised:
+        await store.claim_due_messages(now=clock.now, limit=10, lease_margin=lease_margin)
+    assert raised.value.code == "validation_failed"
+    assert (await store.get_message(message_id)).state == "scheduled"
 
 
 async def test_claim_due_respects_limit(store: Store, clock: FakeClock) -> None:
     """At most ``limit`` messages are claimed per call; later calls take the rest."""
     published = {await publish_one(store, clock) for _ in range(5)}
     batches = [
-        await store.claim_due_messages(now=clock.now, limit=2, lease_seconds=60) for _ in range(4)
+        await store.claim_due_messages(now=clock.now, limit=2, lease_margin=60) for _ in range(4)
     ]
     assert [len(batch) for batch in batches] == [2, 2, 1, 0]
     assert {m.message_id for batch in batches for m in batch} == published
@@ -244,7 +263,7 @@ async def test_concurrent_claims_never_share_a_message(
     stores = [store, await open_store(), await open_store()]
     batches = await asyncio.gather(
         *(
-            stores[n % len(stores)].claim_due_messages(now=clock.now, limit=4, lease_seconds=60)
+            stores[n % len(stores)].claim_due_messages(now=clock.now, limit=4, lease_margin=60)
             for n in range(12)
         )
     )
@@ -281,7 +300,7 @@ async def test_a_retry_schedules_the_next_attempt(store: Store, clock: FakeClock
         "scheduled",
         pytest.approx(clock.now + 10, abs=0.01),
     )
-    assert await store.claim_due_messages(now=clock.now + 9, limit=10, lease_seconds=60) == []
+    assert await store.claim_due_messages(now=clock.now + 9, limit=10, lease_margin=60) == []
     clock.advance(10)
     await claim_one(store, clock, message_id)
     second = attempt(2, status_code=200)

@@ -275,7 +275,7 @@ async def test_two_stores_claiming_due_messages_never_share_one(redis_store_url:
 
         async def drain(store: RedisStore) -> list[str]:
             claimed: list[str] = []
-            while messages := await store.claim_due_messages(now=now, limit=3, lease_seconds=600):
+            while messages := await store.claim_due_messages(now=now, limit=3, lease_margin=600):
                 claimed += [message.message_id for message in messages]
             return claimed
 
