@@ -128,6 +128,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         os.environ["SPOOL_NEXT_SIGNING_KEY"] = settings.signing_keys.next
         config = uvicorn.Config("server.app:create_app_from_environment", factory=True, **common)
     listener = config.bind_socket()
+    if listener.family in (socket.AF_INET, socket.AF_INET6):
+        # bind_socket() leaves the protocol at 0, so asyncio never sets TCP_NODELAY on accepted
+        # connections and each keep-alive response waits ~40 ms for the client's delayed ACK.
+        # Accepted sockets inherit the option from the listener.
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     port = listener.getsockname()[1]
     if arguments.workers == 1:
         _AnnouncingServer(config, host=arguments.host, port=port).run(sockets=[listener])
