@@ -9,12 +9,18 @@ method, exact body bytes, content type and forwarded headers, plus ``Spool-Signa
 refused destination or any other status schedules a retry after the message's ``retry_delay`` (or
 the default backoff) until its retries run out, and then the message fails into the dead letters.
 
+Each claim carries a ``lease_id``; the attempt is recorded under it, and the store refuses it
+(``lease_expired``) once another claim has replaced the lease. Then the other claim's holder owns
+the message: this process logs and drops its attempt, so one process never settles a message that
+another is delivering.
+
 Callbacks are not sent from here directly: the outcome is published as a new internal message to
-the callback URL (``store.publish_messages``) *before* the attempt is recorded. So a callback is
-persisted, signed, retried and dead-lettered like any message, and survives a crash. If the process
-dies between publishing the callback and recording the attempt, the lease ends, the message is sent
-again, and the callback's ``dedup_key`` (source message and attempt number) makes the second publish
-a no-op.
+the callback URL (``store.publish_messages``, under the same lease) *before* the attempt is
+recorded. So a callback is persisted, signed, retried and dead-lettered like any message, and
+survives a crash; and a process whose lease was taken over cannot publish one. If the process dies
+between publishing the callback and recording the attempt, the lease ends, the message is sent
+again, and the callback's ``dedup_key`` (source message and attempt number, not the lease) makes the
+second publish a no-op.
 
 If a process dies mid-attempt, nothing is recorded and the message's lease (its ``timeout`` plus
 the engine's ``lease_margin``) runs out; another process (or this one after a restart) claims it
@@ -41,7 +47,9 @@ from .destinations import DestinationNotAllowed, DestinationPolicy
 from .retry_delay import RetryDelay, RetryDelayError, compile_retry_delay, default_backoff_ms
 from .signing import DEFAULT_TTL_SECONDS, SIGNATURE_HEADER, SigningKeys, sign
 from .stores.base import (
+    ConflictError,
     DeliveryAttemptRecord,
+    MessageLease,
     MessageReceipt,
     MessageRecord,
     NewMessage,
@@ -114,13 +122,16 @@ class DeliveryStore(Protocol):
         message_id: str,
         attempt: DeliveryAttemptRecord,
         *,
+        lease_id: str,
         outcome: Outcome,
         next_attempt_at: float | None = None,
     ) -> MessageRecord:
         """See ``Store.record_attempt``."""
         ...
 
-    async def publish_messages(self, messages: Sequence[NewMessage]) -> list[MessageReceipt]:
+    async def publish_messages(
+        self, messages: Sequence[NewMessage], *, lease: MessageLease | None = None
+    ) -> list[MessageReceipt]:
         """See ``Store.publish_messages``."""
         ...
 
@@ -216,6 +227,8 @@ class DeliveryEngine:
         self._client: httpx.AsyncClient | None = None
         self._loop_task: asyncio.Task[None] | None = None
         self._in_flight: dict[str, asyncio.Task[None]] = {}
+        # The lease each message in flight is settled under: a claim of our own may renew it.
+        self._leases: dict[str, str] = {}
         self._wake = asyncio.Event()
 
     @property
@@ -280,24 +293,34 @@ class DeliveryEngine:
                     await self._wake.wait()
 
     def _launch(self, message: MessageRecord) -> None:
+        if message.lease_id is None:
+            logger.error(
+                "the store claimed message %s without a lease id; not delivering it",
+                message.message_id,
+            )
+            return
         if message.message_id in self._in_flight:
-            # Our own lease ran out while this attempt is still going: the running attempt will
-            # settle the message, so a second concurrent send would only duplicate it.
+            # Our own lease ran out while this attempt is still being settled, and this process
+            # claimed it again: the running attempt settles it under the new lease, since a second
+            # concurrent send would only duplicate it.
             logger.warning(
                 "message %s was claimed again while still in flight; lease_margin (%s s) is "
                 "shorter than settling its attempt",
                 message.message_id,
                 self._lease_margin,
             )
+            self._leases[message.message_id] = message.lease_id
             return
         task = asyncio.create_task(
             self._deliver(message), name=f"spool-deliver-{message.message_id}"
         )
         self._in_flight[message.message_id] = task
+        self._leases[message.message_id] = message.lease_id
         task.add_done_callback(functools.partial(self._finished, message.message_id))
 
     def _finished(self, message_id: str, _task: asyncio.Task[None]) -> None:
         self._in_flight.pop(message_id, None)
+        self._leases.pop(message_id, None)
         # A slot is free: claim more now if the loop was waiting because all slots were busy.
         self._wake.set()
 
@@ -324,7 +347,7 @@ class DeliveryEngine:
             error=response.error,
         )
         try:
-            await self._settle(message, attempt, response, retried)
+            await self._settle_under_current_lease(message, attempt, response, retried)
         except Exception:
             logger.exception(
                 "recording attempt %s of message %s failed; it is retried after its lease",
@@ -334,30 +357,67 @@ class DeliveryEngine:
         if interrupted:
             raise asyncio.CancelledError
 
-    async def _settle(
+    async def _settle_under_current_lease(
         self,
         message: MessageRecord,
         attempt: DeliveryAttemptRecord,
         response: _Response,
         retried: int,
     ) -> None:
+        while True:
+            lease_id = self._leases[message.message_id]
+            try:
+                await self._settle(message, attempt, response, retried, lease_id=lease_id)
+                return
+            except ConflictError as error:
+                if error.code != "lease_expired":
+                    raise
+                if self._leases[message.message_id] != lease_id:
+                    # This process claimed the message again while settling it (see _launch):
+                    # the renewed lease is ours, and a repeated callback publish is deduplicated.
+                    continue
+                logger.warning(
+                    "attempt %s of message %s was not recorded: another claim took over its "
+                    "lease and delivers it now",
+                    attempt.attempt,
+                    message.message_id,
+                )
+                return
+
+    async def _settle(
+        self,
+        message: MessageRecord,
+        attempt: DeliveryAttemptRecord,
+        response: _Response,
+        retried: int,
+        *,
+        lease_id: str,
+    ) -> None:
+        lease = MessageLease(message_id=message.message_id, lease_id=lease_id)
         if response.succeeded:
             if message.callback:
-                await self._publish_callback(message, message.callback, attempt, response)
-            await self._store.record_attempt(message.message_id, attempt, outcome="delivered")
+                await self._publish_callback(message, message.callback, attempt, response, lease)
+            await self._store.record_attempt(
+                message.message_id, attempt, lease_id=lease_id, outcome="delivered"
+            )
             return
         if retried < message.retries:
             delay_ms = self._retry_delay_ms(message, retried + 1)
             await self._store.record_attempt(
                 message.message_id,
                 attempt,
+                lease_id=lease_id,
                 outcome="retry",
                 next_attempt_at=time.time() + delay_ms / 1000.0,
             )
             return
         if message.failure_callback:
-            await self._publish_callback(message, message.failure_callback, attempt, response)
-        await self._store.record_attempt(message.message_id, attempt, outcome="failed")
+            await self._publish_callback(
+                message, message.failure_callback, attempt, response, lease
+            )
+        await self._store.record_attempt(
+            message.message_id, attempt, lease_id=lease_id, outcome="failed"
+        )
 
     def _retry_delay_ms(self, message: MessageRecord, retried: int) -> float:
         if message.retry_delay:
@@ -434,6 +494,7 @@ class DeliveryEngine:
         callback_url: str,
         attempt: DeliveryAttemptRecord,
         response: _Response,
+        lease: MessageLease,
     ) -> None:
         state = "delivered" if response.succeeded else "failed"
         outcome = {
@@ -464,8 +525,11 @@ class DeliveryEngine:
             dedup_window=CALLBACK_DEDUP_WINDOW_SECONDS,
         )
         try:
-            await self._store.publish_messages([callback])
-        except Exception:
+            await self._store.publish_messages([callback], lease=lease)
+        except Exception as error:
+            if isinstance(error, ConflictError) and error.code == "lease_expired":
+                # Whoever claimed the message since reports its outcome, not this process.
+                raise
             # The delivery itself succeeded or failed for good; losing its callback is bad, but
             # leaving the message unsettled would send it again, which is worse.
             logger.exception(

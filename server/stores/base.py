@@ -30,6 +30,7 @@ __all__ = [
     "JobRecord",
     "JobState",
     "LeasedJob",
+    "MessageLease",
     "MessageReceipt",
     "MessageRecord",
     "MessageState",
@@ -329,7 +330,9 @@ class DeliveryAttemptRecord:
 class MessageRecord:
     """A message with its schedule and every attempt so far.
 
-    ``next_attempt_at`` is when the delivery engine may next try it (None once it is final).
+    ``next_attempt_at`` is when the delivery engine may next try it (None once it is final); while
+    the message is ``delivering`` that is when its lease ends. ``lease_id`` names the claim the
+    message is ``delivering`` under (None in every other state).
     """
 
     message_id: str
@@ -350,6 +353,15 @@ class MessageRecord:
     callback: str | None = None
     failure_callback: str | None = None
     deduplication_id: str | None = None
+    lease_id: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MessageLease:
+    """A delivery engine's claim on one message: the ``lease_id`` it was claimed under."""
+
+    message_id: str
+    lease_id: str
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -571,10 +583,17 @@ class Store(abc.ABC):
     # Messages ------------------------------------------------------------------------------
 
     @abc.abstractmethod
-    async def publish_messages(self, messages: Sequence[NewMessage]) -> list[MessageReceipt]:
+    async def publish_messages(
+        self, messages: Sequence[NewMessage], *, lease: MessageLease | None = None
+    ) -> list[MessageReceipt]:
         """Accept all ``messages`` in order, or none, each ``scheduled`` for ``not_before``.
         A message whose ``dedup_key`` names a message created within its ``dedup_window`` (also
         earlier in the same call) yields that message's id with ``deduplicated=True``.
+
+        With ``lease`` (how the delivery engine publishes a message's callbacks), publish only
+        while that lease is current by ``record_attempt``'s rule, else raise
+        ``ConflictError("lease_expired")`` and publish nothing: a process whose claim was taken
+        over cannot report an outcome. ``message_not_found`` when the leased message does not exist.
         """
 
     @abc.abstractmethod
@@ -590,10 +609,11 @@ class Store(abc.ABC):
         self, *, now: float, limit: int, lease_margin: float
     ) -> list[MessageRecord]:
         """For the delivery engine: atomically move up to ``limit`` messages that are
-        ``scheduled`` with ``next_attempt_at <= now`` to ``delivering``, each under a lease of its
-        own ``timeout + lease_margin`` seconds: ``next_attempt_at = now + timeout + lease_margin``.
-        A ``delivering`` message whose lease ended (its process died) is due again. No message is
-        claimed by two callers at once. A negative (or not finite) ``lease_margin`` is
+        ``scheduled`` with ``next_attempt_at <= now`` to ``delivering``, each under a fresh
+        ``lease_id`` and a lease of its own ``timeout + lease_margin`` seconds:
+        ``next_attempt_at = now + timeout + lease_margin``. A ``delivering`` message whose lease
+        ended (its process died) is due again, and claiming it again replaces its ``lease_id``. No
+        message is claimed by two callers at once. A negative (or not finite) ``lease_margin`` is
         ``validation_failed``.
         """
 
@@ -603,11 +623,20 @@ class Store(abc.ABC):
         message_id: str,
         attempt: DeliveryAttemptRecord,
         *,
+        lease_id: str,
         outcome: Literal["delivered", "retry", "failed"],
         next_attempt_at: float | None = None,
     ) -> MessageRecord:
-        """Append ``attempt`` and settle the message: ``delivered``; ``retry`` (back to
-        ``scheduled`` at ``next_attempt_at``); or ``failed``, which also adds a dead letter.
+        """Append ``attempt`` and settle the message, ending its lease (``lease_id`` becomes None):
+        ``delivered``; ``retry`` (back to ``scheduled`` at ``next_attempt_at``); or ``failed``,
+        which also adds a dead letter.
+
+        The lease must be current: the message is ``delivering`` under ``lease_id``. Otherwise
+        (another claim replaced it after it ended, or its attempt was already recorded) this
+        raises ``ConflictError("lease_expired")`` and writes nothing. A lease that ended without
+        being claimed again is still current. An unknown message is ``message_not_found``
+        whatever the lease; a ``retry`` without ``next_attempt_at`` or an unknown ``outcome`` is
+        ``validation_failed``.
         """
 
     @abc.abstractmethod

@@ -95,6 +95,7 @@ from .base import (
     JobRecord,
     JobState,
     LeasedJob,
+    MessageLease,
     MessageReceipt,
     MessageRecord,
     MessageState,
@@ -617,7 +618,6 @@ local DUE, DEAD, DEDUP, DEDUP_EXP, SEQ = unpack(KEYS, 1, 5)
 local MESSAGE = ARGV[1]
 local NOW_TEXT = ARGV[2]
 local NOW = tonumber(NOW_TEXT)
-local FINAL = {delivered = true, failed = true, cancelled = true}
 
 local function require_message(message_id)
   local key = MESSAGE .. message_id
@@ -637,6 +637,11 @@ local function due_member(key, message_id)
   return member(redis.call('HGET', key, 'seq'), message_id)
 end
 
+local function require_current_lease(key, lease_id)
+  local held = redis.call('HMGET', key, 'state', 'lease_id')
+  if held[1] ~= 'delivering' or held[2] ~= lease_id then fail('lease_expired') end
+end
+
 -- The dead letter's member, once removed from the dead set; false when it was not a dead letter.
 local function remove_dead_letter(message_id)
   local key = MESSAGE .. message_id
@@ -648,17 +653,19 @@ local function remove_dead_letter(message_id)
 end
 """
 
-# ARGV[3] = number of messages, then per message: message_id, dedup_key ('' = none), dedup window,
-# number of field/value items, the items (which include not_before and next_attempt_at).
+# ARGV[3], ARGV[4]: the message and lease id the publish needs to be current ('' = none); ARGV[5] =
+# number of messages, then per message: message_id, dedup_key ('' = none), dedup window, number of
+# field/value items, the items (which include not_before and next_attempt_at).
 _PUBLISH_MESSAGES = """
+if ARGV[3] ~= '' then require_current_lease(require_message(ARGV[3]), ARGV[4]) end
 local expired = redis.call('ZRANGEBYSCORE', DEDUP_EXP, '-inf', NOW_TEXT, 'LIMIT', 0, 1000)
 for _, dedup_key in ipairs(expired) do
   redis.call('HDEL', DEDUP, dedup_key)
   redis.call('ZREM', DEDUP_EXP, dedup_key)
 end
 local receipts = {}
-local base = 4
-for _ = 1, tonumber(ARGV[3]) do
+local base = 6
+for _ = 1, tonumber(ARGV[5]) do
   local message_id, dedup_key = ARGV[base], ARGV[base + 1]
   local window, item_count = tonumber(ARGV[base + 2]), tonumber(ARGV[base + 3])
   local earlier = false
@@ -706,46 +713,49 @@ redis.call('HDEL', key, 'next_attempt_at')
 return redis.call('HGETALL', key)
 """
 
-# ARGV[3] limit, ARGV[4] lease margin: each message's lease lasts its own timeout plus the margin.
+# ARGV[3] limit, ARGV[4] lease margin: each message's lease lasts its own timeout plus the margin;
+# ARGV[5..] one fresh lease id per message that may be claimed.
 _CLAIM_DUE_MESSAGES = """
 local due = redis.call('ZRANGEBYSCORE', DUE, '-inf', NOW_TEXT, 'LIMIT', 0, tonumber(ARGV[3]))
 local lease_margin = tonumber(ARGV[4])
 local claimed = {}
-for _, due_entry in ipairs(due) do
+for index, due_entry in ipairs(due) do
   local key = MESSAGE .. member_id(due_entry)
   local lease_end = fmt(NOW + tonumber(redis.call('HGET', key, 'timeout')) + lease_margin)
-  redis.call('HSET', key, 'state', 'delivering', 'next_attempt_at', lease_end)
+  redis.call('HSET', key, 'state', 'delivering', 'next_attempt_at', lease_end,
+    'lease_id', ARGV[4 + index])
   redis.call('ZADD', DUE, lease_end, due_entry)
   claimed[#claimed + 1] = redis.call('HGETALL', key)
 end
 return claimed
 """
 
-# ARGV[3] message id, ARGV[4] attempt JSON, ARGV[5] outcome, ARGV[6] next attempt time (retry),
-# ARGV[7] the attempt's error, ARGV[8] its status code (each '' for none, else '=' and the value).
+# ARGV[3] message id, ARGV[4] lease id, ARGV[5] attempt JSON, ARGV[6] outcome, ARGV[7] next attempt
+# time (retry), ARGV[8] the attempt's error, ARGV[9] its status code (each '' for none, else '='
+# and the value).
 _RECORD_ATTEMPT = """
 local message_id = ARGV[3]
 local key = require_message(message_id)
-local state = redis.call('HGET', key, 'state')
-if FINAL[state] then fail('invalid_state', state) end
+require_current_lease(key, ARGV[4])
 local count = redis.call('HINCRBY', key, 'attempt_count', 1)
-redis.call('HSET', key, 'attempt:' .. count, ARGV[4])
+redis.call('HSET', key, 'attempt:' .. count, ARGV[5])
+redis.call('HDEL', key, 'lease_id')
 local in_due = due_member(key, message_id)
-if ARGV[5] == 'retry' then
-  redis.call('HSET', key, 'state', 'scheduled', 'next_attempt_at', ARGV[6])
-  redis.call('ZADD', DUE, ARGV[6], in_due)
+if ARGV[6] == 'retry' then
+  redis.call('HSET', key, 'state', 'scheduled', 'next_attempt_at', ARGV[7])
+  redis.call('ZADD', DUE, ARGV[7], in_due)
 else
-  redis.call('HSET', key, 'state', ARGV[5])
+  redis.call('HSET', key, 'state', ARGV[6])
   redis.call('HDEL', key, 'next_attempt_at')
   redis.call('ZREM', DUE, in_due)
 end
-if ARGV[5] == 'failed' then
+if ARGV[6] == 'failed' then
   remove_dead_letter(message_id)
   local dead_member = member(redis.call('INCR', SEQ), message_id)
   redis.call('HSET', key, 'dead_member', dead_member, 'dead_attempts', count,
     'failed_at', NOW_TEXT)
-  if ARGV[7] ~= '' then redis.call('HSET', key, 'last_error', string.sub(ARGV[7], 2)) end
-  if ARGV[8] ~= '' then redis.call('HSET', key, 'last_status_code', string.sub(ARGV[8], 2)) end
+  if ARGV[8] ~= '' then redis.call('HSET', key, 'last_error', string.sub(ARGV[8], 2)) end
+  if ARGV[9] ~= '' then redis.call('HSET', key, 'last_status_code', string.sub(ARGV[9], 2)) end
   redis.call('ZADD', DEAD, NOW_TEXT, dead_member)
 end
 return redis.call('HGETALL', key)
@@ -1058,6 +1068,7 @@ def _message_record(fields: Mapping[str, str]) -> MessageRecord:
         callback=fields.get("callback"),
         failure_callback=fields.get("failure_callback"),
         deduplication_id=fields.get("deduplication_id"),
+        lease_id=fields.get("lease_id"),
     )
 
 
@@ -1727,10 +1738,18 @@ class RedisStore(Store):
             details=details or {},
         )
 
-    async def publish_messages(self, messages: Sequence[NewMessage]) -> list[MessageReceipt]:
-        """Create every message in one script, deduplicating on ``dedup_key``."""
+    async def publish_messages(
+        self, messages: Sequence[NewMessage], *, lease: MessageLease | None = None
+    ) -> list[MessageReceipt]:
+        """Create every message in one script, deduplicating on ``dedup_key``; with ``lease``, the
+        same script first checks that the lease is current.
+        """
         now = self._clock()
-        args: list[str | int | float] = [len(messages)]
+        args: list[str | int | float] = [
+            "" if lease is None else lease.message_id,
+            "" if lease is None else lease.lease_id,
+            len(messages),
+        ]
         for message in messages:
             message_id = new_id("msg", now=now)
             fields = _message_fields(message_id, message, now=now)
@@ -1741,7 +1760,14 @@ class RedisStore(Store):
                 len(fields),
                 *fields,
             ]
-        receipts = await self._message_script("publish_messages", args, now=now)
+        receipts = await self._message_script(
+            "publish_messages",
+            args,
+            now=now,
+            details={}
+            if lease is None
+            else {"message_id": lease.message_id, "lease_id": lease.lease_id},
+        )
         return [
             MessageReceipt(message_id=str(message_id), url=message.url, deduplicated=bool(dup))
             for (message_id, dup), message in zip(receipts, messages, strict=True)
@@ -1770,8 +1796,8 @@ class RedisStore(Store):
     async def claim_due_messages(
         self, *, now: float, limit: int, lease_margin: float
     ) -> list[MessageRecord]:
-        """Move due messages to ``delivering``, each leased for its own timeout plus
-        ``lease_margin``, in one script.
+        """Move due messages to ``delivering``, each under a fresh lease id and leased for its own
+        timeout plus ``lease_margin``, in one script.
         """
         _check_at_least_one(limit, name="limit")
         if not (math.isfinite(lease_margin) and lease_margin >= 0):
@@ -1780,7 +1806,9 @@ class RedisStore(Store):
                 f"lease_margin must be a number of seconds >= 0: {lease_margin}",
             )
         rows = await self._message_script(
-            "claim_due_messages", [limit, _number_text(lease_margin)], now=now
+            "claim_due_messages",
+            [limit, _number_text(lease_margin), *(new_id("lease", now=now) for _ in range(limit))],
+            now=now,
         )
         return [_message_record(_pairs(fields)) for fields in rows]
 
@@ -1789,10 +1817,13 @@ class RedisStore(Store):
         message_id: str,
         attempt: DeliveryAttemptRecord,
         *,
+        lease_id: str,
         outcome: Literal["delivered", "retry", "failed"],
         next_attempt_at: float | None = None,
     ) -> MessageRecord:
-        """Append the attempt and settle the message; ``failed`` also files a dead letter."""
+        """Append the attempt and settle the message under its current lease, ending the lease;
+        ``failed`` also files a dead letter.
+        """
         if outcome not in ("delivered", "retry", "failed"):
             raise StoreError("validation_failed", f"unknown delivery outcome {outcome!r}")
         if outcome == "retry" and next_attempt_at is None:
@@ -1801,6 +1832,7 @@ class RedisStore(Store):
             "record_attempt",
             [
                 message_id,
+                lease_id,
                 _attempt_json(attempt),
                 outcome,
                 "" if next_attempt_at is None else _number_text(next_attempt_at),
@@ -1808,7 +1840,7 @@ class RedisStore(Store):
                 _optional_argument(attempt.status_code),
             ],
             now=self._clock(),
-            details={"message_id": message_id, "state_rule": "its outcome is final"},
+            details={"message_id": message_id, "lease_id": lease_id},
         )
         return _message_record(_pairs(fields))
 
@@ -1960,6 +1992,8 @@ _DETAILS: dict[str, str] = {
     "queue_not_found": "queue {queue!r} does not exist",
     "job_not_found": "job {job_id!r} does not exist in queue {queue!r}",
     "lease_expired": "lease {lease_id!r} of job {job_id!r} has ended or belongs to another worker",
+    "message_lease_expired": "lease {lease_id!r} is not the current lease of message "
+    "{message_id!r}: another claim replaced it, or its attempt was already recorded",
     "message_not_found": "message {message_id!r} does not exist",
     "url_group_not_found": "URL group {url_group!r} does not exist",
     "dead_letter_not_found": "message {message_id!r} is not a dead letter",
@@ -2014,6 +2048,8 @@ def _script_error(code: str, exc: ResponseError, details: Mapping[str, str]) -> 
             else f"message {details.get('message_id')!r}"
         )
         return _store_error(code, f"{subject} is {state}; {details.get('state_rule', '')}")
+    if code == "lease_expired" and "message_id" in details:
+        return _store_error(code, _DETAILS["message_lease_expired"].format(**details))
     return _store_error(code, _DETAILS.get(code, code).format(**details))
 
 

@@ -9,6 +9,10 @@ method returns, and a 2xx built from a store answer survives a crash of the proc
 Every method is one transaction (``BEGIN IMMEDIATE`` for writers, so two processes never interleave
 their read-then-write steps, e.g. never lease one job twice); any error rolls it back whole.
 
+The schema is versioned (``SCHEMA_VERSION``): opening a file that an earlier version made upgrades
+it in place, in the same transaction that checks the version; a file from a newer version is
+refused.
+
 The event loop never waits on I/O: each store owns one connection used only by one private worker
 thread, to which every transaction is handed. Because that thread runs transactions one after the
 other, a caller that is cancelled mid-call cannot leave the connection half-used.
@@ -66,6 +70,7 @@ from .base import (
     JobRecord,
     JobState,
     LeasedJob,
+    MessageLease,
     MessageReceipt,
     MessageRecord,
     NewJob,
@@ -93,7 +98,7 @@ __all__ = [
     "approximate_trim_slack",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPROXIMATE_TRIM_MIN_SLACK = 10
 APPROXIMATE_TRIM_MAX_SLACK = 1000
 # How often a long poll looks again: other processes sharing the file cannot wake this one.
@@ -210,7 +215,8 @@ _SCHEMA: tuple[str, ...] = (
         retry_delay TEXT,
         callback TEXT,
         failure_callback TEXT,
-        deduplication_id TEXT
+        deduplication_id TEXT,
+        lease_id TEXT
     )""",
     """CREATE INDEX IF NOT EXISTS messages_due ON messages (next_attempt_at, seq)
         WHERE state IN ('scheduled', 'delivering')""",
@@ -279,7 +285,11 @@ _JOB_COLUMNS = f"""
     queues.max_attempts, {_EFFECTIVE_JOB_STATE} AS effective_state
 """
 
-_FINAL_MESSAGE_STATES = ("delivered", "failed", "cancelled")
+# What each schema version adds to a file that an earlier version made (``_SCHEMA`` creates only
+# what is missing, so a new column of an existing table needs its own statement here).
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: ("ALTER TABLE messages ADD COLUMN lease_id TEXT",),
+}
 
 
 def approximate_trim_slack(maxlen: int) -> int:
@@ -385,6 +395,11 @@ class SQLiteStore(Store):
                     f"{self._path} has schema version {row['version']}, newer than this Spool's "
                     f"{SCHEMA_VERSION}; upgrade Spool to open it"
                 )
+            elif row["version"] < SCHEMA_VERSION:
+                for version in range(row["version"] + 1, SCHEMA_VERSION + 1):
+                    for statement in _MIGRATIONS[version]:
+                        connection.execute(statement)
+                connection.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
             connection.execute("COMMIT")
         except BaseException:
             connection.execute("ROLLBACK")
@@ -1082,13 +1097,21 @@ class SQLiteStore(Store):
 
     # Messages ------------------------------------------------------------------------------
 
-    async def publish_messages(self, messages: Sequence[NewMessage]) -> list[MessageReceipt]:
-        """Accept every message (or none), answering earlier ids for deduplicated ones."""
+    async def publish_messages(
+        self, messages: Sequence[NewMessage], *, lease: MessageLease | None = None
+    ) -> list[MessageReceipt]:
+        """Accept every message (or none), answering earlier ids for deduplicated ones; with
+        ``lease``, only while that lease is current.
+        """
         encoded_headers = [
             _dump_json(message.headers, what="message headers") for message in messages
         ]
 
         def work(connection: sqlite3.Connection, now: float) -> list[MessageReceipt]:
+            if lease is not None:
+                _require_current_lease(
+                    _message_record(connection, lease.message_id), lease.lease_id
+                )
             connection.execute(
                 """DELETE FROM message_deduplication WHERE dedup_key IN (
                        SELECT dedup_key FROM message_deduplication WHERE expires_at <= ? LIMIT ?)""",
@@ -1178,8 +1201,8 @@ class SQLiteStore(Store):
     async def claim_due_messages(
         self, *, now: float, limit: int, lease_margin: float
     ) -> list[MessageRecord]:
-        """Move up to ``limit`` due messages to ``delivering``, each leased for its own timeout
-        plus ``lease_margin``.
+        """Move up to ``limit`` due messages to ``delivering``, each under a fresh lease id and
+        leased for its own timeout plus ``lease_margin``.
         """
         _check_count(limit, name="limit")
         _check_lease_margin(lease_margin)
@@ -1194,9 +1217,9 @@ class SQLiteStore(Store):
             claimed = []
             for row in rows:
                 connection.execute(
-                    "UPDATE messages SET state = 'delivering', next_attempt_at = ? + timeout"
-                    " WHERE message_id = ?",
-                    (now + lease_margin, row["message_id"]),
+                    "UPDATE messages SET state = 'delivering', next_attempt_at = ? + timeout,"
+                    " lease_id = ? WHERE message_id = ?",
+                    (now + lease_margin, new_id("lease", now=now), row["message_id"]),
                 )
                 claimed.append(_message_record(connection, row["message_id"]))
             return claimed
@@ -1208,10 +1231,13 @@ class SQLiteStore(Store):
         message_id: str,
         attempt: DeliveryAttemptRecord,
         *,
+        lease_id: str,
         outcome: Literal["delivered", "retry", "failed"],
         next_attempt_at: float | None = None,
     ) -> MessageRecord:
-        """Append the attempt and settle the message (a failure also adds a dead letter)."""
+        """Append the attempt and settle the message under its current lease, ending the lease
+        (a failure also adds a dead letter).
+        """
         if outcome not in ("delivered", "retry", "failed"):
             raise StoreError("validation_failed", f"unknown delivery outcome {outcome!r}")
         if outcome == "retry" and next_attempt_at is None:
@@ -1219,10 +1245,7 @@ class SQLiteStore(Store):
 
         def work(connection: sqlite3.Connection, now: float) -> MessageRecord:
             message = _message_record(connection, message_id)
-            if message.state in _FINAL_MESSAGE_STATES:
-                raise ConflictError(
-                    "invalid_state", f"message {message_id!r} is already {message.state}"
-                )
+            _require_current_lease(message, lease_id)
             connection.execute(
                 """INSERT INTO message_attempts (message_id, position, attempt, started_at,
                        duration_ms, status_code, response_excerpt, error)
@@ -1240,13 +1263,14 @@ class SQLiteStore(Store):
             )
             if outcome == "retry":
                 connection.execute(
-                    "UPDATE messages SET state = 'scheduled', next_attempt_at = ?"
+                    "UPDATE messages SET state = 'scheduled', next_attempt_at = ?, lease_id = NULL"
                     " WHERE message_id = ?",
                     (next_attempt_at, message_id),
                 )
             else:
                 connection.execute(
-                    "UPDATE messages SET state = ?, next_attempt_at = NULL WHERE message_id = ?",
+                    "UPDATE messages SET state = ?, next_attempt_at = NULL, lease_id = NULL"
+                    " WHERE message_id = ?",
                     (outcome, message_id),
                 )
             if outcome == "failed":
@@ -1708,7 +1732,18 @@ def _message_record(connection: sqlite3.Connection, message_id: str) -> MessageR
         callback=row["callback"],
         failure_callback=row["failure_callback"],
         deduplication_id=row["deduplication_id"],
+        lease_id=row["lease_id"],
     )
+
+
+def _require_current_lease(message: MessageRecord, lease_id: str) -> None:
+    """Refuse (``lease_expired``) unless the message is ``delivering`` under ``lease_id``."""
+    if message.state != "delivering" or message.lease_id != lease_id:
+        raise ConflictError(
+            "lease_expired",
+            f"lease {lease_id!r} is not the current lease of message {message.message_id!r}: "
+            "another claim replaced it, or its attempt was already recorded",
+        )
 
 
 def _require_url_group(connection: sqlite3.Connection, name: str) -> sqlite3.Row:

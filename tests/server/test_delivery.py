@@ -25,7 +25,9 @@ from server.destinations import DestinationPolicy
 from server.ids import new_id
 from server.signing import SigningKeys
 from server.stores.base import (
+    ConflictError,
     DeliveryAttemptRecord,
+    MessageLease,
     MessageReceipt,
     MessageRecord,
     NewMessage,
@@ -48,10 +50,14 @@ class MemoryStore:
         self.dedup: dict[str, tuple[str, float]] = {}
         self.published: list[NewMessage] = []
         self.fail_next_record = False
-        self.record_delay = 0.0
+        self.next_record_delay = 0.0
 
-    async def publish_messages(self, messages: Sequence[NewMessage]) -> list[MessageReceipt]:
+    async def publish_messages(
+        self, messages: Sequence[NewMessage], *, lease: MessageLease | None = None
+    ) -> list[MessageReceipt]:
         """Create scheduled messages; a live ``dedup_key`` returns the earlier id."""
+        if lease is not None:
+            self._require_current_lease(lease.message_id, lease.lease_id)
         receipts = []
         now = time.time()
         for new in messages:
@@ -101,6 +107,7 @@ class MemoryStore:
                     message,
                     state="delivering",
                     next_attempt_at=now + message.timeout + lease_margin,
+                    lease_id=new_id("lease"),
                 )
                 self.messages[message.message_id] = leased
                 claimed.append(leased)
@@ -111,14 +118,17 @@ class MemoryStore:
         message_id: str,
         attempt: DeliveryAttemptRecord,
         *,
+        lease_id: str,
         outcome: Literal["delivered", "retry", "failed"],
         next_attempt_at: float | None = None,
     ) -> MessageRecord:
         """Append the attempt and settle the message as the contract says."""
-        await asyncio.sleep(self.record_delay)
+        delay, self.next_record_delay = self.next_record_delay, 0.0
+        await asyncio.sleep(delay)
         if self.fail_next_record:
             self.fail_next_record = False
             raise ConnectionError("store unavailable")
+        self._require_current_lease(message_id, lease_id)
         message = self.messages[message_id]
         states = {"delivered": "delivered", "retry": "scheduled", "failed": "failed"}
         settled = dataclasses.replace(
@@ -126,11 +136,23 @@ class MemoryStore:
             attempts=[*message.attempts, attempt],
             state=states[outcome],  # type: ignore[arg-type]
             next_attempt_at=next_attempt_at if outcome == "retry" else None,
+            lease_id=None,
         )
         self.messages[message_id] = settled
         if outcome == "failed":
             self.dead_letters.append(message_id)
         return settled
+
+    def take_over(self, message_id: str) -> None:
+        """Claim the message again under a new lease, as another process would once it ended."""
+        self.messages[message_id] = dataclasses.replace(
+            self.messages[message_id], state="delivering", lease_id=new_id("lease")
+        )
+
+    def _require_current_lease(self, message_id: str, lease_id: str) -> None:
+        message = self.messages[message_id]
+        if message.state != "delivering" or message.lease_id != lease_id:
+            raise ConflictError("lease_expired", f"{lease_id} is not {message_id}'s lease")
 
     def callbacks(self) -> list[MessageRecord]:
         """The internal callback messages the engine enqueued."""
@@ -631,14 +653,41 @@ async def test_destination_refused_at_delivery_time_is_a_failed_attempt(
 async def test_lease_ending_mid_attempt_does_not_send_twice(
     store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
 ) -> None:
-    """A message re-claimed while its attempt is still being settled is not sent a second time."""
+    """A message this process claims again while settling it is recorded under the new lease."""
     receiver = await endpoint(Reply(200, delay=0.2))
     message_id = await publish(store, new_message(receiver.url(), timeout=1))
-    store.record_delay = 1.5
+    store.next_record_delay = 1.5
     await engine(lease_margin=0.0).start()
     await eventually(settled(store, message_id))
     assert len(receiver.requests) == 1
     assert len(store.messages[message_id].attempts) == 1
+    assert store.messages[message_id].state == "delivered"
+
+
+@pytest.mark.parametrize("with_callback", [False, True], ids=["record", "callback"])
+async def test_an_attempt_whose_lease_was_taken_over_is_dropped(
+    store: MemoryStore,
+    endpoint: EndpointFactory,
+    engine: EngineFactory,
+    caplog: pytest.LogCaptureFixture,
+    with_callback: bool,
+) -> None:
+    """Once another claim replaced the lease, the attempt records nothing and sends no callback."""
+    receiver = await endpoint(Reply(200, delay=0.5))
+    callbacks = await endpoint(Reply(200))
+    message_id = await publish(
+        store,
+        new_message(receiver.url(), callback=callbacks.url() if with_callback else None),
+    )
+    await engine().start()
+    await eventually(lambda: len(receiver.requests) == 1)
+    store.take_over(message_id)
+    await eventually(lambda: "another claim took over its lease" in caplog.text)
+
+    record = store.messages[message_id]
+    assert (record.state, record.attempts) == ("delivering", [])
+    assert store.callbacks() == []
+    assert callbacks.requests == []
 
 
 async def test_many_messages_are_delivered_with_bounded_concurrency(

@@ -9,13 +9,20 @@ import pytest
 
 from server.stores.base import (
     ConflictError,
+    MessageLease,
     MessageRecord,
     NotFoundError,
     Store,
     StoreError,
     UrlEndpoint,
 )
-from tests.server.stores._support import MESSAGE_ID, FakeClock, attempt, new_message
+from tests.server.stores._support import (
+    LEASE_ID,
+    MESSAGE_ID,
+    FakeClock,
+    attempt,
+    new_message,
+)
 
 UNKNOWN_MESSAGE = "msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"
 
@@ -31,6 +38,13 @@ async def claim_one(store: Store, clock: FakeClock, message_id: str) -> MessageR
     claimed = await store.claim_due_messages(now=clock.now, limit=100, lease_margin=60)
     [record] = [message for message in claimed if message.message_id == message_id]
     return record
+
+
+async def claim_lease(store: Store, clock: FakeClock, message_id: str) -> str:
+    """Claim every due message and return the lease id of the one named."""
+    lease_id = (await claim_one(store, clock, message_id)).lease_id
+    assert lease_id is not None
+    return lease_id
 
 
 # Publishing --------------------------------------------------------------------------------
@@ -157,7 +171,9 @@ async def test_a_failed_publish_writes_nothing(store: Store, clock: FakeClock) -
     [
         lambda store: store.get_message(UNKNOWN_MESSAGE),
         lambda store: store.cancel_message(UNKNOWN_MESSAGE),
-        lambda store: store.record_attempt(UNKNOWN_MESSAGE, attempt(1), outcome="delivered"),
+        lambda store: store.record_attempt(
+            UNKNOWN_MESSAGE, attempt(1), lease_id="lease_x", outcome="delivered"
+        ),
     ],
     ids=["get", "cancel", "record_attempt"],
 )
@@ -190,9 +206,16 @@ async def test_cancel_refuses_messages_past_scheduling(store: Store, clock: Fake
     delivering = await publish_one(store, clock)
     delivered = await publish_one(store, clock)
     failed = await publish_one(store, clock)
-    await store.claim_due_messages(now=clock.now, limit=10, lease_margin=60)
-    await store.record_attempt(delivered, attempt(1, status_code=200), outcome="delivered")
-    await store.record_attempt(failed, attempt(1, status_code=500), outcome="failed")
+    leases = {
+        message.message_id: message.lease_id
+        for message in await store.claim_due_messages(now=clock.now, limit=10, lease_margin=60)
+    }
+    await store.record_attempt(
+        delivered, attempt(1, status_code=200), lease_id=leases[delivered], outcome="delivered"
+    )
+    await store.record_attempt(
+        failed, attempt(1, status_code=500), lease_id=leases[failed], outcome="failed"
+    )
     for message_id in (delivering, delivered, failed):
         with pytest.raises(ConflictError) as raised:
             await store.cancel_message(message_id)
@@ -272,17 +295,140 @@ async def test_concurrent_claims_never_share_a_message(
     assert set(claimed) == published
 
 
+# Leases ------------------------------------------------------------------------------------
+
+
+async def test_each_claim_has_a_fresh_lease_id_only_while_delivering(
+    store: Store, clock: FakeClock
+) -> None:
+    """Every claim names its own ``lease_id``; a scheduled or settled message has none."""
+    first = await publish_one(store, clock)
+    second = await publish_one(store, clock)
+    assert (await store.get_message(first)).lease_id is None
+    claimed = await store.claim_due_messages(now=clock.now, limit=10, lease_margin=30)
+    leases = {message.message_id: message.lease_id for message in claimed}
+    assert all(lease is not None and LEASE_ID.fullmatch(lease) for lease in leases.values())
+    assert leases[first] != leases[second]
+    assert (await store.get_message(first)).lease_id == leases[first]
+    [again] = await store.claim_due_messages(now=clock.now + 61, limit=1, lease_margin=30)
+    assert again.lease_id not in (None, leases[first], leases[second])
+    settled = await store.record_attempt(
+        again.message_id, attempt(1), lease_id=str(again.lease_id), outcome="delivered"
+    )
+    assert settled.lease_id is None
+
+
+async def test_a_replaced_lease_cannot_record_and_writes_nothing(
+    store: Store, clock: FakeClock
+) -> None:
+    """After another claim replaced a lease, recording under it is ``lease_expired``."""
+    message_id = await publish_one(store, clock, timeout=10)
+    stale = await claim_lease(store, clock, message_id)
+    clock.advance(71)
+    current = await claim_lease(store, clock, message_id)
+    before = await store.get_message(message_id)
+    for outcome in ("delivered", "retry", "failed"):
+        with pytest.raises(ConflictError) as raised:
+            await store.record_attempt(
+                message_id,
+                attempt(1, error="late"),
+                lease_id=stale,
+                outcome=outcome,  # type: ignore[arg-type]
+                next_attempt_at=clock.now,
+            )
+        assert raised.value.code == "lease_expired"
+    assert await store.get_message(message_id) == before
+    assert await store.list_dead_letters(limit=10) == []
+    record = await store.record_attempt(
+        message_id, attempt(1), lease_id=current, outcome="delivered"
+    )
+    assert (record.state, len(record.attempts)) == ("delivered", 1)
+
+
+async def test_a_lease_that_ended_unclaimed_still_records(store: Store, clock: FakeClock) -> None:
+    """A lease past its end that no other claim replaced is still the message's current one."""
+    message_id = await publish_one(store, clock, timeout=10)
+    lease = await claim_lease(store, clock, message_id)
+    clock.advance(3600)
+    record = await store.record_attempt(message_id, attempt(1), lease_id=lease, outcome="delivered")
+    assert record.state == "delivered"
+
+
+async def test_a_lease_records_once(store: Store, clock: FakeClock) -> None:
+    """Recording ends the lease: the same lease cannot record a second attempt."""
+    message_id = await publish_one(store, clock)
+    lease = await claim_lease(store, clock, message_id)
+    await store.record_attempt(
+        message_id, attempt(1), lease_id=lease, outcome="retry", next_attempt_at=clock.now + 5
+    )
+    with pytest.raises(ConflictError) as raised:
+        await store.record_attempt(message_id, attempt(2), lease_id=lease, outcome="delivered")
+    assert raised.value.code == "lease_expired"
+    record = await store.get_message(message_id)
+    assert (record.state, len(record.attempts)) == ("scheduled", 1)
+
+
+async def test_an_unclaimed_message_cannot_record(store: Store, clock: FakeClock) -> None:
+    """A message never claimed has no lease, so any ``lease_id`` is ``lease_expired``."""
+    message_id = await publish_one(store, clock)
+    with pytest.raises(ConflictError) as raised:
+        await store.record_attempt(
+            message_id, attempt(1), lease_id="lease_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", outcome="failed"
+        )
+    assert raised.value.code == "lease_expired"
+    assert (await store.get_message(message_id)).attempts == []
+
+
+async def test_publishing_under_a_lease_needs_it_current(store: Store, clock: FakeClock) -> None:
+    """Under a current lease messages are published; under a replaced one nothing is."""
+    message_id = await publish_one(store, clock, timeout=10)
+    stale = await claim_lease(store, clock, message_id)
+    callback = new_message(
+        url="https://example.com/callback",
+        not_before=clock.now + 86400,
+        dedup_key="callback",
+        dedup_window=3600.0,
+    )
+    [receipt] = await store.publish_messages(
+        [callback], lease=MessageLease(message_id=message_id, lease_id=stale)
+    )
+    assert not receipt.deduplicated
+    clock.advance(71)
+    current = await claim_lease(store, clock, message_id)
+    other = new_message(not_before=clock.now, dedup_key="other", dedup_window=3600.0)
+    with pytest.raises(ConflictError) as raised:
+        await store.publish_messages(
+            [other], lease=MessageLease(message_id=message_id, lease_id=stale)
+        )
+    assert raised.value.code == "lease_expired"
+    [fresh] = await store.publish_messages([other])
+    assert not fresh.deduplicated
+    [repeat] = await store.publish_messages(
+        [callback], lease=MessageLease(message_id=message_id, lease_id=current)
+    )
+    assert (repeat.message_id, repeat.deduplicated) == (receipt.message_id, True)
+
+
+async def test_publishing_under_a_lease_of_an_unknown_message_is_not_found(store: Store) -> None:
+    """A lease naming a message that does not exist is ``message_not_found``."""
+    with pytest.raises(NotFoundError) as raised:
+        await store.publish_messages(
+            [new_message()], lease=MessageLease(message_id=UNKNOWN_MESSAGE, lease_id="lease_x")
+        )
+    assert raised.value.code == "message_not_found"
+
+
 # Recording attempts ------------------------------------------------------------------------
 
 
 async def test_a_delivered_attempt_settles_the_message(store: Store, clock: FakeClock) -> None:
     """``delivered`` records the attempt with every field and ends the schedule."""
     message_id = await publish_one(store, clock)
-    await claim_one(store, clock, message_id)
+    lease = await claim_lease(store, clock, message_id)
     sent = attempt(
         1, started_at=clock.now, duration_ms=87, status_code=204, response_excerpt="no content"
     )
-    record = await store.record_attempt(message_id, sent, outcome="delivered")
+    record = await store.record_attempt(message_id, sent, lease_id=lease, outcome="delivered")
     assert (record.state, record.next_attempt_at, record.attempts) == ("delivered", None, [sent])
     assert await store.get_message(message_id) == record
     assert await store.list_dead_letters(limit=10) == []
@@ -291,10 +437,10 @@ async def test_a_delivered_attempt_settles_the_message(store: Store, clock: Fake
 async def test_a_retry_schedules_the_next_attempt(store: Store, clock: FakeClock) -> None:
     """``retry`` puts the message back to ``scheduled`` at ``next_attempt_at``; attempts pile up."""
     message_id = await publish_one(store, clock)
-    await claim_one(store, clock, message_id)
+    lease = await claim_lease(store, clock, message_id)
     first = attempt(1, status_code=503, error="service unavailable")
     record = await store.record_attempt(
-        message_id, first, outcome="retry", next_attempt_at=clock.now + 10
+        message_id, first, lease_id=lease, outcome="retry", next_attempt_at=clock.now + 10
     )
     assert (record.state, record.next_attempt_at) == (
         "scheduled",
@@ -302,22 +448,26 @@ async def test_a_retry_schedules_the_next_attempt(store: Store, clock: FakeClock
     )
     assert await store.claim_due_messages(now=clock.now + 9, limit=10, lease_margin=60) == []
     clock.advance(10)
-    await claim_one(store, clock, message_id)
+    lease = await claim_lease(store, clock, message_id)
     second = attempt(2, status_code=200)
-    record = await store.record_attempt(message_id, second, outcome="delivered")
+    record = await store.record_attempt(message_id, second, lease_id=lease, outcome="delivered")
     assert record.attempts == [first, second]
 
 
 async def test_a_failed_message_becomes_a_dead_letter(store: Store, clock: FakeClock) -> None:
     """``failed`` ends the message and adds a dead letter with the last error and status."""
     message_id = await publish_one(store, clock, url="https://example.com/broken")
-    await claim_one(store, clock, message_id)
+    lease = await claim_lease(store, clock, message_id)
     await store.record_attempt(
-        message_id, attempt(1, status_code=500), outcome="retry", next_attempt_at=clock.now
+        message_id,
+        attempt(1, status_code=500),
+        lease_id=lease,
+        outcome="retry",
+        next_attempt_at=clock.now,
     )
-    await claim_one(store, clock, message_id)
+    lease = await claim_lease(store, clock, message_id)
     last = attempt(2, status_code=502, error="bad gateway")
-    record = await store.record_attempt(message_id, last, outcome="failed")
+    record = await store.record_attempt(message_id, last, lease_id=lease, outcome="failed")
     assert (record.state, record.next_attempt_at, len(record.attempts)) == ("failed", None, 2)
     [dead] = await store.list_dead_letters(limit=10)
     assert (dead.message_id, dead.url, dead.attempts, dead.last_error, dead.last_status_code) == (
@@ -335,8 +485,10 @@ async def test_dead_letters_list_oldest_first_up_to_limit(store: Store, clock: F
     failed = []
     for _ in range(3):
         message_id = await publish_one(store, clock)
-        await claim_one(store, clock, message_id)
-        await store.record_attempt(message_id, attempt(1, error="timeout"), outcome="failed")
+        lease = await claim_lease(store, clock, message_id)
+        await store.record_attempt(
+            message_id, attempt(1, error="timeout"), lease_id=lease, outcome="failed"
+        )
         failed.append(message_id)
         clock.advance(1)
     assert [d.message_id for d in await store.list_dead_letters(limit=10)] == failed
@@ -346,8 +498,10 @@ async def test_dead_letters_list_oldest_first_up_to_limit(store: Store, clock: F
 async def test_deleting_a_dead_letter_keeps_the_message(store: Store, clock: FakeClock) -> None:
     """A deleted dead letter is gone for good while the message stays readable."""
     message_id = await publish_one(store, clock)
-    await claim_one(store, clock, message_id)
-    await store.record_attempt(message_id, attempt(1, error="timeout"), outcome="failed")
+    lease = await claim_lease(store, clock, message_id)
+    await store.record_attempt(
+        message_id, attempt(1, error="timeout"), lease_id=lease, outcome="failed"
+    )
     await store.delete_dead_letter(message_id)
     assert await store.list_dead_letters(limit=10) == []
     assert (await store.get_message(message_id)).state == "failed"
@@ -362,9 +516,9 @@ async def test_retrying_a_dead_letter_schedules_the_message_now(
 ) -> None:
     """A retried dead letter is removed and its message is due now, its history kept."""
     message_id = await publish_one(store, clock)
-    await claim_one(store, clock, message_id)
+    lease = await claim_lease(store, clock, message_id)
     failure = attempt(1, error="timeout")
-    await store.record_attempt(message_id, failure, outcome="failed")
+    await store.record_attempt(message_id, failure, lease_id=lease, outcome="failed")
     clock.advance(3600)
     record = await store.retry_dead_letter(message_id)
     assert (record.state, record.attempts) == ("scheduled", [failure])

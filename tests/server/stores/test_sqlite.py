@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from server.stores import InvalidStoreURL
 from server.stores.base import NewJob, NotFoundError, QueueSettings, Trim
 from server.stores.sqlite import SCHEMA_VERSION, SQLiteStore, approximate_trim_slack
 from tests.conftest import ROOT
-from tests.server.stores._support import FakeClock
+from tests.server.stores._support import FakeClock, new_message
 
 
 @pytest.fixture
@@ -118,6 +119,32 @@ async def test_a_file_from_a_newer_spool_is_refused(sqlite_store_url: str) -> No
     with pytest.raises(RuntimeError, match="newer"):
         await newer.open()
     await newer.close()
+
+
+async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_url: str) -> None:
+    """A file made before message leases gains their column on open and keeps its messages."""
+    first = SQLiteStore.from_url(sqlite_store_url)
+    await first.open()
+    [receipt] = await first.publish_messages([new_message()])
+    await first.close()
+    path = sqlite_store_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as connection:
+        connection.execute("ALTER TABLE messages DROP COLUMN lease_id")
+        connection.execute("UPDATE schema_version SET version = 1")
+    connection.close()
+    upgraded = SQLiteStore.from_url(sqlite_store_url)
+    await upgraded.open()
+    try:
+        [claimed] = await upgraded.claim_due_messages(now=time.time(), limit=10, lease_margin=30)
+        assert claimed.message_id == receipt.message_id
+        assert claimed.lease_id is not None
+
+        def version(connection: sqlite3.Connection, _now: float) -> int:
+            return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
+
+        assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 2
+    finally:
+        await upgraded.close()
 
 
 async def test_a_closed_store_refuses_work(sqlite_store_url: str) -> None:
