@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .auth import TokenRegistry
 from .config import DEFAULT_STORE_URL, Settings, load_settings
+from .delivery import DeliveryEngine
 from .destinations import DestinationPolicy
 from .ids import new_id
 from .problems import ProblemError, problem_response
@@ -68,8 +69,16 @@ ServiceFactory = Callable[[AppContext], BackgroundService]
 
 
 def default_services() -> list[ServiceFactory]:
-    """The background services a served app runs: the hook where the delivery engine joins."""
-    return []
+    """The background services a served app runs: the delivery engine."""
+    return [_delivery_engine]
+
+
+def _delivery_engine(context: AppContext) -> BackgroundService:
+    return DeliveryEngine(
+        context.store,
+        signing_keys=context.settings.signing_keys,
+        policy=context.destinations,
+    )
 
 
 def create_app(

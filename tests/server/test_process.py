@@ -4,13 +4,16 @@ driven over TCP through the generated client, on both stores.
 
 from __future__ import annotations
 
+import http.server
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
 
 import httpx
 import pytest
@@ -234,3 +237,53 @@ def test_bad_command_lines_exit_with_a_message(arguments: list[str], message: st
 
 def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+class _Receiver(http.server.BaseHTTPRequestHandler):
+    """Records every POST it receives and answers 200."""
+
+    received: ClassVar[list[tuple[str, dict[str, str], bytes]]] = []
+
+    def do_POST(self) -> None:
+        """Keep the path, headers and body; answer 200."""
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.received.append((self.path, dict(self.headers.items()), body))
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Stay quiet: the test reads what was received instead."""
+
+
+def test_the_served_app_delivers_messages(
+    sqlite_store_url: str, spool_server: Callable[..., ServerProcess]
+) -> None:
+    """The delivery engine runs in the server: a published message reaches its URL, signed."""
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
+    _Receiver.received = []
+    thread = threading.Thread(target=receiver.serve_forever, daemon=True)
+    thread.start()
+    try:
+        config = {**CONFIG, "destinations": {"allow": ["127.0.0.1"]}}
+        server = spool_server(sqlite_store_url, config=config)
+        url = f"http://127.0.0.1:{receiver.server_address[1]}/hook"
+        with httpx.Client(
+            base_url=server.base_url, headers=_auth("ops-secret"), timeout=30
+        ) as client:
+            published = client.post("/v1/messages", json={"url": url, "body": {"hello": "world"}})
+            message_id = published.json()["messages"][0]["message_id"]
+            deadline = time.monotonic() + 60
+            state = "scheduled"
+            while state != "delivered" and time.monotonic() < deadline:
+                time.sleep(0.1)
+                state = client.get(f"/v1/messages/{message_id}").json()["state"]
+        assert state == "delivered"
+        ((path, headers, body),) = _Receiver.received
+        assert (path, body) == ("/hook", b'{"hello":"world"}')
+        assert headers["Content-Type"] == "application/json"
+        assert "Spool-Signature" in headers
+    finally:
+        receiver.shutdown()
+        receiver.server_close()
