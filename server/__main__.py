@@ -63,6 +63,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     arguments = parser.parse_args(argv)
     if arguments.workers < 1:
         parser.error("--workers must be at least 1")
+    if arguments.workers > 1 and arguments.store.endswith(":memory:"):
+        parser.error("--workers > 1 needs a store the workers share: Redis or an SQLite file")
     if not 0 <= arguments.port <= 65535:
         parser.error("--port must be between 0 and 65535")
     return arguments

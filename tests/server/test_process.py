@@ -219,6 +219,7 @@ def test_sigterm_shuts_down_gracefully(
         (["--store", "mysql://localhost/spool"], "unsupported store URL"),
         (["--config", "/nonexistent/spool.yaml"], "cannot read the config file"),
         (["--workers", "0"], "--workers must be at least 1"),
+        (["--workers", "2", "--store", "sqlite:///:memory:"], "a store the workers share"),
     ],
 )
 def test_bad_command_lines_exit_with_a_message(arguments: list[str], message: str) -> None:
