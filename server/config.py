@@ -53,7 +53,11 @@ DEFAULT_STORE_URL = "sqlite:///./.spool/spool.db"
 DEFAULT_DEV_TOKEN = "spool-dev-token"
 DEV_TOKEN_ID = "dev"
 MAX_BODY_BYTES = 1024 * 1024
-SPEC_PATH = Path(__file__).resolve().parent.parent / "openapi.yaml"
+# An installed wheel carries the document inside the package; a source checkout has it at the root.
+_PACKAGED_SPEC = Path(__file__).resolve().parent / "openapi.yaml"
+SPEC_PATH = (
+    _PACKAGED_SPEC if _PACKAGED_SPEC.is_file() else _PACKAGED_SPEC.parent.parent / "openapi.yaml"
+)
 
 Resource = Literal["stream", "queue", "message", "url_group", "*"]
 Action = Literal["publish", "consume", "admin"]
