@@ -8,6 +8,8 @@ method, exact body bytes, content type and forwarded headers, plus ``Spool-Signa
 ``record_attempt``: a 2xx answer settles the message as delivered; a network error, a timeout, a
 refused destination or any other status schedules a retry after the message's ``retry_delay`` (or
 the default backoff) until its retries run out, and then the message fails into the dead letters.
+The store counts the attempts of the current retry budget (``retries_used``, which
+``retry_dead_letter`` restarts at 0); ``Spool-Retried`` is that count.
 
 Each claim carries a ``lease_id``; the attempt is recorded under it, and the store refuses it
 (``lease_expired``) once another claim has replaced the lease. Then the other claim's holder owns
@@ -65,7 +67,6 @@ __all__ = [
     "SOURCE_MESSAGE_HEADER",
     "DeliveryEngine",
     "DeliveryStore",
-    "attempts_in_budget",
     "default_http_client",
 ]
 
@@ -149,16 +150,6 @@ def default_http_client() -> httpx.AsyncClient:
         headers={"User-Agent": "Spool-Delivery/0.1"},
         limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
     )
-
-
-def attempts_in_budget(message: MessageRecord) -> int:
-    """How many attempts the message made since its retry budget last started.
-
-    ``retry_dead_letter`` gives a failed message a fresh budget but keeps its earlier attempts. A
-    message only fails after exactly ``retries + 1`` attempts, so every earlier budget used exactly
-    that many, and the remainder is what the current budget has used.
-    """
-    return len(message.attempts) % (message.retries + 1)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -325,7 +316,7 @@ class DeliveryEngine:
         self._wake.set()
 
     async def _deliver(self, message: MessageRecord) -> None:
-        retried = attempts_in_budget(message)
+        retried = message.retries_used
         started_at = time.time()
         clock = time.monotonic()
         interrupted = False
@@ -503,7 +494,7 @@ class DeliveryEngine:
             "url_group": message.url_group,
             "method": message.method,
             "state": state,
-            "attempts": attempts_in_budget(message) + 1,
+            "attempts": message.retries_used + 1,
             "status": response.status_code,
             "headers": response.headers,
             "body": base64.b64encode(response.body).decode("ascii"),

@@ -332,7 +332,11 @@ class MessageRecord:
 
     ``next_attempt_at`` is when the delivery engine may next try it (None once it is final); while
     the message is ``delivering`` that is when its lease ends. ``lease_id`` names the claim the
-    message is ``delivering`` under (None in every other state).
+    message is ``delivering`` under (None in every other state). ``retries_used`` is how many
+    attempts its current retry budget has made: ``record_attempt`` adds one and
+    ``retry_dead_letter`` starts a fresh budget at 0, while ``attempts`` keeps every attempt ever
+    made. So the next attempt is retry number ``retries_used`` (0 is the first try), and the
+    retries have run out when an attempt with ``retries_used == retries`` fails.
     """
 
     message_id: str
@@ -347,6 +351,7 @@ class MessageRecord:
     created_at: float
     not_before: float
     attempts: list[DeliveryAttemptRecord]
+    retries_used: int
     next_attempt_at: float | None = None
     url_group: str | None = None
     retry_delay: str | None = None
@@ -627,9 +632,9 @@ class Store(abc.ABC):
         outcome: Literal["delivered", "retry", "failed"],
         next_attempt_at: float | None = None,
     ) -> MessageRecord:
-        """Append ``attempt`` and settle the message, ending its lease (``lease_id`` becomes None):
-        ``delivered``; ``retry`` (back to ``scheduled`` at ``next_attempt_at``); or ``failed``,
-        which also adds a dead letter.
+        """Append ``attempt``, add one to ``retries_used`` and settle the message, ending its lease
+        (``lease_id`` becomes None): ``delivered``; ``retry`` (back to ``scheduled`` at
+        ``next_attempt_at``); or ``failed``, which also adds a dead letter.
 
         The lease must be current: the message is ``delivering`` under ``lease_id``. Otherwise
         (another claim replaced it after it ended, or its attempt was already recorded) this
@@ -665,8 +670,9 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def retry_dead_letter(self, message_id: str) -> MessageRecord:
-        """Remove the dead letter and schedule the message now with a fresh retry budget
-        (earlier attempts stay in its history) (``dead_letter_not_found``).
+        """Remove the dead letter and schedule the message now with a fresh retry budget:
+        ``retries_used`` is 0 again, while earlier attempts stay in its history
+        (``dead_letter_not_found``).
         """
 
     # Idempotency and quotas ----------------------------------------------------------------

@@ -51,6 +51,11 @@ Queues: a job's ``max_attempts`` is its queue's current setting. Scripts first *
 left), and finished jobs past their retention and deduplication ids past their window go (a
 thousand of each per call). Reads compute a job's state at ``now`` from its hash, settled or not.
 
+Messages: a message hash holds its fields, its attempts (``attempt:<n>``) and, while it is
+delivering, its ``lease_id``. A hash written before the store counted retry budgets has no
+``retries_used``; it counts as ``attempt_count % (retries + 1)`` (the delivery engine's earlier
+rule) until its next recorded attempt writes the field.
+
 Time: the store reads the time only through ``self._clock`` (``time.time``; tests replace it) and
 passes ``now`` into every script, so leases, delays, deduplication windows and idempotency records
 follow that clock rather than Redis's; long polls wait on the monotonic clock. Settling is not
@@ -637,6 +642,13 @@ local function due_member(key, message_id)
   return member(redis.call('HGET', key, 'seq'), message_id)
 end
 
+-- A message published before the store counted its retry budget counts by the delivery engine's
+-- old rule: it fails after exactly retries + 1 attempts, so earlier budgets used whole multiples.
+local function legacy_retries_used(key)
+  local counts = redis.call('HMGET', key, 'attempt_count', 'retries')
+  return tonumber(counts[1]) % (tonumber(counts[2]) + 1)
+end
+
 local function require_current_lease(key, lease_id)
   local held = redis.call('HMGET', key, 'state', 'lease_id')
   if held[1] ~= 'delivering' or held[2] ~= lease_id then fail('lease_expired') end
@@ -737,6 +749,10 @@ _RECORD_ATTEMPT = """
 local message_id = ARGV[3]
 local key = require_message(message_id)
 require_current_lease(key, ARGV[4])
+if redis.call('HEXISTS', key, 'retries_used') == 0 then
+  redis.call('HSET', key, 'retries_used', legacy_retries_used(key))
+end
+redis.call('HINCRBY', key, 'retries_used', 1)
 local count = redis.call('HINCRBY', key, 'attempt_count', 1)
 redis.call('HSET', key, 'attempt:' .. count, ARGV[5])
 redis.call('HDEL', key, 'lease_id')
@@ -781,7 +797,7 @@ return 1
 _RETRY_DEAD_LETTER = """
 local key = remove_dead_letter(ARGV[3])
 if not key then fail('dead_letter_not_found') end
-redis.call('HSET', key, 'state', 'scheduled', 'next_attempt_at', NOW_TEXT)
+redis.call('HSET', key, 'state', 'scheduled', 'next_attempt_at', NOW_TEXT, 'retries_used', 0)
 redis.call('ZADD', DUE, NOW_TEXT, due_member(key, ARGV[3]))
 return redis.call('HGETALL', key)
 """
@@ -1026,6 +1042,7 @@ def _message_fields(message_id: str, message: NewMessage, *, now: float) -> list
         "not_before": _number_text(message.not_before),
         "next_attempt_at": _number_text(message.not_before),
         "attempt_count": "0",
+        "retries_used": "0",
     }
     for name in _MESSAGE_OPTIONAL_TEXT:
         value = getattr(message, name)
@@ -1049,6 +1066,9 @@ def _message_record(fields: Mapping[str, str]) -> MessageRecord:
         for number in range(1, int(fields["attempt_count"]) + 1)
     ]
     state = cast(MessageState, fields["state"])
+    retries = int(fields["retries"])
+    # A message published before the store counted its budget: see legacy_retries_used (Lua).
+    retries_used = fields.get("retries_used", len(attempts) % (retries + 1))
     return MessageRecord(
         message_id=fields["message_id"],
         url=fields["url"],
@@ -1057,11 +1077,12 @@ def _message_record(fields: Mapping[str, str]) -> MessageRecord:
         method=fields["method"],
         headers=json.loads(fields["headers"]),
         state=state,
-        retries=int(fields["retries"]),
+        retries=retries,
         timeout=int(fields["timeout"]),
         created_at=float(fields["created_at"]),
         not_before=float(fields["not_before"]),
         attempts=attempts,
+        retries_used=int(retries_used),
         next_attempt_at=_optional_float(fields, "next_attempt_at"),
         url_group=fields.get("url_group"),
         retry_delay=fields.get("retry_delay"),
@@ -1910,7 +1931,9 @@ class RedisStore(Store):
         )
 
     async def retry_dead_letter(self, message_id: str) -> MessageRecord:
-        """Remove the dead letter and schedule the message now; its earlier attempts stay."""
+        """Remove the dead letter and schedule the message now with a fresh retry budget; its
+        earlier attempts stay.
+        """
         fields = await self._message_script(
             "retry_dead_letter", [message_id], now=self._clock(), details={"message_id": message_id}
         )

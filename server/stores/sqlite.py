@@ -216,7 +216,8 @@ _SCHEMA: tuple[str, ...] = (
         callback TEXT,
         failure_callback TEXT,
         deduplication_id TEXT,
-        lease_id TEXT
+        lease_id TEXT,
+        retries_used INTEGER NOT NULL DEFAULT 0
     )""",
     """CREATE INDEX IF NOT EXISTS messages_due ON messages (next_attempt_at, seq)
         WHERE state IN ('scheduled', 'delivering')""",
@@ -288,7 +289,16 @@ _JOB_COLUMNS = f"""
 # What each schema version adds to a file that an earlier version made (``_SCHEMA`` creates only
 # what is missing, so a new column of an existing table needs its own statement here).
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
-    2: ("ALTER TABLE messages ADD COLUMN lease_id TEXT",),
+    2: (
+        "ALTER TABLE messages ADD COLUMN lease_id TEXT",
+        "ALTER TABLE messages ADD COLUMN retries_used INTEGER NOT NULL DEFAULT 0",
+        # The delivery engine's rule before the store kept the count: a message fails after exactly
+        # retries + 1 attempts, so earlier budgets used whole multiples of that.
+        """UPDATE messages SET retries_used = (
+               SELECT COUNT(*) FROM message_attempts
+               WHERE message_attempts.message_id = messages.message_id
+           ) % (retries + 1)""",
+    ),
 }
 
 
@@ -1263,14 +1273,14 @@ class SQLiteStore(Store):
             )
             if outcome == "retry":
                 connection.execute(
-                    "UPDATE messages SET state = 'scheduled', next_attempt_at = ?, lease_id = NULL"
-                    " WHERE message_id = ?",
+                    "UPDATE messages SET state = 'scheduled', next_attempt_at = ?, lease_id = NULL,"
+                    " retries_used = retries_used + 1 WHERE message_id = ?",
                     (next_attempt_at, message_id),
                 )
             else:
                 connection.execute(
-                    "UPDATE messages SET state = ?, next_attempt_at = NULL, lease_id = NULL"
-                    " WHERE message_id = ?",
+                    "UPDATE messages SET state = ?, next_attempt_at = NULL, lease_id = NULL,"
+                    " retries_used = retries_used + 1 WHERE message_id = ?",
                     (outcome, message_id),
                 )
             if outcome == "failed":
@@ -1371,7 +1381,7 @@ class SQLiteStore(Store):
         await self._run(work)
 
     async def retry_dead_letter(self, message_id: str) -> MessageRecord:
-        """Remove the dead letter and schedule the message now."""
+        """Remove the dead letter and schedule the message now with a fresh retry budget."""
 
         def work(connection: sqlite3.Connection, now: float) -> MessageRecord:
             deleted = connection.execute(
@@ -1380,7 +1390,8 @@ class SQLiteStore(Store):
             if deleted == 0:
                 raise _dead_letter_not_found(message_id)
             connection.execute(
-                "UPDATE messages SET state = 'scheduled', next_attempt_at = ? WHERE message_id = ?",
+                "UPDATE messages SET state = 'scheduled', next_attempt_at = ?, retries_used = 0"
+                " WHERE message_id = ?",
                 (now, message_id),
             )
             return _message_record(connection, message_id)
@@ -1726,6 +1737,7 @@ def _message_record(connection: sqlite3.Connection, message_id: str) -> MessageR
             )
             for attempt in attempts
         ],
+        retries_used=row["retries_used"],
         next_attempt_at=row["next_attempt_at"],
         url_group=row["url_group"],
         retry_delay=row["retry_delay"],

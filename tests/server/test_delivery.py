@@ -19,7 +19,6 @@ from server.delivery import (
     RESPONSE_EXCERPT_CHARS,
     SOURCE_MESSAGE_HEADER,
     DeliveryEngine,
-    attempts_in_budget,
 )
 from server.destinations import DestinationPolicy
 from server.ids import new_id
@@ -81,6 +80,7 @@ class MemoryStore:
                 created_at=now,
                 not_before=new.not_before,
                 attempts=[],
+                retries_used=0,
                 next_attempt_at=new.not_before,
                 url_group=new.url_group,
                 retry_delay=new.retry_delay,
@@ -134,6 +134,7 @@ class MemoryStore:
         settled = dataclasses.replace(
             message,
             attempts=[*message.attempts, attempt],
+            retries_used=message.retries_used + 1,
             state=states[outcome],  # type: ignore[arg-type]
             next_attempt_at=next_attempt_at if outcome == "retry" else None,
             lease_id=None,
@@ -781,26 +782,23 @@ async def test_custom_http_client_factory_is_used(
     assert store.messages[message_id].attempts[0].response_excerpt == "mocked"
 
 
-def test_attempts_in_budget_restarts_after_a_dead_letter_retry() -> None:
-    """Attempts of earlier, exhausted budgets do not count against a retried dead letter."""
-    attempt = DeliveryAttemptRecord(attempt=1, started_at=0.0, duration_ms=0)
-    record = MessageRecord(
-        message_id="msg_1",
-        url="http://127.0.0.1/",
-        body=b"",
-        content_type="text/plain",
-        method="POST",
-        headers={},
-        state="scheduled",
-        retries=2,
-        timeout=5,
-        created_at=0.0,
-        not_before=0.0,
-        attempts=[attempt] * 4,
+async def test_the_retry_budget_is_the_stores_retries_used(
+    store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
+) -> None:
+    """``Spool-Retried`` and running out follow ``retries_used``, not the length of the history."""
+    receiver = await endpoint(Reply(500))
+    message_id = await publish(store, new_message(receiver.url(), retries=1))
+    earlier = DeliveryAttemptRecord(attempt=1, started_at=0.0, duration_ms=0, error="HTTP 500")
+    store.messages[message_id] = dataclasses.replace(
+        store.messages[message_id], attempts=[earlier] * 3, retries_used=0
     )
-    assert attempts_in_budget(record) == 1
-    assert attempts_in_budget(dataclasses.replace(record, attempts=[attempt] * 3)) == 0
-    assert attempts_in_budget(dataclasses.replace(record, attempts=[])) == 0
+    await engine().start()
+    await eventually(settled(store, message_id))
+
+    assert [request.headers["spool-retried"] for request in receiver.requests] == ["0", "1"]
+    record = store.messages[message_id]
+    assert (record.state, record.retries_used) == ("failed", 2)
+    assert [attempt.attempt for attempt in record.attempts] == [1, 1, 1, 4, 5]
 
 
 async def test_engine_on_each_real_store(store_url: str, endpoint: EndpointFactory) -> None:

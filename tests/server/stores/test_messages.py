@@ -97,6 +97,7 @@ async def test_a_published_message_keeps_every_field(store: Store, clock: FakeCl
         created_at=pytest.approx(clock.now, abs=0.01),
         not_before=pytest.approx(clock.now + 120, abs=0.01),
         attempts=[],
+        retries_used=0,
         next_attempt_at=pytest.approx(clock.now + 120, abs=0.01),
         url_group="fanout",
         retry_delay="pow(2, retried) * 1000",
@@ -454,6 +455,30 @@ async def test_a_retry_schedules_the_next_attempt(store: Store, clock: FakeClock
     assert record.attempts == [first, second]
 
 
+async def test_retries_used_counts_the_attempts_of_the_current_budget(
+    store: Store, clock: FakeClock
+) -> None:
+    """Each recorded attempt adds one to ``retries_used``; claiming does not; a retried dead
+    letter starts again at 0 and counts on from there.
+    """
+    message_id = await publish_one(store, clock, retries=1)
+    assert (await store.get_message(message_id)).retries_used == 0
+    lease = await claim_lease(store, clock, message_id)
+    assert (await store.get_message(message_id)).retries_used == 0
+    record = await store.record_attempt(
+        message_id, attempt(1), lease_id=lease, outcome="retry", next_attempt_at=clock.now
+    )
+    assert record.retries_used == 1
+    lease = await claim_lease(store, clock, message_id)
+    record = await store.record_attempt(message_id, attempt(2), lease_id=lease, outcome="failed")
+    assert record.retries_used == 2
+    assert (await store.retry_dead_letter(message_id)).retries_used == 0
+    lease = await claim_lease(store, clock, message_id)
+    record = await store.record_attempt(message_id, attempt(3), lease_id=lease, outcome="delivered")
+    assert (record.retries_used, len(record.attempts)) == (1, 3)
+    assert (await store.get_message(message_id)).retries_used == 1
+
+
 async def test_a_failed_message_becomes_a_dead_letter(store: Store, clock: FakeClock) -> None:
     """``failed`` ends the message and adds a dead letter with the last error and status."""
     message_id = await publish_one(store, clock, url="https://example.com/broken")
@@ -521,7 +546,7 @@ async def test_retrying_a_dead_letter_schedules_the_message_now(
     await store.record_attempt(message_id, failure, lease_id=lease, outcome="failed")
     clock.advance(3600)
     record = await store.retry_dead_letter(message_id)
-    assert (record.state, record.attempts) == ("scheduled", [failure])
+    assert (record.state, record.attempts, record.retries_used) == ("scheduled", [failure], 0)
     assert record.next_attempt_at == pytest.approx(clock.now, abs=0.01)
     assert await store.list_dead_letters(limit=10) == []
     assert (await claim_one(store, clock, message_id)).state == "delivering"

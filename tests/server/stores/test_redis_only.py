@@ -5,6 +5,7 @@ and XAUTOCLAIM's deleted ids. The behaviour both stores share is in the other te
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -17,7 +18,14 @@ import redis
 from redis.crc import key_slot
 
 from server.stores import InvalidStoreURL, store_from_url
-from server.stores.base import NewJob, NewMessage, NotFoundError, QueueSettings, Trim
+from server.stores.base import (
+    DeliveryAttemptRecord,
+    NewJob,
+    NewMessage,
+    NotFoundError,
+    QueueSettings,
+    Trim,
+)
 from server.stores.redis import DEFAULT_PREFIX, RedisStore
 
 pytestmark = pytest.mark.redis
@@ -285,6 +293,37 @@ async def test_two_stores_claiming_due_messages_never_share_one(redis_store_url:
             await store.close()
     assert len(first) + len(second) == len(set(first) | set(second)) == 200
     assert set(first) | set(second) == {receipt.message_id for receipt in receipts}
+
+
+async def test_a_message_stored_before_retry_budgets_counts_by_the_old_rule(
+    redis_store: RedisStore, raw_redis: redis.Redis
+) -> None:
+    """A message hash without ``retries_used`` reads (and then counts on) as attempts modulo
+    ``retries + 1``, the rule the delivery engine used before the store kept the count.
+    """
+    message = dataclasses.replace(_message("https://example.com/old"), retries=1)
+    [receipt] = await redis_store.publish_messages([message])
+    now = redis_store._clock()
+    for number in (1, 2, 3):
+        [claimed] = await redis_store.claim_due_messages(now=now, limit=1, lease_margin=30)
+        await redis_store.record_attempt(
+            receipt.message_id,
+            DeliveryAttemptRecord(attempt=number, started_at=now, duration_ms=1, status_code=500),
+            lease_id=str(claimed.lease_id),
+            outcome="retry",
+            next_attempt_at=now,
+        )
+    key = f"{redis_store.prefix}:m:{{messages}}:msg:{receipt.message_id}"
+    assert raw_redis.hdel(key, "retries_used") == 1
+    assert (await redis_store.get_message(receipt.message_id)).retries_used == 1
+    [claimed] = await redis_store.claim_due_messages(now=now, limit=1, lease_margin=30)
+    record = await redis_store.record_attempt(
+        receipt.message_id,
+        DeliveryAttemptRecord(attempt=4, started_at=now, duration_ms=1, status_code=500),
+        lease_id=str(claimed.lease_id),
+        outcome="failed",
+    )
+    assert (record.retries_used, len(record.attempts)) == (2, 4)
 
 
 async def test_approximate_maxlen_keeps_a_small_stream_whole(

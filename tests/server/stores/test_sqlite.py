@@ -19,7 +19,7 @@ from server.stores import InvalidStoreURL
 from server.stores.base import NewJob, NotFoundError, QueueSettings, Trim
 from server.stores.sqlite import SCHEMA_VERSION, SQLiteStore, approximate_trim_slack
 from tests.conftest import ROOT
-from tests.server.stores._support import FakeClock, new_message
+from tests.server.stores._support import FakeClock, attempt, new_message
 
 
 @pytest.fixture
@@ -122,22 +122,44 @@ async def test_a_file_from_a_newer_spool_is_refused(sqlite_store_url: str) -> No
 
 
 async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_url: str) -> None:
-    """A file made before message leases gains their column on open and keeps its messages."""
+    """A file made before leases and retry budgets gains their columns on open; a message's
+    ``retries_used`` is what the delivery engine counted then.
+    """
     first = SQLiteStore.from_url(sqlite_store_url)
     await first.open()
-    [receipt] = await first.publish_messages([new_message()])
+    retried, fresh = await first.publish_messages([new_message(retries=1), new_message()])
+    [claimed] = [
+        message
+        for message in await first.claim_due_messages(now=time.time(), limit=10, lease_margin=30)
+        if message.message_id == retried.message_id
+    ]
+    await first.record_attempt(
+        retried.message_id,
+        attempt(1, status_code=500),
+        lease_id=str(claimed.lease_id),
+        outcome="retry",
+        next_attempt_at=0.0,
+    )
     await first.close()
     path = sqlite_store_url.removeprefix("sqlite:///")
     with sqlite3.connect(path) as connection:
         connection.execute("ALTER TABLE messages DROP COLUMN lease_id")
+        connection.execute("ALTER TABLE messages DROP COLUMN retries_used")
         connection.execute("UPDATE schema_version SET version = 1")
     connection.close()
     upgraded = SQLiteStore.from_url(sqlite_store_url)
     await upgraded.open()
     try:
-        [claimed] = await upgraded.claim_due_messages(now=time.time(), limit=10, lease_margin=30)
-        assert claimed.message_id == receipt.message_id
-        assert claimed.lease_id is not None
+        assert (await upgraded.get_message(retried.message_id)).retries_used == 1
+        assert (await upgraded.get_message(fresh.message_id)).retries_used == 0
+        claimed_again = await upgraded.claim_due_messages(
+            now=time.time() + 3600, limit=10, lease_margin=30
+        )
+        assert all(message.lease_id is not None for message in claimed_again)
+        assert {message.message_id for message in claimed_again} == {
+            retried.message_id,
+            fresh.message_id,
+        }
 
         def version(connection: sqlite3.Connection, _now: float) -> int:
             return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
