@@ -55,6 +55,7 @@ from .stores.base import (
     MessageReceipt,
     MessageRecord,
     NewMessage,
+    StoreUnavailableError,
 )
 
 __all__ = [
@@ -269,6 +270,9 @@ class DeliveryEngine:
                     claimed = await self._store.claim_due_messages(
                         now=time.time(), limit=free, lease_margin=self._lease_margin
                     )
+                except StoreUnavailableError as error:
+                    # An outage is expected to pass; a traceback per poll would only bury it.
+                    logger.warning("claiming due messages failed: %s; trying again", error.detail)
                 except Exception:
                     logger.exception("claiming due messages failed; trying again after a pause")
             for message in claimed:

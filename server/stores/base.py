@@ -7,6 +7,12 @@ pins.
 
 Times are floats of seconds since the epoch (``time.time()``) unless a name ends in ``_ms``.
 Every method is atomic: it either does all it says or raises and changes nothing.
+
+Any method raises ``StoreUnavailableError`` (``unavailable``, status 503) when the backend cannot
+be reached or used right now: a refused, lost or timed-out connection, or a lock another process
+held for too long. It says nothing about the request itself, which may succeed when repeated later.
+One caveat to atomicity: when the connection is lost after a write was sent, the write may have
+taken effect even though its answer never arrived.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ __all__ = [
     "QueueStats",
     "Store",
     "StoreError",
+    "StoreUnavailableError",
     "StreamInfo",
     "Trim",
     "TrimResult",
@@ -76,6 +83,15 @@ class ConflictError(StoreError):
     """The request conflicts with the resource's state (``group_exists``, ``lease_expired``, …)."""
 
     status = 409
+
+
+class StoreUnavailableError(StoreError):
+    """The backend does not answer or cannot be used now; the code is always ``unavailable``."""
+
+    status = 503
+
+    def __init__(self, detail: str) -> None:
+        super().__init__("unavailable", detail)
 
 
 # Streams ---------------------------------------------------------------------------------------

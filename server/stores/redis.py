@@ -3,7 +3,9 @@
 URL: ``redis://host:port/db?prefix=spool`` (also ``rediss://`` and ``unix://``). ``prefix`` (default
 ``spool``, no braces) is the store's own parameter and is taken out; every other parameter goes to
 redis-py. Several service processes may share one Redis: every change is one command or one Lua
-script (``EVALSHA``), so it is atomic and safe against the other processes.
+script (``EVALSHA``), so it is atomic and safe against the other processes. A refused, lost or
+timed-out connection raises ``StoreUnavailableError`` from any method; connecting gives up after
+5 s unless the URL sets ``socket_connect_timeout``.
 
 Key scheme (``<p>`` is the prefix). A hash tag (``{…}``) puts everything one script touches in one
 Redis Cluster slot: one stream, one queue, all messages, all URL groups.
@@ -70,18 +72,25 @@ import asyncio
 import base64
 import contextlib
 import dataclasses
+import functools
+import inspect
 import json
 import math
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, ParamSpec, TypeVar, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
 from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError, ResponseError, TimeoutError as RedisTimeoutError
+from redis.exceptions import (
+    ConnectionError as RedisConnectionError,
+    RedisError,
+    ResponseError,
+    TimeoutError as RedisTimeoutError,
+)
 
 from ..ids import new_id
 from . import InvalidStoreURL
@@ -113,6 +122,7 @@ from .base import (
     QueueStats,
     Store,
     StoreError,
+    StoreUnavailableError,
     StreamInfo,
     Trim,
     TrimResult,
@@ -126,6 +136,8 @@ DEFAULT_PREFIX = "spool"
 _SCHEMES = frozenset({"redis", "rediss", "unix"})
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
+_Class = TypeVar("_Class", bound=type)
 
 # A lease long-poll looks again this often (sooner when this process publishes): Redis has no
 # blocking pop for a scored set of jobs, and other processes cannot wake this one.
@@ -135,6 +147,9 @@ _FIRST_LEASE_BATCH = 16
 # outlasts the longest long poll (30 s), which holds a connection of the waiting pool throughout.
 _POOL_WAIT_SECONDS = 35.0
 _MAX_CONNECTIONS = 100
+# redis-py waits for a TCP connection as long as the OS does (minutes for an address that drops
+# packets); a URL's own socket_connect_timeout still wins over this.
+_CONNECT_TIMEOUT_SECONDS = 5.0
 # A blocked read may outlast any socket timeout (redis-py's default is 5 s), so its connections have
 # none; instead the read is abandoned this long after its BLOCK should have ended.
 _BLOCKED_READ_GRACE_SECONDS = 10.0
@@ -1150,6 +1165,29 @@ def _entry_body(text: str | None) -> JSON:
     return None if text is None else json.loads(text)
 
 
+def _unavailable_on_outage(method: Callable[_P, Awaitable[_T]]) -> Callable[_P, Awaitable[_T]]:
+    @functools.wraps(method)
+    async def call(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return await method(*args, **kwargs)
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            # redis-py names the host and port it tried, never the password of the URL.
+            raise StoreUnavailableError(f"Redis does not answer: {exc}") from exc
+
+    return call
+
+
+def _outages_raise_unavailable(store_class: _Class) -> _Class:
+    """Make every public coroutine method of ``store_class`` raise ``StoreUnavailableError`` for
+    a refused, lost or timed-out connection, wherever in the method it happens.
+    """
+    for name, member in list(vars(store_class).items()):
+        if not name.startswith("_") and inspect.iscoroutinefunction(member):
+            setattr(store_class, name, _unavailable_on_outage(member))
+    return store_class
+
+
+@_outages_raise_unavailable
 class RedisStore(Store):
     """Spool's data in Redis, shareable by several service processes."""
 
@@ -1232,6 +1270,7 @@ class RedisStore(Store):
             decode_responses=True,
             max_connections=_MAX_CONNECTIONS,
             timeout=_POOL_WAIT_SECONDS,
+            socket_connect_timeout=_CONNECT_TIMEOUT_SECONDS,
         )
         if not read_timeout:
             # Set after from_url because the URL's own socket_timeout would win over an argument.

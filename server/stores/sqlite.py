@@ -7,7 +7,9 @@ directory is created on ``open()``.
 Durability: the file runs in WAL mode with ``synchronous=FULL``, so a commit is on disk before the
 method returns, and a 2xx built from a store answer survives a crash of the process or the machine.
 Every method is one transaction (``BEGIN IMMEDIATE`` for writers, so two processes never interleave
-their read-then-write steps, e.g. never lease one job twice); any error rolls it back whole.
+their read-then-write steps, e.g. never lease one job twice); any error rolls it back whole. A
+writer waits up to ``busy_timeout`` (30 s by default) for another process's transaction; past that,
+or when the file cannot be read, written or opened, the call raises ``StoreUnavailableError``.
 
 The schema is versioned (``SCHEMA_VERSION``): opening a file that an earlier version made upgrades
 it in place, in the same transaction that checks the version; a file from a newer version is
@@ -42,12 +44,13 @@ records are deleted lazily by later writes to the same queue or table.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import re
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
@@ -82,6 +85,7 @@ from .base import (
     QueueStats,
     Store,
     StoreError,
+    StoreUnavailableError,
     StreamInfo,
     Trim,
     TrimResult,
@@ -107,6 +111,18 @@ POLL_INTERVAL_SECONDS = 0.05
 BUSY_TIMEOUT_SECONDS = 30.0
 # Expired rows deleted per write, so the clean-up never makes one call slow.
 PURGE_BATCH = 500
+# SQLite's primary result codes for a file that cannot be used now (rather than a faulty request):
+# busy or locked past the busy timeout, an I/O error, a full disk, a file that cannot be opened.
+_UNAVAILABLE_CODES = frozenset(
+    {
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_PROTOCOL,
+    }
+)
 
 _MAX_ID_PART = 2**63 - 1
 _ID_PATTERN = re.compile(r"([0-9]{1,20})(?:-([0-9]{1,20}))?")
@@ -312,8 +328,9 @@ class SQLiteStore(Store):
 
     kind: ClassVar[Literal["sqlite", "redis"]] = "sqlite"
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
         self._path = path
+        self._busy_timeout = busy_timeout
         self._clock: Callable[[], float] = time.time
         self._connection: sqlite3.Connection | None = None
         self._executor: ThreadPoolExecutor | None = None
@@ -344,9 +361,10 @@ class SQLiteStore(Store):
             raise RuntimeError("the SQLite store is already open")
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spool-sqlite")
         try:
-            self._connection = await asyncio.get_running_loop().run_in_executor(
-                executor, self._connect
-            )
+            with self._unavailable_on_outage():
+                self._connection = await asyncio.get_running_loop().run_in_executor(
+                    executor, self._connect
+                )
         except BaseException:
             executor.shutdown(wait=False)
             raise
@@ -370,13 +388,13 @@ class SQLiteStore(Store):
             return False
         try:
             return await self._run(_select_one, write=False)
-        except sqlite3.Error:
+        except (sqlite3.Error, StoreUnavailableError):
             return False
 
     def _connect(self) -> sqlite3.Connection:
         if self._path != _MEMORY:
             Path(self._path).parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(self._path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+        connection = sqlite3.connect(self._path, timeout=self._busy_timeout, isolation_level=None)
         try:
             connection.row_factory = sqlite3.Row
             mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -421,7 +439,21 @@ class SQLiteStore(Store):
         if self._executor is None:
             raise RuntimeError("the SQLite store is not open")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._transaction, work, write)
+        with self._unavailable_on_outage():
+            return await loop.run_in_executor(self._executor, self._transaction, work, write)
+
+    @contextlib.contextmanager
+    def _unavailable_on_outage(self) -> Iterator[None]:
+        """Turn SQLite failing to use the file (not the request) into ``StoreUnavailableError``."""
+        try:
+            yield
+        except sqlite3.OperationalError as error:
+            # Extended result codes keep the primary code in their low byte.
+            if error.sqlite_errorcode & 0xFF not in _UNAVAILABLE_CODES:
+                raise
+            raise StoreUnavailableError(
+                f"the SQLite file {self._path!r} cannot be used now: {error}"
+            ) from error
 
     def _transaction(self, work: _Work[_T], write: bool) -> _T:
         connection = self._connection

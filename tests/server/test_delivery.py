@@ -30,6 +30,7 @@ from server.stores.base import (
     MessageReceipt,
     MessageRecord,
     NewMessage,
+    StoreUnavailableError,
 )
 
 KEYS = SigningKeys(current="sig_test_current", next="sig_test_next")
@@ -750,11 +751,12 @@ async def test_claim_errors_do_not_stop_the_engine(
     receiver = await endpoint(Reply(200))
     message_id = await publish(store, new_message(receiver.url()))
     real_claim = store.claim_due_messages
-    failures = iter([True, True])
+    failures = iter([ConnectionError("a bug"), StoreUnavailableError("Redis does not answer")])
 
     async def flaky_claim(*, now: float, limit: int, lease_margin: float) -> list[MessageRecord]:
-        if next(failures, False):
-            raise ConnectionError("store down")
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
         return await real_claim(now=now, limit=limit, lease_margin=lease_margin)
 
     store.claim_due_messages = flaky_claim  # type: ignore[method-assign]

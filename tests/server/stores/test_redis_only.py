@@ -9,9 +9,9 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis
@@ -24,6 +24,7 @@ from server.stores.base import (
     NewMessage,
     NotFoundError,
     QueueSettings,
+    StoreUnavailableError,
     Trim,
 )
 from server.stores.redis import DEFAULT_PREFIX, RedisStore
@@ -324,6 +325,110 @@ async def test_a_message_stored_before_retry_budgets_counts_by_the_old_rule(
         outcome="failed",
     )
     assert (record.retries_used, len(record.attempts)) == (2, 4)
+
+
+# Outages ------------------------------------------------------------------------------------
+
+
+async def test_a_closed_port_is_unavailable_at_open() -> None:
+    """Opening a store whose Redis refuses the connection raises ``StoreUnavailableError``."""
+    store = RedisStore.from_url("redis://127.0.0.1:1/0?socket_connect_timeout=1")
+    with pytest.raises(StoreUnavailableError) as raised:
+        await store.open()
+    assert (raised.value.code, raised.value.status) == ("unavailable", 503)
+    assert "127.0.0.1:1" in raised.value.detail
+    await store.close()
+
+
+async def test_a_server_that_never_answers_is_unavailable_not_a_hang() -> None:
+    """A peer that accepts the connection but stays silent fails at the socket timeout."""
+    accepted: list[asyncio.StreamWriter] = []
+
+    async def hold(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(writer)
+
+    server = await asyncio.start_server(hold, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    store = RedisStore.from_url(f"redis://127.0.0.1:{port}/0?socket_timeout=0.5")
+    try:
+        with pytest.raises(StoreUnavailableError) as raised:
+            await store.open()
+        assert raised.value.code == "unavailable"
+    finally:
+        await store.close()
+        for writer in accepted:
+            writer.close()
+        server.close()
+        await server.wait_closed()
+
+
+class _Proxy:
+    """A TCP relay to Redis on a loopback port, which a test can cut like a network outage."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self._target = (host, port)
+        self._writers: list[asyncio.StreamWriter] = []
+        self._server: asyncio.Server | None = None
+        self.port = 0
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def cut(self) -> None:
+        """Stop listening and drop every relayed connection."""
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+        for writer in self._writers:
+            writer.close()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(*self._target)
+        self._writers += [writer, upstream_writer]
+        await asyncio.gather(
+            self._pipe(reader, upstream_writer),
+            self._pipe(upstream_reader, writer),
+            return_exceptions=True,
+        )
+
+    @staticmethod
+    async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        finally:
+            writer.close()
+
+
+async def test_a_redis_lost_after_open_makes_every_call_unavailable(redis_store_url: str) -> None:
+    """Once Redis stops answering, scripts and plain commands alike raise
+    ``StoreUnavailableError``, and ``ping`` answers False.
+    """
+    parts = urlsplit(redis_store_url)
+    proxy = _Proxy(parts.hostname or "127.0.0.1", parts.port or 6379)
+    await proxy.start()
+    store = RedisStore.from_url(urlunsplit(parts._replace(netloc=f"127.0.0.1:{proxy.port}")))
+    await store.open()
+    try:
+        await store.put_queue("work", QueueSettings())
+        await proxy.cut()
+        calls: list[Callable[[], Awaitable[object]]] = [
+            lambda: store.get_queue("work"),
+            store.list_queues,
+            lambda: store.get_message("msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"),
+            lambda: store.claim_due_messages(now=0.0, limit=1, lease_margin=30),
+            lambda: store.read_group("events", "g", consumer="c", count=1, wait_ms=10),
+            lambda: store.stream_info("events"),
+        ]
+        for call in calls:
+            with pytest.raises(StoreUnavailableError) as raised:
+                await call()
+            assert raised.value.code == "unavailable"
+        assert await store.ping() is False
+    finally:
+        await store.close()
 
 
 async def test_approximate_maxlen_keeps_a_small_stream_whole(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from server.stores import InvalidStoreURL
-from server.stores.base import NewJob, NotFoundError, QueueSettings, Trim
+from server.stores.base import NewJob, NotFoundError, QueueSettings, StoreUnavailableError, Trim
 from server.stores.sqlite import SCHEMA_VERSION, SQLiteStore, approximate_trim_slack
 from tests.conftest import ROOT
 from tests.server.stores._support import FakeClock, attempt, new_message
@@ -167,6 +167,37 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 2
     finally:
         await upgraded.close()
+
+
+async def test_a_lock_held_past_the_busy_timeout_is_unavailable(sqlite_store_url: str) -> None:
+    """A writer that another process keeps waiting past ``busy_timeout`` gets
+    ``StoreUnavailableError`` and changes nothing; once the lock is free the store works again.
+    """
+    store = SQLiteStore(sqlite_store_url.removeprefix("sqlite:///"), busy_timeout=0.2)
+    await store.open()
+    other_process = sqlite3.connect(
+        sqlite_store_url.removeprefix("sqlite:///"), isolation_level=None
+    )
+    try:
+        other_process.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StoreUnavailableError) as raised:
+            await store.append("events", [1], trim=None, nomkstream=False)
+        assert (raised.value.code, raised.value.status) == ("unavailable", 503)
+        assert "locked" in raised.value.detail
+        other_process.execute("ROLLBACK")
+        assert (await store.append("events", [2], trim=None, nomkstream=False)).length == 1
+    finally:
+        other_process.close()
+        await store.close()
+
+
+async def test_a_file_that_cannot_be_opened_is_unavailable(tmp_path: Path) -> None:
+    """A path SQLite cannot open (here a directory) fails ``open`` with ``StoreUnavailableError``."""
+    store = SQLiteStore(str(tmp_path))
+    with pytest.raises(StoreUnavailableError) as raised:
+        await store.open()
+    assert raised.value.code == "unavailable"
+    assert await store.ping() is False
 
 
 async def test_a_closed_store_refuses_work(sqlite_store_url: str) -> None:
