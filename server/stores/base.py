@@ -352,7 +352,7 @@ class MessageRecord:
     attempts its current retry budget has made: ``record_attempt`` adds one and
     ``retry_dead_letter`` starts a fresh budget at 0, while ``attempts`` keeps every attempt ever
     made. So the next attempt is retry number ``retries_used`` (0 is the first try), and the
-    retries have run out when an attempt with ``retries_used == retries`` fails.
+    retries have run out when the attempt made at ``retries_used == retries`` fails.
     """
 
     message_id: str
