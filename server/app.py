@@ -155,7 +155,9 @@ async def _store_error_handler(request: Request, error: Exception) -> Response:
     assert isinstance(error, StoreError)
     # A store's own input check is a validation failure, which the API always answers with 422.
     status = 422 if error.code == "validation_failed" else error.status
-    problem = ProblemError(status, error.code, error.detail)
+    # An unreachable store is usually back within moments; the spec promises a Retry-After here.
+    headers = {"Retry-After": "1"} if status == 503 else None
+    problem = ProblemError(status, error.code, error.detail, headers=headers)
     return problem_response(
         problem, instance=_instance(request.scope), request_id=_request_id_of(request)
     )

@@ -284,3 +284,18 @@ async def test_head_answers_like_get_without_a_body(api: RunningApp) -> None:
     response = await api.client.head("/v1/health")
     assert response.status_code == 200
     assert response.content == b""
+
+
+async def test_an_unreachable_store_is_a_503_problem_with_retry_after(
+    api: RunningApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store that cannot be reached answers 503 unavailable with Retry-After, never a 500."""
+    from server.stores.base import StoreUnavailableError
+
+    async def unreachable(*args: Any, **kwargs: Any) -> None:
+        raise StoreUnavailableError("store does not answer: connection refused")
+
+    monkeypatch.setattr(api.store, "stream_info", unreachable)
+    response = await api.client.get("/v1/streams/events")
+    assert_problem(response, 503, "unavailable")
+    assert response.headers["retry-after"] == "1"

@@ -34,12 +34,12 @@ async def _publish(api: RunningApp, **message: object) -> str:
 async def _dead_letter(api: RunningApp) -> str:
     """Publish a message and fail its only delivery, as the delivery engine would."""
     message_id = await _publish(api, retries=0)
-    claimed = await api.store.claim_due_messages(now=time.time() + 1, limit=10, lease_seconds=60)
-    assert message_id in [message.message_id for message in claimed]
+    claimed = await api.store.claim_due_messages(now=time.time() + 1, limit=10, lease_margin=60)
+    [lease_id] = [message.lease_id for message in claimed if message.message_id == message_id]
     attempt = DeliveryAttemptRecord(
         attempt=1, started_at=time.time(), duration_ms=12, status_code=503, error="HTTP 503"
     )
-    await api.store.record_attempt(message_id, attempt, outcome="failed")
+    await api.store.record_attempt(message_id, attempt, lease_id=str(lease_id), outcome="failed")
     return message_id
 
 
@@ -128,7 +128,7 @@ async def test_invalid_messages_are_422(
     if location is not None:
         assert problem["errors"][0]["location"] == location
     assert (
-        await api.store.claim_due_messages(now=time.time() + 3600, limit=10, lease_seconds=1) == []
+        await api.store.claim_due_messages(now=time.time() + 3600, limit=10, lease_margin=1) == []
     )
 
 
@@ -276,7 +276,7 @@ async def test_publish_messages_answers_per_item_and_is_all_or_nothing(api: Runn
         json={"messages": [{"url": HOOK, "body": "a"}, {"url_group": "nobody", "body": 1}]},
     )
     assert_problem(missing_group, 404, "url_group_not_found")
-    due = await api.store.claim_due_messages(now=time.time() + 1, limit=100, lease_seconds=1)
+    due = await api.store.claim_due_messages(now=time.time() + 1, limit=100, lease_margin=1)
     assert len(due) == 3
 
 
