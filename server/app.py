@@ -74,11 +74,13 @@ def default_services() -> list[ServiceFactory]:
 
 
 def _delivery_engine(context: AppContext) -> BackgroundService:
-    return DeliveryEngine(
+    engine = DeliveryEngine(
         context.store,
         signing_keys=context.settings.signing_keys,
         policy=context.destinations,
     )
+    context.message_scheduled.append(engine.wake)
+    return engine
 
 
 def create_app(

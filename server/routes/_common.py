@@ -94,6 +94,14 @@ class AppContext:
     tokens: TokenRegistry
     limiter: RateLimiter
     destinations: DestinationPolicy
+    # Called after messages become due, so a delivery engine in this process looks at once instead
+    # of at its next poll.
+    message_scheduled: list[Callable[[], None]] = dataclasses.field(default_factory=list)
+
+    def notify_message_scheduled(self) -> None:
+        """Tell this process's listeners that messages were scheduled."""
+        for listener in self.message_scheduled:
+            listener()
 
 
 def context_of(request: Request) -> AppContext:

@@ -325,7 +325,9 @@ async def publish_message(request: Request) -> Response:
     planned = await _plan(request, principal, body, "body")
 
     async def write() -> Response:
-        receipts = await context_of(request).store.publish_messages(planned)
+        context = context_of(request)
+        receipts = await context.store.publish_messages(planned)
+        context.notify_message_scheduled()
         return json_response({"messages": [_receipt_json(receipt) for receipt in receipts]}, 202)
 
     return await publish(
@@ -351,7 +353,9 @@ async def publish_messages(request: Request) -> Response:
     flat = [message for plan in plans for message in plan]
 
     async def write() -> Response:
-        receipts = iter(await context_of(request).store.publish_messages(flat))
+        context = context_of(request)
+        receipts = iter(await context.store.publish_messages(flat))
+        context.notify_message_scheduled()
         results = [{"messages": [_receipt_json(next(receipts)) for _ in plan]} for plan in plans]
         return json_response({"results": results}, 202)
 
@@ -493,7 +497,9 @@ async def retry_dead_letter(request: Request) -> Response:
     """retryDeadLetter: schedule it again with fresh retries (``admin``)."""
     principal = authenticate(request)
     message = await _dead_letter_message(request, principal)
-    retried = await context_of(request).store.retry_dead_letter(message.message_id)
+    context = context_of(request)
+    retried = await context.store.retry_dead_letter(message.message_id)
+    context.notify_message_scheduled()
     document = {"message_id": retried.message_id, "url": retried.url, "deduplicated": False}
     return json_response(document, 202)
 

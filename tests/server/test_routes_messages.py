@@ -341,3 +341,26 @@ async def test_signing_keys(api: RunningApp) -> None:
     keys = SigningKeys.model_validate((await api.client.get("/v1/signing-keys")).json())
     settings_keys = api.app.state.settings.signing_keys
     assert (keys.current, keys.next) == (settings_keys.current, settings_keys.next)
+
+
+async def test_accepted_messages_wake_this_process_delivery_at_once(api: RunningApp) -> None:
+    """Each accepted publish (single or batch) tells the process's listeners; a refused one does not."""
+    woken: list[str] = []
+    api.app.state.context.message_scheduled.append(lambda: woken.append("scheduled"))
+    single = await api.client.post(
+        "/v1/messages", json={"url": "https://example.com/hook", "body": "hi"}
+    )
+    assert single.status_code == 202, single.text
+    batch = await api.client.post(
+        "/v1/messages/batch",
+        json={
+            "messages": [
+                {"url": "https://example.com/a", "body": 1},
+                {"url": "https://example.com/b", "body": 2},
+            ]
+        },
+    )
+    assert batch.status_code == 202, batch.text
+    refused = await api.client.post("/v1/messages", json={"body": "no destination"})
+    assert refused.status_code == 422
+    assert woken == ["scheduled", "scheduled"]
