@@ -5,6 +5,9 @@ import sdk
 
 with sdk.Client() as client:  # $SPOOL_BASE_URL and $SPOOL_API_KEY
     client.publish("events", {"type": "signup", "user": 42})
+
+with sdk.Client.embedded() as client:  # a local service in a child process, for development
+    client.publish("events", {"type": "signup", "user": 42})
 ```
 """
 
