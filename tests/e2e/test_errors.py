@@ -144,22 +144,35 @@ async def test_a_used_up_quota_is_quota_exceeded_and_not_retried(
     spool_server: Callable[..., ServerProcess],
     store_url: str,
 ) -> None:
-    """429 quota_exceeded with a quota of 2: the third publish fails with QuotaExceededError."""
+    """429 quota_exceeded with a quota of 2: the third publish, of any kind, is refused."""
     server = spool_server(
         store_url,
         config={
-            "tokens": [{"id": "small", "token": "small", "quota": 2, "permissions": EVERYTHING}]
+            "tokens": [{"id": "small", "token": "small", "quota": 2, "permissions": EVERYTHING}],
+            "destinations": {"allow": ["127.0.0.1"]},
         },
     )
     client = make_client(server.base_url, server.token)
+    await resolve(client.queues.create("jobs"))
+    queue = await resolve(client.init_queue("jobs"))
     await resolve(client.publish("events", {"n": 1}))
-    await resolve(client.publish("events", {"n": 2}))
-    with pytest.raises(sdk.PublishError) as caught:
-        await resolve(client.publish("events", {"n": 3}))
-    cause = caught.value.__cause__
-    assert isinstance(cause, sdk.QuotaExceededError) and not isinstance(cause, sdk.RateLimitError)
-    assert (cause.status_code, cause.code) == (429, "quota_exceeded")
-    assert await resolve(client.streams.length("events")) == 2
+    await resolve(queue.publish("email-jobs", {"n": 2}))
+    over_quota = {
+        "events": lambda: client.publish("events", {"n": 3}),
+        "jobs/email-jobs": lambda: queue.publish("email-jobs", {"n": 3}),
+        "http://127.0.0.1:9/hook": lambda: client.messages.publish_json(
+            url="http://127.0.0.1:9/hook", body={"n": 3}
+        ),
+    }
+    for target, publish in over_quota.items():
+        with pytest.raises(sdk.PublishError) as caught:
+            await resolve(publish())
+        _check_publish_error(caught, target)
+        cause = caught.value.__cause__
+        assert isinstance(cause, sdk.QuotaExceededError), target
+        assert not isinstance(cause, sdk.RateLimitError)
+        assert (cause.status_code, cause.code) == (429, "quota_exceeded")
+    assert await resolve(client.streams.length("events")) == 1
 
 
 async def test_a_body_over_the_size_limit_is_payload_too_large(client: AnyClient) -> None:

@@ -207,3 +207,46 @@ async def test_a_destination_outside_the_allow_list_is_refused(client: AnyClient
         await resolve(client.messages.publish_json(url="http://10.0.0.1/hook", body={}))
     cause = caught.value.__cause__
     assert isinstance(cause, sdk.BadRequestError) and cause.code == "destination_not_allowed"
+
+
+async def test_callbacks_report_success_and_failure(client: AnyClient) -> None:
+    """callback gets the delivered outcome; failure_callback the failed one, which is dead-lettered."""
+    with LocalEndpoint() as callbacks, LocalEndpoint(statuses=(503,)) as broken:
+        with LocalEndpoint() as working:
+            delivered = await resolve(
+                client.messages.publish_json(
+                    url=working.url(), body={"n": 1}, callback=callbacks.url("/success")
+                )
+            )
+            working.wait_for(1)
+        failed = await resolve(
+            client.messages.publish_json(
+                url=broken.url(),
+                body={"n": 2},
+                retries=0,
+                failure_callback=callbacks.url("/failure"),
+            )
+        )
+        by_path = {request.path: request for request in callbacks.wait_for(2)}
+    success = json.loads(by_path["/success"].body)
+    assert (success["message_id"], success["state"], success["status"]) == (
+        delivered.message_id,
+        "delivered",
+        200,
+    )
+    failure = json.loads(by_path["/failure"].body)
+    assert (failure["message_id"], failure["state"], failure["status"]) == (
+        failed.message_id,
+        "failed",
+        503,
+    )
+    receiver = await _receiver(client)
+    for request in by_path.values():
+        receiver.verify(request.headers["spool-signature"], request.body)
+    dead = await eventually(
+        lambda: client.dead_letters.list(),
+        lambda letters: failed.message_id in [letter.message_id for letter in letters],
+    )
+    [letter] = [letter for letter in dead if letter.message_id == failed.message_id]
+    assert letter.last_status_code == 503
+    assert (await resolve(client.messages.get(failed.message_id))).state == "failed"

@@ -93,6 +93,68 @@ async def test_a_failed_entry_stays_pending_and_is_delivered_again(
     assert await resolve(client.streams.pending(orders)) == []
 
 
+class _FailsOnce:
+    """A codec whose first encode raises, as a service outage during a publish would."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def encode(self, value: Any) -> Any:
+        self.calls += 1
+        if self.calls == 1:
+            raise RuntimeError("the first publish fails")
+        return value
+
+    def decode(self, value: Any) -> Any:
+        return value
+
+
+async def test_a_failing_publisher_fails_the_message_and_all_publishers_run_again(
+    client: AnyClient, name: Callable[[str], str]
+) -> None:
+    """A PublishError in a publisher leaves the entry pending; on the retry every publisher runs."""
+    orders = sdk.Stream(name("orders"), group="billing")
+    events, flaky = name("events"), sdk.Stream(name("flaky"), codec=_FailsOnce())
+    calls: list[Any] = []
+
+    @client.subscribe(orders, start_id="0", redeliver_after=0)
+    @client.publisher(flaky)
+    @client.publisher(events)
+    def handle(order: dict[str, Any]) -> dict[str, Any]:
+        calls.append(order)
+        return {"billed": order["id"]}
+
+    await resolve(client.publish(orders, {"id": 1}))
+    await resolve(client.run(max_messages=2, stop_after=RUN_LIMIT))
+    assert calls == [{"id": 1}, {"id": 1}]
+    assert await _bodies(client, events) == [{"billed": 1}, {"billed": 1}]
+    assert await _bodies(client, flaky.name) == [{"billed": 1}]
+    assert await resolve(client.streams.pending(orders)) == []
+
+
+async def test_a_pending_entry_trimmed_away_is_simply_acknowledged(
+    client: AnyClient, name: Callable[[str], str]
+) -> None:
+    """An entry that failed and was then trimmed is not delivered again and leaves no pending."""
+    orders = sdk.Stream(name("orders"), group="billing")
+    calls: list[Any] = []
+
+    @client.subscribe(orders, start_id="0", redeliver_after=0)
+    def handle(order: dict[str, Any]) -> None:
+        calls.append(order)
+        if order["id"] == 1:
+            raise RuntimeError("fails until trimmed away")
+
+    await resolve(client.publish(orders, {"id": 1}))
+    await resolve(client.run(max_messages=1, stop_after=RUN_LIMIT))
+    assert [entry.id for entry in await resolve(client.streams.pending(orders))]
+    await resolve(client.streams.trim(orders, maxlen=0, approximate=False))
+    await resolve(client.publish(orders, {"id": 2}))
+    await resolve(client.run(max_messages=1, stop_after=RUN_LIMIT))
+    assert calls == [{"id": 1}, {"id": 2}]
+    assert await resolve(client.streams.pending(orders)) == []
+
+
 async def test_queues_need_creating_first(client: AnyClient, name: Callable[[str], str]) -> None:
     """`init_queue` of a queue never created raises NotFoundError; after `create` it works."""
     jobs = name("jobs")
