@@ -25,7 +25,7 @@ from .app import create_app
 from .config import DEFAULT_STORE_URL, ConfigError, load_settings
 from .stores import InvalidStoreURL, store_from_url
 
-__all__ = ["main"]
+__all__ = ["bind_listener", "main"]
 
 READY_LINE = "spool-server listening on http://{host}:{port}"
 
@@ -129,12 +129,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         os.environ["SPOOL_SIGNING_KEY"] = settings.signing_keys.current
         os.environ["SPOOL_NEXT_SIGNING_KEY"] = settings.signing_keys.next
         config = uvicorn.Config("server.app:create_app_from_environment", factory=True, **common)
-    listener = config.bind_socket()
-    if listener.family in (socket.AF_INET, socket.AF_INET6):
-        # bind_socket() leaves the protocol at 0, so asyncio never sets TCP_NODELAY on accepted
-        # connections and each keep-alive response waits ~40 ms for the client's delayed ACK.
-        # Accepted sockets inherit the option from the listener.
-        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    listener = bind_listener(config)
     port = listener.getsockname()[1]
     if arguments.workers == 1:
         _AnnouncingServer(config, host=arguments.host, port=port).run(sockets=[listener])
@@ -143,6 +138,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     listener.listen(config.backlog)
     _announce(arguments.host, port)
     Multiprocess(config, sockets=[listener]).run()
+
+
+def bind_listener(config: uvicorn.Config) -> socket.socket:
+    """The listening socket for ``config``, with TCP_NODELAY for every connection it accepts."""
+    listener = config.bind_socket()
+    if listener.family in (socket.AF_INET, socket.AF_INET6):
+        # bind_socket() leaves the protocol at 0, so asyncio never sets TCP_NODELAY on accepted
+        # connections and each keep-alive response waits ~40 ms for the client's delayed ACK.
+        # Accepted sockets inherit the option from the listener.
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return listener
 
 
 if __name__ == "__main__":
