@@ -27,7 +27,7 @@ DELIVERY_WAIT_SECONDS = 15.0
 
 def say(text: str = "") -> None:
     """One line of the tour."""
-    print(text, flush=True)  # noqa: T201 -- printing is what the demo is for
+    print(text, flush=True)
 
 
 def streams(client: sdk.Client) -> None:

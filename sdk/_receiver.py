@@ -10,7 +10,7 @@ the body.
 Verification is pure computation (no I/O), so the same ``Receiver`` serves sync and async apps
 alike: call ``verify`` directly from an ``async def`` handler; there is nothing to await.
 
-Only the standard library is used, so verifying adds no dependency to a receiving app.
+Verifying needs only the standard library and the SDK itself: no JWT package is involved.
 """
 
 from __future__ import annotations

@@ -211,6 +211,8 @@ def test_the_hierarchy() -> None:
     assert issubclass(sdk.APIError, sdk.SpoolError)
     assert issubclass(sdk.PublishError, sdk.SpoolError)
     assert not issubclass(sdk.PublishError, sdk.APIError)
+    assert issubclass(sdk.SignatureError, sdk.SpoolError)
+    assert issubclass(sdk.EmbeddedServiceError, sdk.SpoolError)
     for cls in (
         sdk.ConfigurationError,
         sdk.InvalidArgumentError,

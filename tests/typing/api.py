@@ -160,3 +160,23 @@ async def async_program() -> None:
         assert_type(await client.health(), sdk.Health)
         await client.run(max_messages=1)
         client.stop()
+
+
+def embedded_program() -> None:
+    """A local service for development and tests, and checking delivery signatures."""
+    with sdk.Client.embedded(path="dev.db") as client:
+        assert_type(client, sdk.Client)
+        keys = client.messages.signing_keys()
+        receiver = sdk.Receiver(current_signing_key=keys.current, next_signing_key=keys.next)
+        try:
+            receiver.verify("token", b"{}", url="https://example.com/hook", clock_tolerance=5)
+        except sdk.SignatureError as error:
+            assert_type(error.reason, sdk.SignatureFailure)
+        except sdk.EmbeddedServiceError as error:
+            assert_type(error.exit_code, int | None)
+
+
+async def async_embedded_program() -> None:
+    """The awaitable embedded service."""
+    async with await sdk.AsyncClient.embedded() as client:
+        assert_type(client, sdk.AsyncClient)
