@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import dataclasses
 import functools
 import json
@@ -61,6 +60,7 @@ from .stores.base import (
 __all__ = [
     "CALLBACK_HEADER",
     "DEFAULT_LEASE_MARGIN_SECONDS",
+    "DEFAULT_STOP_TIMEOUT_SECONDS",
     "MAX_CAPTURED_RESPONSE_BYTES",
     "MESSAGE_ID_HEADER",
     "RESPONSE_EXCERPT_CHARS",
@@ -84,6 +84,9 @@ MAX_CAPTURED_RESPONSE_BYTES = 256 * 1024
 # record the attempt. No other process may claim the message meanwhile, so this margin (beyond the
 # timeout) is also how long a message waits to be sent again after its process died mid-attempt.
 DEFAULT_LEASE_MARGIN_SECONDS = 30.0
+# How long stop() waits for the loop's store call in progress to return, and then again once it is
+# cancelled: a claim normally takes milliseconds, a Redis reconnect up to its 5 s connect timeout.
+DEFAULT_STOP_TIMEOUT_SECONDS = 5.0
 CALLBACK_RETRIES = 3
 CALLBACK_DEDUP_WINDOW_SECONDS = 7 * 24 * 3600.0
 
@@ -181,7 +184,8 @@ class DeliveryEngine:
     message's ``timeout`` (which bounds its attempt) plus ``lease_margin``, which must cover
     publishing its callback and recording the attempt, or another process may claim a message still
     being settled. ``default_retry_delay`` gives the milliseconds before retry ``retried`` for
-    messages without ``retry_delay``.
+    messages without ``retry_delay``. ``shutdown_grace`` is how long ``stop`` lets attempts in
+    flight finish; ``stop_timeout`` how long it waits for a store call before giving up on it.
     """
 
     def __init__(
@@ -198,10 +202,13 @@ class DeliveryEngine:
         callback_retries: int = CALLBACK_RETRIES,
         signature_ttl: float = DEFAULT_TTL_SECONDS,
         shutdown_grace: float = 10.0,
+        stop_timeout: float = DEFAULT_STOP_TIMEOUT_SECONDS,
         default_retry_delay: Callable[[int], float] = default_backoff_ms,
     ) -> None:
-        if poll_interval <= 0 or lease_margin < 0 or shutdown_grace < 0:
-            raise ValueError("poll_interval must be > 0, lease_margin and shutdown_grace >= 0")
+        if poll_interval <= 0 or lease_margin < 0 or shutdown_grace < 0 or stop_timeout <= 0:
+            raise ValueError(
+                "poll_interval and stop_timeout must be > 0, lease_margin and shutdown_grace >= 0"
+            )
         if batch < 1 or concurrency < 1 or callback_retries < 0:
             raise ValueError("batch and concurrency must be >= 1, callback_retries >= 0")
         self._store = store
@@ -215,9 +222,13 @@ class DeliveryEngine:
         self._callback_retries = callback_retries
         self._signature_ttl = signature_ttl
         self._shutdown_grace = shutdown_grace
+        self._stop_timeout = stop_timeout
         self._default_retry_delay = default_retry_delay
         self._client: httpx.AsyncClient | None = None
         self._loop_task: asyncio.Task[None] | None = None
+        # Set by stop(); each run has its own, so a loop abandoned by one stop() never runs on
+        # after a later start().
+        self._stopping = asyncio.Event()
         self._in_flight: dict[str, asyncio.Task[None]] = {}
         # The lease each message in flight is settled under: a claim of our own may renew it.
         self._leases: dict[str, str] = {}
@@ -234,34 +245,68 @@ class DeliveryEngine:
             raise RuntimeError("the delivery engine is already running")
         self._client = self._http_client_factory()
         self._wake = asyncio.Event()
-        self._loop_task = asyncio.create_task(self._run(), name="spool-delivery-loop")
+        self._stopping = asyncio.Event()
+        self._loop_task = asyncio.create_task(self._run(self._stopping), name="spool-delivery-loop")
 
     async def stop(self) -> None:
         """Stop claiming, let attempts in flight finish for ``shutdown_grace`` seconds, then cut
         the rest short (each is recorded as an interrupted attempt) and close the HTTP client.
+
+        Returns within about ``shutdown_grace`` plus three ``stop_timeout`` whatever the store
+        does: a store call that neither returns nor yields to cancellation is abandoned, logged.
         """
         loop_task, self._loop_task = self._loop_task, None
         if loop_task is None:
             return
-        loop_task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await loop_task
+        self._stopping.set()
+        self._wake.set()
+        await self._end_loop(loop_task)
         in_flight = list(self._in_flight.values())
         if in_flight:
             _, unfinished = await asyncio.wait(in_flight, timeout=self._shutdown_grace)
             for task in unfinished:
                 task.cancel()
-            await asyncio.gather(*in_flight, return_exceptions=True)
+            if unfinished:
+                # Each cut-short attempt is still recorded, which is one more store call.
+                _, stuck = await asyncio.wait(unfinished, timeout=self._stop_timeout)
+                if stuck:
+                    logger.error(
+                        "%d attempts were still being recorded %s s after they were cut short; "
+                        "stopping without them (their messages are sent again after their lease)",
+                        len(stuck),
+                        self._stop_timeout,
+                    )
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+    async def _end_loop(self, loop_task: asyncio.Task[None]) -> None:
+        # The loop sees the stop at its next step, once the store call in progress returns.
+        # Cancelling is the last resort: a claim cut short leaves the messages it claimed waiting
+        # for their lease, and redis-py may swallow the cancellation anyway (returning, or raising
+        # a connection error), which is why the loop watches the stop event rather than relying
+        # on it.
+        done, _ = await asyncio.wait([loop_task], timeout=self._stop_timeout)
+        if not done:
+            loop_task.cancel()
+            done, _ = await asyncio.wait([loop_task], timeout=self._stop_timeout)
+        if not done:
+            logger.error(
+                "the delivery loop's store call ignored its cancellation for %s s; stopping "
+                "without it",
+                self._stop_timeout,
+            )
+            return
+        if not loop_task.cancelled() and loop_task.exception() is not None:
+            logger.error("the delivery loop failed", exc_info=loop_task.exception())
 
     def wake(self) -> None:
         """Look for due messages now instead of at the next poll (e.g. right after a publish)."""
         self._wake.set()
 
-    async def _run(self) -> None:
-        while True:
+    async def _run(self, stopping: asyncio.Event) -> None:
+        loop = asyncio.get_running_loop()
+        while not stopping.is_set():
             self._wake.clear()
             free = min(self._batch, self._concurrency - len(self._in_flight))
             claimed: list[MessageRecord] = []
@@ -275,19 +320,32 @@ class DeliveryEngine:
                     logger.warning("claiming due messages failed: %s; trying again", error.detail)
                 except Exception:
                     logger.exception("claiming due messages failed; trying again after a pause")
+            # Launched even when stopping: they are claimed now, and stop() gives them its grace
+            # instead of leaving them to wait for their lease.
             for message in claimed:
                 self._launch(message)
+            if stopping.is_set():
+                return
             if free > 0 and len(claimed) == free:
                 # A full claim means more may be due: claim again without waiting for the poll.
                 await asyncio.sleep(0)
                 continue
-            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation
-            # that arrives as the event is set, and stop() would then wait forever.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self._poll_interval):
-                    await self._wake.wait()
+            # A timer that sets the event, not asyncio.timeout or wait_for: both read a task's
+            # pending cancellations, which a swallowed cancellation leaves miscounted.
+            poll = loop.call_later(self._poll_interval, self._wake.set)
+            try:
+                await self._wake.wait()
+            finally:
+                poll.cancel()
 
     def _launch(self, message: MessageRecord) -> None:
+        if self._client is None:
+            # Only a loop abandoned by stop() gets here, when its store call finally returns.
+            logger.warning(
+                "message %s was claimed after the engine stopped; it is sent after its lease",
+                message.message_id,
+            )
+            return
         if message.lease_id is None:
             logger.error(
                 "the store claimed message %s without a lease id; not delivering it",
@@ -313,7 +371,13 @@ class DeliveryEngine:
         self._leases[message.message_id] = message.lease_id
         task.add_done_callback(functools.partial(self._finished, message.message_id))
 
-    def _finished(self, message_id: str, _task: asyncio.Task[None]) -> None:
+    def _finished(self, message_id: str, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            logger.error(
+                "delivering message %s failed; it is sent again after its lease",
+                message_id,
+                exc_info=task.exception(),
+            )
         self._in_flight.pop(message_id, None)
         self._leases.pop(message_id, None)
         # A slot is free: claim more now if the loop was waiting because all slots were busy.

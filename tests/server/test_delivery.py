@@ -742,6 +742,114 @@ async def test_engine_start_stop_and_arguments(store: MemoryStore) -> None:
         DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, concurrency=0)
     with pytest.raises(ValueError, match="lease_margin"):
         DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, lease_margin=-1)
+    with pytest.raises(ValueError, match="stop_timeout"):
+        DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, stop_timeout=0)
+
+
+class CancellationSwallowingStore(MemoryStore):
+    """A store whose claims hang until released and swallow cancellation, as redis-py sometimes
+    does: ``on_cancel`` says what a cancelled claim does instead of ending.
+    """
+
+    def __init__(self, on_cancel: Literal["return", "unavailable", "keep_waiting"]) -> None:
+        super().__init__()
+        self.on_cancel = on_cancel
+        self.claims = 0
+        self.cancellations = 0
+        self.claiming = asyncio.Event()
+        self.release = asyncio.Event()
+        self.claimer: asyncio.Task[Any] | None = None
+
+    async def claim_due_messages(
+        self, *, now: float, limit: int, lease_margin: float
+    ) -> list[MessageRecord]:
+        """Wait for ``release``; a cancellation meanwhile is handled as ``on_cancel`` says."""
+        self.claims += 1
+        self.claimer = asyncio.current_task()
+        self.claiming.set()
+        while True:
+            try:
+                await self.release.wait()
+                return []
+            except asyncio.CancelledError:
+                self.cancellations += 1
+                if self.on_cancel == "return":
+                    return []
+                if self.on_cancel == "unavailable":
+                    raise StoreUnavailableError("connection lost while cancelling") from None
+
+
+@pytest.mark.parametrize("on_cancel", ["return", "unavailable"])
+async def test_stop_returns_when_the_store_swallows_the_cancellation(
+    on_cancel: Literal["return", "unavailable"],
+) -> None:
+    """A claim that turns its cancellation into a result or an outage ends the loop all the same."""
+    store = CancellationSwallowingStore(on_cancel)
+    delivery = DeliveryEngine(
+        store, signing_keys=KEYS, policy=LOOPBACK, poll_interval=0.01, stop_timeout=0.05
+    )
+    await delivery.start()
+    await asyncio.wait_for(store.claiming.wait(), timeout=30)
+    async with asyncio.timeout(60):
+        await delivery.stop()
+    assert not delivery.running
+    # The loop read the stop after the claim that swallowed it, and claimed nothing more.
+    assert (store.claims, store.cancellations) == (1, 1)
+    assert store.claimer is not None and store.claimer.done()
+
+
+async def test_stop_gives_up_on_a_store_call_that_never_ends(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A claim that ignores every cancellation is abandoned, logged, and stop() still returns."""
+    store = CancellationSwallowingStore("keep_waiting")
+    delivery = DeliveryEngine(
+        store, signing_keys=KEYS, policy=LOOPBACK, poll_interval=0.01, stop_timeout=0.05
+    )
+    await delivery.start()
+    await asyncio.wait_for(store.claiming.wait(), timeout=30)
+    async with asyncio.timeout(60):
+        await delivery.stop()
+    assert not delivery.running
+    assert "ignored its cancellation" in caplog.text
+
+    # Once its store call returns, the abandoned loop sees its stop and ends without claiming.
+    store.release.set()
+    assert store.claimer is not None
+    await asyncio.wait_for(store.claimer, timeout=30)
+    assert store.claims == 1
+
+
+async def test_stop_lets_a_claim_in_progress_finish_and_delivers_what_it_claimed(
+    store: MemoryStore, endpoint: EndpointFactory
+) -> None:
+    """stop() waits for a slow claim instead of cancelling it; its messages get the grace."""
+    receiver = await endpoint(Reply(200))
+    message_id = await publish(store, new_message(receiver.url()))
+    real_claim = store.claim_due_messages
+    claiming = asyncio.Event()
+    proceed = asyncio.Event()
+    cancelled: list[bool] = []
+
+    async def slow_claim(*, now: float, limit: int, lease_margin: float) -> list[MessageRecord]:
+        claiming.set()
+        try:
+            await proceed.wait()
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        return await real_claim(now=now, limit=limit, lease_margin=lease_margin)
+
+    store.claim_due_messages = slow_claim  # type: ignore[method-assign]
+    delivery = DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, stop_timeout=60)
+    await delivery.start()
+    await asyncio.wait_for(claiming.wait(), timeout=30)
+    stopping = asyncio.create_task(delivery.stop())
+    await asyncio.sleep(0.05)
+    proceed.set()
+    await asyncio.wait_for(stopping, timeout=60)
+    assert cancelled == []
+    assert store.messages[message_id].state == "delivered"
 
 
 async def test_claim_errors_do_not_stop_the_engine(
