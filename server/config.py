@@ -26,13 +26,14 @@ import json
 import logging
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .destinations import DestinationPolicy
 from .signing import SigningKeys
 
 __all__ = [
@@ -187,12 +188,15 @@ def load_settings(
     """Settings from ``config_path``, else ``$SPOOL_CONFIG``, else ``$SPOOL_TOKENS``, else the
     development mode. ``$SPOOL_ALLOW_DESTINATIONS`` (comma-separated) adds allowed destinations;
     ``$SPOOL_SIGNING_KEY`` and ``$SPOOL_NEXT_SIGNING_KEY`` give the signing keys unless the file
-    does.
+    does. Every allowed destination is checked here, as the destination policy reads it.
     """
-    extra_allowed = tuple(
-        item.strip()
-        for item in environ.get("SPOOL_ALLOW_DESTINATIONS", "").split(",")
-        if item.strip()
+    extra_allowed = _allowed_destinations(
+        [
+            item.strip()
+            for item in environ.get("SPOOL_ALLOW_DESTINATIONS", "").split(",")
+            if item.strip()
+        ],
+        source="$SPOOL_ALLOW_DESTINATIONS",
     )
     environment_keys = _signing_keys_from(environ)
     path = config_path if config_path is not None else environ.get("SPOOL_CONFIG") or None
@@ -225,6 +229,9 @@ def load_settings(
         raise ConfigError(f"{source}: {problems}") from None
     tokens = tuple(_token(entry, source=source, environ=environ) for entry in parsed.tokens)
     _check_unique(tokens, source=source)
+    file_allowed = _allowed_destinations(
+        parsed.destinations.allow, source=f"{source}: destinations.allow"
+    )
     defaults = Settings(tokens=())
     if parsed.signing_keys is not None:
         signing_keys = SigningKeys(
@@ -235,7 +242,7 @@ def load_settings(
     return Settings(
         tokens=tokens,
         store_url=store_url,
-        allowed_destinations=(*parsed.destinations.allow, *extra_allowed),
+        allowed_destinations=(*file_allowed, *extra_allowed),
         signing_keys=signing_keys,
         idempotency_ttl_seconds=parsed.idempotency_ttl_seconds or defaults.idempotency_ttl_seconds,
         message_dedup_window_seconds=(
@@ -244,6 +251,15 @@ def load_settings(
             else parsed.message_deduplication_window_seconds
         ),
     )
+
+
+def _allowed_destinations(entries: Sequence[str], *, source: str) -> tuple[str, ...]:
+    # The policy's own parser decides, so what passes here is exactly what the app accepts later.
+    try:
+        DestinationPolicy(entries)
+    except ValueError as error:
+        raise ConfigError(f"{source}: {error}") from None
+    return tuple(entries)
 
 
 def _signing_keys_from(environ: Mapping[str, str]) -> SigningKeys | None:

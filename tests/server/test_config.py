@@ -110,6 +110,33 @@ def test_environment_adds_destinations_and_signing_keys() -> None:
     assert (settings.signing_keys.current, settings.signing_keys.next) == ("k1", "k2")
 
 
+@pytest.mark.parametrize(
+    "entry", ["bad entry", "http://example.com", "10.0.0.0/33", "-leading-dash.example"]
+)
+def test_a_bad_allowed_destination_in_the_environment_is_a_config_error(entry: str) -> None:
+    """A $SPOOL_ALLOW_DESTINATIONS entry the destination policy cannot read is refused by name."""
+    with pytest.raises(ConfigError) as raised:
+        load_settings(environ={"SPOOL_ALLOW_DESTINATIONS": f"localhost, {entry}"})
+    message = str(raised.value)
+    assert message.startswith("$SPOOL_ALLOW_DESTINATIONS: ")
+    assert f"{entry!r} is not a hostname, an IP address or a network" in message
+
+
+@pytest.mark.parametrize("entry", ["bad entry", "", "example.com:8080"])
+def test_a_bad_allowed_destination_in_the_file_is_a_config_error(
+    tmp_path: Path, entry: str
+) -> None:
+    """A ``destinations.allow`` entry the destination policy cannot read names the file and key."""
+    path = tmp_path / "spool.yaml"
+    token = {"id": "a", "token": "s", "permissions": []}
+    path.write_text(json.dumps({"tokens": [token], "destinations": {"allow": ["::1", entry]}}))
+    with pytest.raises(ConfigError) as raised:
+        load_settings(config_path=path, environ={})
+    message = str(raised.value)
+    assert message.startswith(f"{path}: destinations.allow: ")
+    assert repr(entry) in message
+
+
 def test_generated_signing_keys_are_warned_about_outside_dev_mode(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

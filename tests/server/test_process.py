@@ -5,6 +5,8 @@ driven over TCP through the generated client, on both stores.
 from __future__ import annotations
 
 import http.server
+import json
+import os
 import signal
 import subprocess
 import sys
@@ -233,6 +235,35 @@ def test_bad_command_lines_exit_with_a_message(arguments: list[str], message: st
     )
     assert result.returncode == 2
     assert message in result.stderr.decode()
+    assert result.stdout == b""
+
+
+@pytest.mark.parametrize("source", ["environment", "file"])
+def test_a_bad_allowed_destination_exits_with_a_message(tmp_path: Path, source: str) -> None:
+    """A bad allow-list entry is refused like other settings (status 2), before the app starts."""
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("SPOOL_")}
+    arguments = ["--store", f"sqlite:///{tmp_path / 'spool.db'}"]
+    if source == "environment":
+        environment["SPOOL_ALLOW_DESTINATIONS"] = "127.0.0.1,bad entry"
+        expected = "spool-server: $SPOOL_ALLOW_DESTINATIONS: destination allow-list entry"
+    else:
+        config_path = tmp_path / "spool.json"
+        config_path.write_text(json.dumps({**CONFIG, "destinations": {"allow": ["bad entry"]}}))
+        arguments += ["--config", str(config_path)]
+        expected = f"spool-server: {config_path}: destinations.allow: destination allow-list"
+    result = subprocess.run(
+        [sys.executable, "-m", "server", "--port", "0", *arguments],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    stderr = result.stderr.decode()
+    assert result.returncode == 2
+    assert expected in stderr
+    assert "'bad entry'" in stderr
+    assert "Traceback" not in stderr
     assert result.stdout == b""
 
 
