@@ -249,7 +249,9 @@ def test_development_settings_can_be_built_directly() -> None:
 def test_duplicate_secrets_are_refused_without_naming_them(tmp_path: Path) -> None:
     """The error about two equal secrets does not quote the secret."""
     path = tmp_path / "spool.json"
-    tokens = [{"id": name, "token": "hunter2", "permissions": []} for name in ("a", "b")]
+    tokens: list[dict[str, object]] = [
+        {"id": name, "token": "hunter2", "permissions": []} for name in ("a", "b")
+    ]
     path.write_text(json.dumps({"tokens": tokens}))
     with pytest.raises(ConfigError) as raised:
         load_settings(config_path=path, environ={})
