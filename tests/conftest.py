@@ -72,7 +72,7 @@ def sqlite_store_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'spool.db'}"
 
 
-@pytest.fixture(params=["sqlite", "redis"])
+@pytest.fixture(params=["sqlite", pytest.param("redis", marks=pytest.mark.redis)])
 def store_url(request: pytest.FixtureRequest) -> str:
     """Each store's URL in turn: every test using it runs on both backends."""
     name = "sqlite_store_url" if request.param == "sqlite" else "redis_store_url"
