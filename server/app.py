@@ -78,6 +78,8 @@ def _delivery_engine(context: AppContext) -> BackgroundService:
         context.store,
         signing_keys=context.settings.signing_keys,
         policy=context.destinations,
+        poll_interval=context.settings.delivery_poll_interval_seconds,
+        lease_margin=context.settings.delivery_lease_margin_seconds,
     )
     context.message_scheduled.append(engine.wake)
     return engine

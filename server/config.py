@@ -15,6 +15,10 @@ permission, ``$SPOOL_DEV_TOKEN`` or ``spool-dev-token``. A file looks like::
     destinations:
       allow: ["127.0.0.1"]                  # destinations exempt from the SSRF refusal
     signing_keys: {current: "...", next: "..."}   # else $SPOOL_SIGNING_KEY/$SPOOL_NEXT_SIGNING_KEY
+    delivery:                               # $SPOOL_DELIVERY_LEASE_MARGIN, _POLL_INTERVAL override
+      lease_margin_seconds: 30              # a crashed process's message is retried after this
+                                            # plus its timeout
+      poll_interval_seconds: 0.2            # how often each process looks for due messages
 
 Secrets are kept out of ``repr`` so a logged setting never shows one.
 """
@@ -33,10 +37,12 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .delivery import DEFAULT_LEASE_MARGIN_SECONDS
 from .destinations import DestinationPolicy
 from .signing import SigningKeys
 
 __all__ = [
+    "DEFAULT_DELIVERY_POLL_INTERVAL_SECONDS",
     "DEFAULT_DEV_TOKEN",
     "DEFAULT_STORE_URL",
     "SPEC_PATH",
@@ -54,6 +60,8 @@ DEFAULT_STORE_URL = "sqlite:///./.spool/spool.db"
 DEFAULT_DEV_TOKEN = "spool-dev-token"
 DEV_TOKEN_ID = "dev"
 MAX_BODY_BYTES = 1024 * 1024
+# The delivery engine's own default; tests/server/test_config.py checks that the two agree.
+DEFAULT_DELIVERY_POLL_INTERVAL_SECONDS = 0.2
 # An installed wheel carries the document inside the package; a source checkout has it at the root.
 _PACKAGED_SPEC = Path(__file__).resolve().parent / "openapi.yaml"
 SPEC_PATH = (
@@ -111,6 +119,8 @@ class Settings:
     message_dedup_window_seconds: float = 600.0
     allowed_destinations: tuple[str, ...] = ()
     signing_keys: SigningKeys = dataclasses.field(default_factory=SigningKeys.generate)
+    delivery_lease_margin_seconds: float = DEFAULT_LEASE_MARGIN_SECONDS
+    delivery_poll_interval_seconds: float = DEFAULT_DELIVERY_POLL_INTERVAL_SECONDS
     spec_path: Path = SPEC_PATH
 
     @classmethod
@@ -162,6 +172,17 @@ class _DestinationsFile(BaseModel):
     allow: list[str] = []
 
 
+# Strict, so `true` or "30" is refused instead of read as a number; integers are still accepted.
+_Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False, strict=True)]
+
+
+class _DeliveryFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    lease_margin_seconds: _Seconds | None = None
+    poll_interval_seconds: _Seconds | None = None
+
+
 class _SigningKeysFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -175,6 +196,7 @@ class _ConfigFile(BaseModel):
     tokens: Annotated[list[_TokenFile], Field(min_length=1)]
     destinations: _DestinationsFile = _DestinationsFile()
     signing_keys: _SigningKeysFile | None = None
+    delivery: _DeliveryFile = _DeliveryFile()
     idempotency_ttl_seconds: Annotated[float | None, Field(gt=0)] = None
     message_deduplication_window_seconds: Annotated[float | None, Field(ge=0)] = None
 
@@ -188,7 +210,9 @@ def load_settings(
     """Settings from ``config_path``, else ``$SPOOL_CONFIG``, else ``$SPOOL_TOKENS``, else the
     development mode. ``$SPOOL_ALLOW_DESTINATIONS`` (comma-separated) adds allowed destinations;
     ``$SPOOL_SIGNING_KEY`` and ``$SPOOL_NEXT_SIGNING_KEY`` give the signing keys unless the file
-    does. Every allowed destination is checked here, as the destination policy reads it.
+    does. ``$SPOOL_DELIVERY_LEASE_MARGIN`` and ``$SPOOL_DELIVERY_POLL_INTERVAL`` (seconds) override
+    the file's ``delivery`` section. Every allowed destination is checked here, as the destination
+    policy reads it.
     """
     extra_allowed = _allowed_destinations(
         [
@@ -199,6 +223,8 @@ def load_settings(
         source="$SPOOL_ALLOW_DESTINATIONS",
     )
     environment_keys = _signing_keys_from(environ)
+    lease_margin = _seconds_from(environ, "SPOOL_DELIVERY_LEASE_MARGIN")
+    poll_interval = _seconds_from(environ, "SPOOL_DELIVERY_POLL_INTERVAL")
     path = config_path if config_path is not None else environ.get("SPOOL_CONFIG") or None
     if path is not None:
         document = _read_file(Path(path))
@@ -218,6 +244,8 @@ def load_settings(
             allowed_destinations=extra_allowed,
             # Fresh keys are what development wants; no warning for them.
             signing_keys=environment_keys or SigningKeys.generate(),
+            delivery_lease_margin_seconds=lease_margin or DEFAULT_LEASE_MARGIN_SECONDS,
+            delivery_poll_interval_seconds=poll_interval or DEFAULT_DELIVERY_POLL_INTERVAL_SECONDS,
         )
     try:
         parsed = _ConfigFile.model_validate(document)
@@ -250,6 +278,14 @@ def load_settings(
             if parsed.message_deduplication_window_seconds is None
             else parsed.message_deduplication_window_seconds
         ),
+        delivery_lease_margin_seconds=(
+            lease_margin or parsed.delivery.lease_margin_seconds or DEFAULT_LEASE_MARGIN_SECONDS
+        ),
+        delivery_poll_interval_seconds=(
+            poll_interval
+            or parsed.delivery.poll_interval_seconds
+            or DEFAULT_DELIVERY_POLL_INTERVAL_SECONDS
+        ),
     )
 
 
@@ -270,6 +306,19 @@ def _signing_keys_from(environ: Mapping[str, str]) -> SigningKeys | None:
     if not current or not following:
         raise ConfigError("set both $SPOOL_SIGNING_KEY and $SPOOL_NEXT_SIGNING_KEY, or neither")
     return SigningKeys(current=current, next=following)
+
+
+def _seconds_from(environ: Mapping[str, str], name: str) -> float | None:
+    text = environ.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigError(f"${name} must be a positive, finite number of seconds, got {text!r}")
+    return seconds
 
 
 def _generated_signing_keys() -> SigningKeys:

@@ -1,7 +1,10 @@
-"""Loading settings (server/config.py): token files, $SPOOL_TOKENS and the development mode."""
+"""Loading settings (server/config.py): token files, $SPOOL_TOKENS, the development mode and the
+delivery engine's settings.
+"""
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from pathlib import Path
@@ -9,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from server.config import DEFAULT_DEV_TOKEN, ConfigError, RateLimit, Settings, load_settings
+from server.delivery import DEFAULT_LEASE_MARGIN_SECONDS, DeliveryEngine
 
 YAML_CONFIG = """
 tokens:
@@ -256,3 +260,108 @@ def test_duplicate_secrets_are_refused_without_naming_them(tmp_path: Path) -> No
     with pytest.raises(ConfigError) as raised:
         load_settings(config_path=path, environ={})
     assert "hunter2" not in str(raised.value)
+
+
+def test_delivery_settings_default_to_the_engines_own() -> None:
+    """Without a ``delivery`` section or variables the engine's defaults apply, in any mode."""
+    engine_defaults = inspect.signature(DeliveryEngine).parameters
+    for settings in (
+        load_settings(environ={}),
+        load_settings(environ={"SPOOL_TOKENS": '[{"id": "a", "token": "s", "permissions": []}]'}),
+    ):
+        assert settings.delivery_lease_margin_seconds == engine_defaults["lease_margin"].default
+        assert settings.delivery_poll_interval_seconds == engine_defaults["poll_interval"].default
+
+
+def test_the_file_sets_the_delivery_lease_margin_and_poll_interval(tmp_path: Path) -> None:
+    """``delivery.lease_margin_seconds`` and ``delivery.poll_interval_seconds`` are read."""
+    path = tmp_path / "spool.yaml"
+    path.write_text(
+        "tokens: [{id: a, token: s, permissions: []}]\n"
+        "delivery: {lease_margin_seconds: 2, poll_interval_seconds: 0.05}\n"
+    )
+    settings = load_settings(config_path=path, environ={})
+    assert settings.delivery_lease_margin_seconds == 2
+    assert settings.delivery_poll_interval_seconds == 0.05
+
+
+def test_the_environment_overrides_the_delivery_section(tmp_path: Path) -> None:
+    """The two delivery variables win over the file, and work in development mode too."""
+    path = tmp_path / "spool.yaml"
+    path.write_text(
+        "tokens: [{id: a, token: s, permissions: []}]\n"
+        "delivery: {lease_margin_seconds: 2, poll_interval_seconds: 0.05}\n"
+    )
+    environ = {"SPOOL_DELIVERY_LEASE_MARGIN": " 1.5 ", "SPOOL_DELIVERY_POLL_INTERVAL": "0.5"}
+    for settings in (
+        load_settings(config_path=path, environ=environ),
+        load_settings(environ=environ),
+    ):
+        assert settings.delivery_lease_margin_seconds == 1.5
+        assert settings.delivery_poll_interval_seconds == 0.5
+    only_margin = load_settings(config_path=path, environ={"SPOOL_DELIVERY_LEASE_MARGIN": "7"})
+    assert only_margin.delivery_lease_margin_seconds == 7
+    assert only_margin.delivery_poll_interval_seconds == 0.05
+
+
+@pytest.mark.parametrize(
+    ("delivery", "message"),
+    [
+        (
+            {"lease_margin_seconds": 0},
+            "delivery.lease_margin_seconds: Input should be greater than 0",
+        ),
+        ({"poll_interval_seconds": -1}, "delivery.poll_interval_seconds: Input should be greater"),
+        ({"lease_margin_seconds": "inf"}, "delivery.lease_margin_seconds: Input should be a valid"),
+        (
+            {"poll_interval_seconds": True},
+            "delivery.poll_interval_seconds: Input should be a valid",
+        ),
+        ({"lease_margin_seconds": "30"}, "delivery.lease_margin_seconds: Input should be a valid"),
+        ({"lease_margin": 30}, "delivery.lease_margin: Extra inputs are not permitted"),
+    ],
+)
+def test_a_bad_delivery_section_is_a_config_error(
+    tmp_path: Path, delivery: dict[str, object], message: str
+) -> None:
+    """Delivery seconds must be positive finite numbers; the error names the file and the key."""
+    path = tmp_path / "spool.json"
+    token = {"id": "a", "token": "s", "permissions": []}
+    path.write_text(json.dumps({"tokens": [token], "delivery": delivery}))
+    with pytest.raises(ConfigError) as raised:
+        load_settings(config_path=path, environ={})
+    assert str(raised.value).startswith(f"{path}: ")
+    assert message in str(raised.value)
+
+
+def test_an_infinite_delivery_setting_in_yaml_is_a_config_error(tmp_path: Path) -> None:
+    """YAML's ``.inf`` is a float, but not a usable number of seconds."""
+    path = tmp_path / "spool.yaml"
+    path.write_text(
+        "tokens: [{id: a, token: s, permissions: []}]\ndelivery: {lease_margin_seconds: .inf}\n"
+    )
+    with pytest.raises(
+        ConfigError, match="delivery.lease_margin_seconds: Input should be a finite number"
+    ):
+        load_settings(config_path=path, environ={})
+
+
+@pytest.mark.parametrize(
+    "variable", ["SPOOL_DELIVERY_LEASE_MARGIN", "SPOOL_DELIVERY_POLL_INTERVAL"]
+)
+@pytest.mark.parametrize("value", ["0", "-2", "nan", "inf", "30s", "true"])
+def test_a_bad_delivery_variable_is_a_config_error(variable: str, value: str) -> None:
+    """A delivery variable that is not a positive finite number of seconds is refused by name."""
+    with pytest.raises(ConfigError) as raised:
+        load_settings(environ={variable: value})
+    assert str(raised.value) == (
+        f"${variable} must be a positive, finite number of seconds, got {value!r}"
+    )
+
+
+def test_an_empty_delivery_variable_counts_as_unset() -> None:
+    """An empty variable leaves the default, as the other variables do."""
+    settings = load_settings(
+        environ={"SPOOL_DELIVERY_LEASE_MARGIN": "", "SPOOL_DELIVERY_POLL_INTERVAL": " "}
+    )
+    assert settings.delivery_lease_margin_seconds == DEFAULT_LEASE_MARGIN_SECONDS
