@@ -4,6 +4,11 @@ Once the service accepts connections it prints exactly one line to stdout,
 ``spool-server listening on http://HOST:PORT`` (the real port when ``--port 0`` asked for any free
 one), so scripts, tests and ``sdk.Client.embedded()`` can wait for it. Logs go to stderr. SIGTERM
 and SIGINT shut down gracefully: in-flight requests finish and the store is closed.
+
+``--exit-on-stdin-eof`` shuts down the same way when stdin reaches end of file. A parent that starts
+the service with a pipe as its stdin and never writes to it thus takes the service down with it
+however the parent ends, even by SIGKILL, which no signal handler of the parent could do; and
+it works wherever pipes do, unlike Linux's parent-death signal.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ import logging.config
 import os
 import socket
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import uvicorn
@@ -53,6 +59,12 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--config", default=None, help="YAML or JSON token file (else $SPOOL_CONFIG or dev mode)"
+    )
+    parser.add_argument(
+        "--exit-on-stdin-eof",
+        action="store_true",
+        help="shut down gracefully, as on SIGTERM, once stdin reaches end of file (for a parent "
+        "that holds a pipe to it: the service then ends when the parent does, however it ends)",
     )
     parser.add_argument(
         "--log-level",
@@ -98,6 +110,11 @@ class _AnnouncingServer(uvicorn.Server):
         if self.started:
             _announce(self._host, self._port)
 
+    def request_exit(self) -> None:
+        """Shut down gracefully, as SIGTERM does; callable from any thread."""
+        # uvicorn's main loop reads this flag on every tick (a tenth of a second).
+        self.should_exit = True
+
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Parse the command line and serve until SIGTERM or SIGINT."""
@@ -132,12 +149,38 @@ def main(argv: Sequence[str] | None = None) -> None:
     listener = bind_listener(config)
     port = listener.getsockname()[1]
     if arguments.workers == 1:
-        _AnnouncingServer(config, host=arguments.host, port=port).run(sockets=[listener])
+        server = _AnnouncingServer(config, host=arguments.host, port=port)
+        if arguments.exit_on_stdin_eof:
+            _watch_stdin_for_eof(server.request_exit)
+        server.run(sockets=[listener])
         return
     # Listening before the workers start queues early connections until a worker accepts them.
     listener.listen(config.backlog)
+    supervisor = Multiprocess(config, sockets=[listener])
+    if arguments.exit_on_stdin_eof:
+        # The supervisor stops its workers as it does on SIGTERM, so only it needs to watch.
+        _watch_stdin_for_eof(supervisor.should_exit.set)
     _announce(arguments.host, port)
-    Multiprocess(config, sockets=[listener]).run()
+    supervisor.run()
+
+
+def _watch_stdin_for_eof(request_exit: Callable[[], None]) -> None:
+    """Call ``request_exit`` from a background thread once stdin reaches end of file (or cannot
+    be read, or there is none); whatever arrives on stdin before that is discarded.
+    """
+
+    def watch() -> None:
+        try:
+            descriptor = sys.stdin.fileno()
+            while os.read(descriptor, 4096):
+                pass
+        except (AttributeError, OSError, ValueError):
+            # No stdin at all (pythonw), or a closed one: nobody can keep the service alive.
+            pass
+        logger.info("stdin reached end of file: shutting down")
+        request_exit()
+
+    threading.Thread(target=watch, name="spool-stdin-eof", daemon=True).start()
 
 
 def bind_listener(config: uvicorn.Config) -> socket.socket:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import re
+import select
 import signal
 import subprocess
 import sys
@@ -213,6 +215,71 @@ def test_sigterm_shuts_down_gracefully(
     log = server.log()
     assert "Application shutdown complete" in log
     assert "Traceback" not in log
+
+
+# Several workers on Redis: SQLite workers opening a new file at once can find it locked.
+@pytest.mark.parametrize(
+    ("store_fixture", "workers"), [("sqlite_store_url", 1), ("redis_store_url", 2)]
+)
+def test_stdin_reaching_its_end_shuts_down_gracefully_with_the_flag(
+    request: pytest.FixtureRequest, tmp_path: Path, store_fixture: str, workers: int
+) -> None:
+    """With ``--exit-on-stdin-eof``, closing the server's stdin shuts it down as SIGTERM does."""
+    store_url = str(request.getfixturevalue(store_fixture))
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("SPOOL_")}
+    log_path = tmp_path / "server.log"
+    command = [sys.executable, "-m", "server", "--port", "0", "--exit-on-stdin-eof"]
+    command += ["--store", store_url, "--workers", str(workers)]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command + ["--log-level", "info"],
+            cwd=ROOT,
+            env=environment,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+        )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        line = process.stdout.readline().decode() if ready else ""
+        match = re.fullmatch(r"spool-server listening on (http://\S+)\n", line)
+        assert match is not None, log_path.read_text(errors="replace")
+        health = httpx.get(f"{match[1]}/v1/health", timeout=30)
+        assert health.status_code == 200
+        # Several workers start after the ready line; shut down only once every one is serving.
+        deadline = time.monotonic() + 60
+        while log_path.read_text(errors="replace").count("startup complete") < workers:
+            still_starting = process.poll() is None and time.monotonic() < deadline
+            assert still_starting, log_path.read_text(errors="replace")
+            time.sleep(0.05)
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+        process.stdin.close()
+        process.stdout.close()
+    output = log_path.read_text(errors="replace")
+    assert "stdin reached end of file: shutting down" in output
+    assert output.count("Application shutdown complete") == workers
+    assert "Traceback" not in output
+
+
+def test_the_help_documents_every_option() -> None:
+    """``--help`` lists the options, ``--exit-on-stdin-eof`` with what it is for."""
+    result = subprocess.run(
+        [sys.executable, "-m", "server", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    usage = " ".join(result.stdout.decode().split())
+    for option in ("--store", "--host", "--port", "--workers", "--config", "--log-level"):
+        assert option in usage
+    assert "--exit-on-stdin-eof shut down gracefully, as on SIGTERM, once stdin reaches" in usage
 
 
 @pytest.mark.parametrize(
