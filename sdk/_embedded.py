@@ -4,7 +4,10 @@ The service runs in its own interpreter (`python -m server`), never inside the c
 sdk` stays free of the service's dependencies, and the app's event loop, signal handlers and
 logging stay its own. The child listens on a free loopback port, accepts only a random development
 token handed to it in its environment, and is stopped (SIGTERM, then SIGKILL after a grace period)
-when the client closes, or at interpreter exit if the client never did.
+when the client closes, or at interpreter exit if the client never did. If this process dies
+without either (SIGKILL, a crash), the child stops itself: its stdin is a pipe from this process
+that nothing writes to, and it runs with `--exit-on-stdin-eof`. However this process ends, the
+operating system then closes the pipe, and the service shuts down gracefully.
 """
 
 from __future__ import annotations
@@ -123,7 +126,7 @@ class EmbeddedService:
         try:
             process = subprocess.Popen(
                 _command(store_url),
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=log,
                 env=_environment(secret, destinations),
@@ -245,6 +248,7 @@ def _command(store_url: str) -> list[str]:
         "0",
         "--log-level",
         "warning",
+        "--exit-on-stdin-eof",
     ]
 
 
@@ -340,8 +344,9 @@ def _stop(
             process.kill()
             process.wait()
     reader.join(timeout=STOP_GRACE_SECONDS)
-    if process.stdout is not None:
-        process.stdout.close()
+    for pipe in (process.stdin, process.stdout):
+        if pipe is not None:
+            pipe.close()
     log.close()
     _remove(data_dir)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
+import signal
 import subprocess
 import sys
 import time
@@ -300,6 +302,72 @@ def test_a_client_never_closed_is_stopped_at_exit() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert _wait_for(lambda: _gone(int(result.stdout)))
+
+
+# A parent that starts an embedded service, prints the service's pid and then waits to be killed.
+ORPHANING_PARENT = """
+import sys, time
+import sdk
+from sdk._embedded import EmbeddedService
+
+started = []
+start = EmbeddedService.start
+
+def record(*args, **kwargs):
+    service = start(*args, **kwargs)
+    started.append(service)
+    return service
+
+EmbeddedService.start = record
+client = sdk.Client.embedded(sys.argv[1])
+client.publish("events", {"n": 1})
+print(started[0].pid, flush=True)
+time.sleep(600)
+"""
+
+
+def _ended(pid: int) -> bool:
+    """Whether `pid` has exited, reaped or not.
+
+    An orphan is reaped by whoever adopts it, which in a container may be nobody: a zombie
+    counts as ended (Linux shows it in /proc; elsewhere the adopter reaps it).
+    """
+    if _gone(pid):
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] == "Z"
+
+
+def test_the_service_stops_itself_when_its_parent_is_killed(tmp_path: Path) -> None:
+    """A parent killed by SIGKILL cannot stop its service, so the service notices and stops."""
+    with (tmp_path / "parent.log").open("wb") as log:
+        parent = subprocess.Popen(
+            [sys.executable, "-c", ORPHANING_PARENT, str(tmp_path / "spool.db")],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=log,
+        )
+    assert parent.stdout is not None
+    service_pid = None
+    try:
+        ready, _, _ = select.select([parent.stdout], [], [], 60)
+        line = parent.stdout.readline() if ready else b""
+        assert line.strip().isdigit(), (tmp_path / "parent.log").read_text(errors="replace")
+        service_pid = int(line)
+        assert not _ended(service_pid)
+        parent.kill()
+        parent.wait(timeout=30)
+        assert _wait_for(lambda: _ended(service_pid))
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait(timeout=30)
+        parent.stdout.close()
+        if service_pid is not None and not _ended(service_pid):
+            os.kill(service_pid, signal.SIGKILL)
 
 
 def test_embedded_does_not_load_the_server_into_the_caller() -> None:
