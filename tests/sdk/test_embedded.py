@@ -231,7 +231,7 @@ async def test_a_service_too_slow_to_start_is_stopped(
         processes.append(process)
         return process
 
-    monkeypatch.setattr(embedded_module.subprocess, "Popen", recording_popen)
+    monkeypatch.setattr(subprocess, "Popen", recording_popen)
     with pytest.raises(sdk.EmbeddedServiceError, match="did not start within 0.01 s"):
         await _start_client(flavour, startup_timeout=0.01)
     [process] = processes
