@@ -37,12 +37,11 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .delivery import DEFAULT_LEASE_MARGIN_SECONDS
+from .delivery import DEFAULT_LEASE_MARGIN_SECONDS, DEFAULT_POLL_INTERVAL_SECONDS
 from .destinations import DestinationPolicy
 from .signing import SigningKeys
 
 __all__ = [
-    "DEFAULT_DELIVERY_POLL_INTERVAL_SECONDS",
     "DEFAULT_DEV_TOKEN",
     "DEFAULT_STORE_URL",
     "SPEC_PATH",
@@ -61,7 +60,6 @@ DEFAULT_DEV_TOKEN = "spool-dev-token"
 DEV_TOKEN_ID = "dev"
 MAX_BODY_BYTES = 1024 * 1024
 # The delivery engine's own default; tests/server/test_config.py checks that the two agree.
-DEFAULT_DELIVERY_POLL_INTERVAL_SECONDS = 0.2
 # An installed wheel carries the document inside the package; a source checkout has it at the root.
 _PACKAGED_SPEC = Path(__file__).resolve().parent / "openapi.yaml"
 SPEC_PATH = (
@@ -120,7 +118,7 @@ class Settings:
     allowed_destinations: tuple[str, ...] = ()
     signing_keys: SigningKeys = dataclasses.field(default_factory=SigningKeys.generate)
     delivery_lease_margin_seconds: float = DEFAULT_LEASE_MARGIN_SECONDS
-    delivery_poll_interval_seconds: float = DEFAULT_DELIVERY_POLL_INTERVAL_SECONDS
+    delivery_poll_interval_seconds: float = DEFAULT_POLL_INTERVAL_SECONDS
     spec_path: Path = SPEC_PATH
 
     @classmethod
@@ -245,7 +243,7 @@ def load_settings(
             # Fresh keys are what development wants; no warning for them.
             signing_keys=environment_keys or SigningKeys.generate(),
             delivery_lease_margin_seconds=lease_margin or DEFAULT_LEASE_MARGIN_SECONDS,
-            delivery_poll_interval_seconds=poll_interval or DEFAULT_DELIVERY_POLL_INTERVAL_SECONDS,
+            delivery_poll_interval_seconds=poll_interval or DEFAULT_POLL_INTERVAL_SECONDS,
         )
     try:
         parsed = _ConfigFile.model_validate(document)
@@ -282,9 +280,7 @@ def load_settings(
             lease_margin or parsed.delivery.lease_margin_seconds or DEFAULT_LEASE_MARGIN_SECONDS
         ),
         delivery_poll_interval_seconds=(
-            poll_interval
-            or parsed.delivery.poll_interval_seconds
-            or DEFAULT_DELIVERY_POLL_INTERVAL_SECONDS
+            poll_interval or parsed.delivery.poll_interval_seconds or DEFAULT_POLL_INTERVAL_SECONDS
         ),
     )
 

@@ -60,6 +60,7 @@ from .stores.base import (
 __all__ = [
     "CALLBACK_HEADER",
     "DEFAULT_LEASE_MARGIN_SECONDS",
+    "DEFAULT_POLL_INTERVAL_SECONDS",
     "DEFAULT_STOP_TIMEOUT_SECONDS",
     "MAX_CAPTURED_RESPONSE_BYTES",
     "MESSAGE_ID_HEADER",
@@ -84,6 +85,7 @@ MAX_CAPTURED_RESPONSE_BYTES = 256 * 1024
 # record the attempt. No other process may claim the message meanwhile, so this margin (beyond the
 # timeout) is also how long a message waits to be sent again after its process died mid-attempt.
 DEFAULT_LEASE_MARGIN_SECONDS = 30.0
+DEFAULT_POLL_INTERVAL_SECONDS = 0.2
 # How long stop() waits for the loop's store call in progress to return, and then again once it is
 # cancelled: a claim normally takes milliseconds, a Redis reconnect up to its 5 s connect timeout.
 DEFAULT_STOP_TIMEOUT_SECONDS = 5.0
@@ -195,7 +197,7 @@ class DeliveryEngine:
         signing_keys: SigningKeys,
         policy: DestinationPolicy,
         http_client_factory: Callable[[], httpx.AsyncClient] = default_http_client,
-        poll_interval: float = 0.2,
+        poll_interval: float = DEFAULT_POLL_INTERVAL_SECONDS,
         lease_margin: float = DEFAULT_LEASE_MARGIN_SECONDS,
         batch: int = 50,
         concurrency: int = 50,
