@@ -397,7 +397,7 @@ class SQLiteStore(Store):
         connection = sqlite3.connect(self._path, timeout=self._busy_timeout, isolation_level=None)
         try:
             connection.row_factory = sqlite3.Row
-            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = self._enable_wal(connection)
             if self._path != _MEMORY and str(mode).lower() != "wal":
                 raise RuntimeError(f"{self._path}: SQLite refused WAL mode (got {mode!r})")
             connection.execute("PRAGMA synchronous = FULL")
@@ -407,6 +407,22 @@ class SQLiteStore(Store):
             connection.close()
             raise
         return connection
+
+    def _enable_wal(self, connection: sqlite3.Connection) -> object:
+        # Switching a new file to WAL needs it to itself for a moment, and SQLite answers "locked"
+        # at once instead of going through the busy handler; processes starting together (several
+        # workers on one new file) would fail, so wait for the switch as long as for any lock.
+        deadline = time.monotonic() + self._busy_timeout
+        while True:
+            try:
+                return connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            except sqlite3.OperationalError as error:
+                message = str(error).lower()
+                if ("locked" not in message and "busy" not in message) or (
+                    time.monotonic() >= deadline
+                ):
+                    raise
+                time.sleep(0.01)
 
     def _create_schema(self, connection: sqlite3.Connection) -> None:
         connection.execute("BEGIN IMMEDIATE")

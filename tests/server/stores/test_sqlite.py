@@ -391,3 +391,43 @@ async def test_processes_sharing_the_file_never_lease_one_job_twice(sqlite_store
     leased = [job_id for result in results for job_id in json.loads(result.stdout)]
     assert len(leased) == len(set(leased))
     assert sorted(leased) == sorted(receipt.job_id for receipt in receipts)
+
+
+_OPEN_TOGETHER = textwrap.dedent(
+    """
+    import asyncio, sys, time
+    from server.stores.sqlite import SQLiteStore
+
+    async def main() -> None:
+        while time.time() < float(sys.argv[2]):
+            pass
+        store = SQLiteStore.from_url(sys.argv[1])
+        await store.open()
+        await store.close()
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.mark.slow
+def test_processes_opening_one_new_file_together_all_start(tmp_path: Path) -> None:
+    """Several processes (like --workers) opening a brand-new file at once all get it in WAL mode."""
+    for round_number in range(3):
+        url = f"sqlite:///{tmp_path / f'together-{round_number}.db'}"
+        start_at = time.time() + 1.5
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-c", _OPEN_TOGETHER, url, str(start_at)],
+                cwd=ROOT,
+                stderr=subprocess.PIPE,
+            )
+            for _ in range(4)
+        ]
+        failures = [
+            stderr.decode()
+            for process in processes
+            for _, stderr in [process.communicate(timeout=60)]
+            if process.returncode != 0
+        ]
+        assert not failures, failures[0]
