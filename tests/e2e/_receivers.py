@@ -1,4 +1,5 @@
-"""A scripted local receiver for the delivery tests: it fails, hangs or succeeds on request."""
+"""A scripted local receiver for the end-to-end tests: it records requests and fails, hangs or
+succeeds on cue."""
 
 from __future__ import annotations
 
@@ -10,12 +11,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Self
 
-from tests.e2e._support import Received
+__all__ = ["ARRIVAL_TIMEOUT", "Answer", "Received", "ScriptedReceiver"]
 
-__all__ = ["ARRIVAL_TIMEOUT", "Answer", "ScriptedReceiver"]
+# The bound on every wait: long enough for a busy shared machine, short enough to fail clearly.
+ARRIVAL_TIMEOUT = 60.0
 
-# The brief's bound on every wait: long enough for a busy machine, short enough to fail clearly.
-ARRIVAL_TIMEOUT = 15.0
+
+@dataclass(frozen=True)
+class Received:
+    """One request the receiver got: method, path, headers (lower-case names) and raw body."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from datetime import timedelta
 import pytest
 
 import sdk
-from tests.e2e._support import LocalEndpoint, eventually
+from tests.e2e._receivers import Answer, ScriptedReceiver
+from tests.e2e._support import eventually
 from tests.e2e.conftest import AnyClient
 from tests.sdk._support import resolve
 
@@ -18,9 +19,9 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def endpoint() -> Iterator[LocalEndpoint]:
+def endpoint() -> Iterator[ScriptedReceiver]:
     """A local endpoint that answers 200 to everything."""
-    with LocalEndpoint() as running:
+    with ScriptedReceiver() as running:
         yield running
 
 
@@ -30,7 +31,7 @@ async def _receiver(client: AnyClient) -> sdk.Receiver:
 
 
 async def test_a_json_message_is_delivered_signed(
-    client: AnyClient, endpoint: LocalEndpoint
+    client: AnyClient, endpoint: ScriptedReceiver
 ) -> None:
     """publish_json: the endpoint gets the exact JSON, the headers and a signature that verifies."""
     url = endpoint.url("/hooks/signup")
@@ -62,7 +63,7 @@ async def test_a_json_message_is_delivered_signed(
 
 
 async def test_a_text_message_keeps_its_body_method_and_type(
-    client: AnyClient, endpoint: LocalEndpoint
+    client: AnyClient, endpoint: ScriptedReceiver
 ) -> None:
     """messages.publish sends a text body as is, with its content type and method."""
     html = "<html><body>Hello</body></html>"
@@ -78,7 +79,7 @@ async def test_a_text_message_keeps_its_body_method_and_type(
 
 async def test_retries_until_delivered(client: AnyClient) -> None:
     """A 500 then a 200: the message is delivered on its second attempt, marked as retried."""
-    with LocalEndpoint(statuses=(500, 200)) as flaky:
+    with ScriptedReceiver(Answer(500), Answer(200)) as flaky:
         receipt = await resolve(
             client.messages.publish_json(
                 url=flaky.url(), body={"n": 1}, retries=2, retry_delay=timedelta(0)
@@ -95,7 +96,7 @@ async def test_retries_until_delivered(client: AnyClient) -> None:
 
 
 async def test_a_delayed_message_can_be_read_and_cancelled(
-    client: AnyClient, endpoint: LocalEndpoint
+    client: AnyClient, endpoint: ScriptedReceiver
 ) -> None:
     """messages.get shows a scheduled message; cancel stops it; a second cancel is a conflict."""
     receipt = await resolve(
@@ -124,7 +125,7 @@ async def test_a_url_group_gets_one_message_per_endpoint(
     client: AnyClient, name: Callable[[str], str]
 ) -> None:
     """url_groups.upsert, then publish_json(url_group=...) returns one receipt per URL."""
-    with LocalEndpoint() as first, LocalEndpoint() as second:
+    with ScriptedReceiver() as first, ScriptedReceiver() as second:
         group_name = name("partners")
         group = await resolve(
             client.url_groups.upsert(
@@ -148,7 +149,7 @@ async def test_a_url_group_gets_one_message_per_endpoint(
 
 
 async def test_batch_returns_receipts_per_message(
-    client: AnyClient, endpoint: LocalEndpoint
+    client: AnyClient, endpoint: ScriptedReceiver
 ) -> None:
     """messages.batch publishes several messages at once; one list of receipts per message."""
     results = await resolve(
@@ -171,7 +172,7 @@ async def test_batch_returns_receipts_per_message(
 
 
 async def test_deduplication_and_idempotency_return_the_first_message(
-    client: AnyClient, endpoint: LocalEndpoint
+    client: AnyClient, endpoint: ScriptedReceiver
 ) -> None:
     """A repeated deduplication_id or idempotency key gives back the first message's id."""
     options = {"url": endpoint.url(), "delay": "1h"}
@@ -211,8 +212,8 @@ async def test_a_destination_outside_the_allow_list_is_refused(client: AnyClient
 
 async def test_callbacks_report_success_and_failure(client: AnyClient) -> None:
     """callback gets the delivered outcome; failure_callback the failed one, which is dead-lettered."""
-    with LocalEndpoint() as callbacks, LocalEndpoint(statuses=(503,)) as broken:
-        with LocalEndpoint() as working:
+    with ScriptedReceiver() as callbacks, ScriptedReceiver(Answer(503)) as broken:
+        with ScriptedReceiver() as working:
             delivered = await resolve(
                 client.messages.publish_json(
                     url=working.url(), body={"n": 1}, callback=callbacks.url("/success")
