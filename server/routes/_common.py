@@ -52,6 +52,7 @@ __all__ = [
     "read_body",
     "read_json",
     "require",
+    "require_any",
     "rfc3339",
     "without_none",
 ]
@@ -136,6 +137,16 @@ def require(principal: Principal, resource: Resource, name: str, action: Action)
             403,
             "permission_denied",
             f"token {principal.token_id!r} may not {action} on {resource} {name!r}",
+        )
+
+
+def require_any(principal: Principal, resource: Resource, name: str) -> None:
+    """403 ``permission_denied`` unless the caller may take some action on the resource."""
+    if not principal.allows_any_action(resource, name):
+        raise ProblemError(
+            403,
+            "permission_denied",
+            f"token {principal.token_id!r} has no permission on {resource} {name!r}",
         )
 
 

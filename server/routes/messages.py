@@ -53,6 +53,7 @@ from ._common import (
     query_int,
     read_json,
     require,
+    require_any,
     rfc3339,
     without_none,
 )
@@ -429,12 +430,7 @@ async def get_url_group(request: Request) -> Response:
     """getUrlGroup: the group's endpoints (any permission on it)."""
     principal = authenticate(request)
     name = path_name(request, "url_group")
-    if not principal.allows_any_action("url_group", name):
-        raise ProblemError(
-            403,
-            "permission_denied",
-            f"token {principal.token_id!r} has no permission on URL group {name!r}",
-        )
+    require_any(principal, "url_group", name)
     group = await context_of(request).store.get_url_group(name)
     return json_response(_url_group_json(group))
 

@@ -31,6 +31,7 @@ from ._common import (
     query_value,
     read_json,
     require,
+    require_any,
     rfc3339,
     without_none,
 )
@@ -140,12 +141,7 @@ async def get_queue(request: Request) -> Response:
     """getQueue: settings and counts (any permission on the queue)."""
     principal = authenticate(request)
     name = path_name(request, "queue")
-    if not principal.allows_any_action("queue", name):
-        raise ProblemError(
-            403,
-            "permission_denied",
-            f"token {principal.token_id!r} has no permission on queue {name!r}",
-        )
+    require_any(principal, "queue", name)
     queue = await context_of(request).store.get_queue(name)
     return json_response(_queue_json(queue))
 
