@@ -117,11 +117,19 @@ async def _arecord_answer(response: httpx.Response) -> None:
     _record_answer(response)
 
 
-def _configure(http: httpx.Client | httpx.AsyncClient, settings: Settings) -> None:
+def _adopt(
+    http: httpx.Client | httpx.AsyncClient, settings: Settings, record_answer: Callable[..., Any]
+) -> None:
+    """Point ``http`` at the service with the client's settings and record its raw answers.
+
+    A caller's own client may be handed to several SDK clients, so the hook is added only once.
+    """
     http.base_url = httpx.URL(settings.base_url)
     http.timeout = settings.timeout
     if settings.api_key is not None:
         http.headers["Authorization"] = f"Bearer {settings.api_key}"
+    if record_answer not in http.event_hooks["response"]:
+        http.event_hooks["response"].append(record_answer)
 
 
 class _Transport:
@@ -167,9 +175,7 @@ class SyncTransport(_Transport):
             )
         self._owns_http_client = http_client is None
         self._http = http_client if http_client is not None else httpx.Client()
-        _configure(self._http, settings)
-        if _record_answer not in self._http.event_hooks["response"]:
-            self._http.event_hooks["response"].append(_record_answer)
+        _adopt(self._http, settings, _record_answer)
         self._generated = GeneratedClient(base_url=settings.base_url).set_httpx_client(self._http)
 
     def send(self, call: Call[T]) -> T:
@@ -219,9 +225,7 @@ class AsyncTransport(_Transport):
             )
         self._owns_http_client = http_client is None
         self._http = http_client if http_client is not None else httpx.AsyncClient()
-        _configure(self._http, settings)
-        if _arecord_answer not in self._http.event_hooks["response"]:
-            self._http.event_hooks["response"].append(_arecord_answer)
+        _adopt(self._http, settings, _arecord_answer)
         self._generated = GeneratedClient(base_url=settings.base_url).set_async_httpx_client(
             self._http
         )
