@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -63,13 +65,24 @@ def test_delivery_measures_lags_or_says_the_engine_is_missing() -> None:
         assert {row.name for row in report.rows} >= {"delayed lag p50", "immediate lag p50"}
 
 
-def test_main_prints_a_table_per_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
-    """``python -m bench NAME --quick`` prints the named benchmark's table and exits 0."""
-    assert main(["stores", "--quick"]) == 0
+def test_main_prints_a_table_per_benchmark_and_writes_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``python -m bench NAME --quick`` prints the load, the named benchmark's table, and writes
+    its figures as JSON.
+    """
+    results = tmp_path / "latest.json"
+    assert main(["stores", "--quick", "--results", str(results)]) == 0
 
     output = capsys.readouterr().out
-    assert output.startswith("stores: ")
+    assert output.startswith("cores: ")
+    assert "load average before" in output
+    assert "\nstores: " in output
     assert "x  " in output
+    document = json.loads(results.read_text())
+    assert document["quick"] is True
+    assert [run["benchmark"] for run in document["benchmarks"]] == ["stores"]
+    assert document["benchmarks"][0]["rows"]
 
 
 def test_main_refuses_unknown_benchmarks(capsys: pytest.CaptureFixture[str]) -> None:
