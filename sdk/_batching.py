@@ -1,0 +1,266 @@
+"""Opt-in automatic batching: concurrent single publishes to one stream or queue become one batch.
+
+Each publish joins the open batch for its target (a stream with the same trim options, or a queue).
+The first one opens it; the batch is sent when it holds `Batching.max_items` items or when
+`Batching.linger` has passed since it opened, whichever comes first. Every caller gets its own
+result (its entry id or job receipt) back, in the order it joined.
+
+A batch is all or none on the service. When the service refuses a batch for its content (413 or
+422: one body too large or invalid), nothing was written, so every item is sent again on its own
+and each caller gets its own verdict; any other failure (connection, 5xx after the retries, 403,
+404, 429) is the same for every item, and every caller gets it as its `PublishError`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+from ._exceptions import (
+    ConfigurationError,
+    PayloadTooLargeError,
+    PublishError,
+    UnprocessableEntityError,
+)
+from ._limits import BATCH_MAX
+
+if TYPE_CHECKING:
+    import asyncio
+
+__all__ = ["AsyncCoalescer", "Batching", "SyncCoalescer", "batching_of"]
+
+KeyT = TypeVar("KeyT", bound=Hashable)
+ItemT = TypeVar("ItemT")
+ResultT = TypeVar("ResultT")
+ResultContraT = TypeVar("ResultContraT", contravariant=True)
+
+_LINGER_MAX_SECONDS = 1.0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Batching:
+    """How a client coalesces concurrent single publishes: wait up to `linger` seconds for more
+    publishes to the same target, and send at most `max_items` in one request.
+    """
+
+    linger: float = 0.002
+    max_items: int = 100
+
+    def __post_init__(self) -> None:
+        linger = self.linger
+        if isinstance(linger, bool) or not isinstance(linger, int | float):
+            raise ConfigurationError(f"batching linger must be seconds, got {linger!r}")
+        if not math.isfinite(linger) or not 0 <= linger <= _LINGER_MAX_SECONDS:
+            raise ConfigurationError(
+                f"batching linger must be between 0 and {_LINGER_MAX_SECONDS} s, got {linger!r}"
+            )
+        items = self.max_items
+        if isinstance(items, bool) or not isinstance(items, int) or not 1 <= items <= BATCH_MAX:
+            raise ConfigurationError(
+                f"batching max_items must be an integer from 1 to {BATCH_MAX}, got {items!r}"
+            )
+
+
+def batching_of(value: Batching | bool | None) -> Batching | None:
+    """The client's `batching` argument: True for the defaults, False or None for none."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return Batching()
+    if not isinstance(value, Batching):
+        raise ConfigurationError(
+            f"batching must be a sdk.Batching, True or False, got {type(value).__name__}"
+        )
+    return value
+
+
+def _refused_for_content(error: BaseException) -> bool:
+    cause = error.__cause__ if isinstance(error, PublishError) else error
+    return isinstance(cause, PayloadTooLargeError | UnprocessableEntityError)
+
+
+@dataclasses.dataclass(slots=True)
+class _SyncBatch(Generic[ItemT, ResultT]):
+    items: list[ItemT] = dataclasses.field(default_factory=list)
+    outcomes: list[Future[ResultT]] = dataclasses.field(default_factory=list)
+    full: threading.Event = dataclasses.field(default_factory=threading.Event)
+
+
+@dataclasses.dataclass(slots=True)
+class _AsyncBatch(Generic[ItemT, ResultT]):
+    full: asyncio.Event
+    items: list[ItemT] = dataclasses.field(default_factory=list)
+    outcomes: list[asyncio.Future[ResultT]] = dataclasses.field(default_factory=list)
+
+
+class _Outcome(Protocol[ResultContraT]):
+    def done(self) -> bool: ...
+
+    def set_result(self, result: ResultContraT, /) -> None: ...
+
+    def set_exception(self, exception: BaseException, /) -> None: ...
+
+
+def _settle(outcomes: Sequence[_Outcome[ResultT]], results: Sequence[ResultT]) -> None:
+    for outcome, result in zip(outcomes, results, strict=True):
+        # An async caller that was cancelled has given up its outcome already.
+        if not outcome.done():
+            outcome.set_result(result)
+
+
+def _settle_each(
+    outcomes: Sequence[_Outcome[ResultT]], results: Sequence[ResultT | BaseException]
+) -> None:
+    for outcome, result in zip(outcomes, results, strict=True):
+        if outcome.done():
+            continue
+        if isinstance(result, BaseException):
+            outcome.set_exception(result)
+        else:
+            outcome.set_result(result)
+
+
+def _fail(outcomes: Sequence[_Outcome[ResultT]], error: BaseException) -> None:
+    for outcome in outcomes:
+        if not outcome.done():
+            outcome.set_exception(error)
+
+
+class SyncCoalescer(Generic[KeyT, ItemT, ResultT]):
+    """Batching for the sync client: the thread that opens a batch waits out the linger and
+    sends it; the threads that join wait for their result.
+    """
+
+    def __init__(
+        self,
+        batching: Batching,
+        *,
+        send_batch: Callable[[KeyT, list[ItemT]], list[ResultT]],
+        send_one: Callable[[KeyT, ItemT], ResultT],
+    ) -> None:
+        self._batching = batching
+        self._send_batch = send_batch
+        self._send_one = send_one
+        self._lock = threading.Lock()
+        self._open: dict[KeyT, _SyncBatch[ItemT, ResultT]] = {}
+
+    def submit(self, key: KeyT, item: ItemT) -> ResultT:
+        """Publish `item` to `key`'s target in a batch and return its own result."""
+        outcome: Future[ResultT] = Future()
+        with self._lock:
+            batch = self._open.get(key)
+            opens = batch is None
+            if batch is None:
+                batch = self._open[key] = _SyncBatch()
+            batch.items.append(item)
+            batch.outcomes.append(outcome)
+            if len(batch.items) >= self._batching.max_items:
+                del self._open[key]
+                batch.full.set()
+        if opens:
+            batch.full.wait(self._batching.linger)
+            with self._lock:
+                if self._open.get(key) is batch:
+                    del self._open[key]
+            self._send(key, batch)
+        return outcome.result()
+
+    def _send(self, key: KeyT, batch: _SyncBatch[ItemT, ResultT]) -> None:
+        try:
+            _settle(batch.outcomes, self._send_batch(key, batch.items))
+        except Exception as error:
+            if len(batch.items) > 1 and _refused_for_content(error):
+                _settle_each(batch.outcomes, [self._one(key, item) for item in batch.items])
+            else:
+                _fail(batch.outcomes, error)
+        except BaseException as error:
+            # An interrupt of the sending thread must not leave the joined threads waiting.
+            _fail(batch.outcomes, error)
+            raise
+
+    def _one(self, key: KeyT, item: ItemT) -> ResultT | Exception:
+        try:
+            return self._send_one(key, item)
+        except Exception as error:
+            return error
+
+
+class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
+    """Batching for the async client: a task per open batch waits out the linger and sends it."""
+
+    def __init__(
+        self,
+        batching: Batching,
+        *,
+        send_batch: Callable[[KeyT, list[ItemT]], Awaitable[list[ResultT]]],
+        send_one: Callable[[KeyT, ItemT], Awaitable[ResultT]],
+    ) -> None:
+        self._batching = batching
+        self._send_batch = send_batch
+        self._send_one = send_one
+        self._open: dict[KeyT, _AsyncBatch[ItemT, ResultT]] = {}
+        self._sending: set[asyncio.Task[None]] = set()
+
+    async def submit(self, key: KeyT, item: ItemT) -> ResultT:
+        """Publish `item` to `key`'s target in a batch and return its own result.
+
+        Cancelling the caller does not take its item out of a batch that is already open.
+        """
+        # Imported here so that `import sdk` does not load asyncio for sync users.
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        batch = self._open.get(key)
+        if batch is None:
+            batch = self._open[key] = _AsyncBatch(full=asyncio.Event())
+            task = loop.create_task(self._linger_then_send(key, batch))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+        outcome: asyncio.Future[ResultT] = loop.create_future()
+        batch.items.append(item)
+        batch.outcomes.append(outcome)
+        if len(batch.items) >= self._batching.max_items:
+            del self._open[key]
+            batch.full.set()
+        return await outcome
+
+    async def _linger_then_send(self, key: KeyT, batch: _AsyncBatch[ItemT, ResultT]) -> None:
+        import asyncio
+
+        try:
+            try:
+                await asyncio.wait_for(batch.full.wait(), self._batching.linger)
+            except TimeoutError:
+                pass
+            if self._open.get(key) is batch:
+                del self._open[key]
+            try:
+                results = await self._send_batch(key, batch.items)
+            except Exception as error:
+                if not (len(batch.items) > 1 and _refused_for_content(error)):
+                    _fail(batch.outcomes, error)
+                    return
+                singles = await asyncio.gather(
+                    *(self._send_one(key, item) for item in batch.items), return_exceptions=True
+                )
+                _settle_each(batch.outcomes, singles)
+                return
+            _settle(batch.outcomes, results)
+        except BaseException as error:
+            # A cancelled sender (the loop is closing) must not leave its callers waiting.
+            _fail(batch.outcomes, error)
+            raise
+
+    async def flush(self) -> None:
+        """Send every open batch now and wait until every batch in flight has its answer."""
+        import asyncio
+
+        for batch in self._open.values():
+            batch.full.set()
+        self._open.clear()
+        if self._sending:
+            await asyncio.gather(*self._sending, return_exceptions=True)
