@@ -3,17 +3,18 @@
 A token's permissions name a resource kind (``stream``, ``queue``, ``message``, ``url_group`` or
 ``*``), a glob over names and the actions allowed (``publish``, ``consume``, ``admin``); no action
 implies another. For ``message`` resources the glob is matched against the destination URL, or the
-URL group's name when a message is published to a group.
+URL group's name when a message is published to a group; URLs are matched part by part (see
+:mod:`server.globs`), so a ``*`` never reaches across a ``/``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 import hashlib
 import hmac
 
 from .config import Action, Permission, RateLimit, Resource, TokenConfig
+from .globs import glob_matches
 from .problems import ProblemError
 
 __all__ = ["Principal", "TokenRegistry"]
@@ -33,17 +34,14 @@ class Principal:
     def allows(self, resource: Resource, name: str, action: Action) -> bool:
         """Whether some permission grants ``action`` on the resource ``name`` of this kind."""
         return any(
-            action in rule.actions
-            and _covers(rule, resource)
-            and fnmatch.fnmatchcase(name, rule.name)
+            action in rule.actions and _covers(rule, resource) and glob_matches(rule.name, name)
             for rule in self.permissions
         )
 
     def allows_any_action(self, resource: Resource, name: str) -> bool:
         """Whether some permission grants any action at all on the resource ``name``."""
         return any(
-            _covers(rule, resource) and fnmatch.fnmatchcase(name, rule.name)
-            for rule in self.permissions
+            _covers(rule, resource) and glob_matches(rule.name, name) for rule in self.permissions
         )
 
     def may_act_on_kind(self, resource: Resource, action: Action | None = None) -> bool:

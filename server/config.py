@@ -35,10 +35,18 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .delivery import DEFAULT_LEASE_MARGIN_SECONDS, DEFAULT_POLL_INTERVAL_SECONDS
 from .destinations import DestinationPolicy
+from .globs import check_glob
 from .signing import SigningKeys
 
 __all__ = [
@@ -138,6 +146,12 @@ class _PermissionFile(BaseModel):
     resource: Resource
     name: Annotated[str, Field(min_length=1)] = "*"
     actions: Annotated[list[Action], Field(min_length=1)]
+
+    @field_validator("name")
+    @classmethod
+    def _readable_glob(cls, name: str) -> str:
+        check_glob(name)
+        return name
 
 
 class _RateLimitFile(BaseModel):

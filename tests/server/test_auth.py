@@ -240,3 +240,24 @@ def test_registry_never_shows_the_secret() -> None:
     with pytest.raises(ProblemError) as refused:
         registry.authenticate("Bearer secret-bill")
     assert refused.value.status == 401
+
+
+async def test_a_url_glob_never_reaches_from_the_path_into_the_host(
+    app_factory: AppFactory, store_url: str
+) -> None:
+    """``https://*.example.com/*`` lets a token publish to a subdomain, not to another host whose
+    path merely contains the domain.
+    """
+    subdomains = _token("subdomains", ("message", "https://*.example.com/*", ("publish",)))
+    settings = Settings(
+        tokens=(subdomains,), store_url=store_url, allowed_destinations=TEST_DESTINATIONS
+    )
+    async with app_factory(settings, token=subdomains.secret) as running:
+        allowed = await running.client.post(
+            "/v1/messages", json={"url": "https://hooks.example.com/a", "body": "x"}
+        )
+        assert allowed.status_code == 202, allowed.text
+        refused = await running.client.post(
+            "/v1/messages", json={"url": "https://evil.com/a.example.com/x", "body": "x"}
+        )
+        assert_problem(refused, 403, "permission_denied")

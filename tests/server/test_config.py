@@ -207,6 +207,24 @@ def test_generated_signing_keys_are_warned_about_outside_dev_mode(
             },
             "same secret",
         ),
+        (
+            {
+                "tokens": [
+                    {
+                        "id": "a",
+                        "token": "s",
+                        "permissions": [
+                            {
+                                "resource": "message",
+                                "name": "ftp://files.example.com/*",
+                                "actions": ["publish"],
+                            }
+                        ],
+                    }
+                ]
+            },
+            r"tokens.0.permissions.0.name: .*URL glob 'ftp://files.example.com/\*': the scheme",
+        ),
     ],
 )
 def test_invalid_configurations_say_what_is_wrong(
