@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    RootModel,
+    StringConstraints,
+)
 from typing_extensions import TypeAliasType
 
 
@@ -555,7 +562,8 @@ class HttpMethod(RootModel[Literal["GET", "POST", "PUT", "PATCH", "DELETE"]]):
 
 
 HeadersAdditionalProperty = TypeAliasType(
-    "HeadersAdditionalProperty", Annotated[str, Field(max_length=4096)]
+    "HeadersAdditionalProperty",
+    Annotated[str, Field(max_length=4096, pattern="^[\\t\\x20-\\x7E]*$")],
 )
 
 
@@ -577,16 +585,35 @@ class PublishMessageRequest(BaseModel):
     A string is delivered as its UTF-8 bytes; any other JSON value is delivered as JSON.
 
     """
-    content_type: Annotated[str | None, Field(max_length=255)] = None
+    content_type: Annotated[
+        str | None, Field(max_length=255, pattern="^[\\t\\x20-\\x7E]*$")
+    ] = None
     """
-    Defaults to `text/plain; charset=utf-8` for a string body and `application/json` otherwise.
+    Defaults to `text/plain; charset=utf-8` for a string body and `application/json`
+    otherwise. Sent as the `Content-Type` header, so it must be printable ASCII (tabs
+    allowed, no CR or LF).
+
     """
     method: Annotated[HttpMethod, Field(validate_default=True)] = "POST"
     headers: Annotated[
-        dict[str, HeadersAdditionalProperty] | None, Field(max_length=50)
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[!#$%&\'*+\-.^_`|~0-9A-Za-z]+$", max_length=256
+                ),
+            ],
+            HeadersAdditionalProperty,
+        ]
+        | None,
+        Field(max_length=50),
     ] = None
     """
-    Headers forwarded with every delivery.
+    Headers forwarded with every delivery. Names are HTTP tokens; values are printable
+    ASCII (tabs allowed, no CR or LF). Framing and connection headers (`Host`,
+    `Content-Length`, `Transfer-Encoding`, `Connection`, …) and `Spool-*` are set by the
+    service and refused here.
+
     """
     delay: Annotated[int | None, Field(ge=0, le=604800)] = None
     """

@@ -25,9 +25,14 @@ class PublishMessageRequest:
         url (str | Unset): Deliver to this URL.
         url_group (str | Unset): A stream, queue or URL group name.
         content_type (str | Unset): Defaults to `text/plain; charset=utf-8` for a string body and `application/json`
-            otherwise.
+            otherwise. Sent as the `Content-Type` header, so it must be printable ASCII (tabs
+            allowed, no CR or LF).
         method (HttpMethod | Unset):
-        headers (PublishMessageRequestHeaders | Unset): Headers forwarded with every delivery.
+        headers (PublishMessageRequestHeaders | Unset): Headers forwarded with every delivery. Names are HTTP tokens;
+            values are printable
+            ASCII (tabs allowed, no CR or LF). Framing and connection headers (`Host`,
+            `Content-Length`, `Transfer-Encoding`, `Connection`, …) and `Spool-*` are set by the
+            service and refused here.
         delay (int | Unset): Seconds to wait before the first delivery.
         not_before (datetime.datetime | Unset): Do not deliver before this time.
         retries (int | Unset): Deliveries tried again after the first fails. Default: 3.

@@ -11,7 +11,12 @@ T = TypeVar("T", bound="PublishMessageRequestHeaders")
 
 @_attrs_define
 class PublishMessageRequestHeaders:
-    """Headers forwarded with every delivery."""
+    """Headers forwarded with every delivery. Names are HTTP tokens; values are printable
+    ASCII (tabs allowed, no CR or LF). Framing and connection headers (`Host`,
+    `Content-Length`, `Transfer-Encoding`, `Connection`, …) and `Spool-*` are set by the
+    service and refused here.
+
+    """
 
     additional_properties: dict[str, str] = _attrs_field(init=False, factory=dict)
 
