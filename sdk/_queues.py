@@ -485,7 +485,7 @@ class Queue:
     def subscribe(
         self,
         *topics: str,
-        count: int = 1,
+        count: int = 10,
         lease: Duration | None = None,
         retry_delay: Duration = 0,
     ) -> Callable[[HandlerT], HandlerT]:
@@ -493,7 +493,8 @@ class Queue:
 
         The handler gets the payload. A return acknowledges the job; an exception gives it back
         to be retried after `retry_delay`, until the queue's max_attempts move it to the dead
-        letters. `count` jobs are leased at a time, each for `lease` (default: the queue's).
+        letters. `count` jobs are leased at a time (prefetched), each for `lease` (default: the
+        queue's): keep `count` times a handler's run time well inside the lease.
         """
         return queue_subscription(
             self.name,
@@ -602,7 +603,7 @@ class AsyncQueue:
     def subscribe(
         self,
         *topics: str,
-        count: int = 1,
+        count: int = 10,
         lease: Duration | None = None,
         retry_delay: Duration = 0,
     ) -> Callable[[HandlerT], HandlerT]:

@@ -99,7 +99,6 @@ class _Run:
     subscriptions: int
     handled: int = 0
     deadline: float | None = None
-    failures: int = 0
 
     def __post_init__(self) -> None:
         if self.options.stop_after_seconds is not None:
@@ -119,9 +118,13 @@ class _Run:
             return count
         return max(1, min(count, self.options.max_messages - self.handled))
 
-    def wait_ms(self) -> int:
-        """The long poll of one subscription: a share of poll_wait, within the deadline."""
-        wait = self.options.poll_wait_ms // max(1, self.subscriptions)
+    def wait_ms(self, *, sharers: int) -> int:
+        """The long poll of one subscription: poll_wait shared by `sharers` subscriptions that
+        wait one after the other (0 for none: there is work elsewhere), within the deadline.
+        """
+        if sharers == 0:
+            return 0
+        wait = self.options.poll_wait_ms // sharers
         if self.deadline is not None:
             wait = min(wait, max(0, int((self.deadline - time.monotonic()) * 1000)))
         return wait
@@ -226,14 +229,15 @@ class _WorkerBase:
             _describe(sub),
         )
 
-    def _transient(self, error: APIError) -> float:
-        """Seconds to wait after a loop request failed; non-retryable errors end the run."""
+    def _transient(self, error: APIError, failures: int) -> float:
+        """Seconds to wait after the `failures`-th failed loop request in a row; non-retryable
+        errors end the run.
+        """
         if not is_retryable(error):
             raise error
-        delay = self._policy.delay(self._run.failures, error)
+        delay = self._policy.delay(failures, error)
         if self._run.deadline is not None:
             delay = max(0.0, min(delay, self._run.deadline - time.monotonic()))
-        self._run.failures += 1
         logger.warning("polling failed, trying again in %.1f s: %s", delay, error)
         return delay
 
@@ -256,28 +260,41 @@ class SyncWorker(_WorkerBase):
         self._queue = queue
 
     def run(self) -> None:
-        """Consume until stopped, the budget is spent or the deadline passes."""
+        """Consume until stopped, the budget is spent or the deadline passes.
+
+        The subscriptions are polled in turn. Only after a round that found nothing does a poll
+        wait on the service (each its share of poll_wait), so an idle subscription never holds
+        up a busy one for longer than one quick request.
+        """
+        sharers = len(self._subscriptions)
+        failures = 0
         try:
             while not self._run.finished():
                 try:
-                    handled = sum(self._poll(subscription) for subscription in self._subscriptions)
-                    self._run.failures = 0
+                    handled = sum(
+                        self._poll(subscription, sharers) for subscription in self._subscriptions
+                    )
+                    failures = 0
                 except APIError as error:
-                    _retry.sleep(self._transient(error))
+                    _retry.sleep(self._transient(error, failures))
+                    failures += 1
                     continue
-                if not handled and self._run.wait_ms() == 0 and not self._run.finished():
+                idle = not handled
+                if idle and self._run.wait_ms(sharers=sharers) == 0 and not self._run.finished():
                     _retry.sleep(self._run.idle_pause())
+                sharers = len(self._subscriptions) if idle else 0
         except KeyboardInterrupt:
             logger.info("interrupted: stopping; unacknowledged messages will be delivered again")
 
-    def _poll(self, subscription: Subscription) -> int:
+    def _poll(self, subscription: Subscription, sharers: int) -> int:
         if self._run.finished():
             return 0
+        wait_ms = self._run.wait_ms(sharers=sharers)
         if isinstance(subscription, StreamSubscription):
-            return self._poll_stream(subscription)
-        return self._poll_queue(subscription)
+            return self._poll_stream(subscription, wait_ms)
+        return self._poll_queue(subscription, wait_ms)
 
-    def _poll_stream(self, sub: StreamSubscription) -> int:
+    def _poll_stream(self, sub: StreamSubscription, wait_ms: int) -> int:
         state = self._streams_state[id(sub)]
         if not state.group_ready:
             try:
@@ -307,7 +324,7 @@ class SyncWorker(_WorkerBase):
             sub.group,
             consumer=self._options.consumer,
             count=self._run.batch(sub.count),
-            wait=timedelta(milliseconds=self._run.wait_ms()),
+            wait=timedelta(milliseconds=wait_ms),
         )
         return handled + self._deliver_entries(sub, entries)
 
@@ -325,14 +342,14 @@ class SyncWorker(_WorkerBase):
                 self._log_failure(sub, f"entry {entry.id}", error)
         return handled
 
-    def _poll_queue(self, sub: QueueSubscription) -> int:
+    def _poll_queue(self, sub: QueueSubscription, wait_ms: int) -> int:
         queue = self._queue(sub.queue)
         jobs = queue.lease(
             consumer=self._options.consumer,
             topics=sub.topics,
             max_jobs=self._run.batch(sub.count),
             lease=sub.lease_seconds,
-            wait=timedelta(milliseconds=self._run.wait_ms()),
+            wait=timedelta(milliseconds=wait_ms),
         )
         handled = 0
         for job in jobs:
@@ -397,30 +414,59 @@ class AsyncWorker(_WorkerBase):
         self._queue = queue
 
     async def run(self) -> None:
-        """Consume until stopped, the budget is spent or the deadline passes."""
+        """Consume until stopped, the budget is spent or the deadline passes.
+
+        Every subscription is served by a task of its own, each with the whole poll_wait, so an
+        idle subscription never holds up a busy one. The first error that ends a task (a
+        non-retryable API error) cancels the others and is raised.
+        """
+        import asyncio
+
+        tasks = [
+            asyncio.ensure_future(self._serve(subscription)) for subscription in self._subscriptions
+        ]
         try:
-            while not self._run.finished():
-                try:
-                    handled = 0
-                    for subscription in self._subscriptions:
-                        handled += await self._poll(subscription)
-                    self._run.failures = 0
-                except APIError as error:
-                    await _retry.asleep(self._transient(error))
-                    continue
-                if not handled and self._run.wait_ms() == 0 and not self._run.finished():
-                    await _retry.asleep(self._run.idle_pause())
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                task.result()
         except KeyboardInterrupt:
             logger.info("interrupted: stopping; unacknowledged messages will be delivered again")
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _poll(self, subscription: Subscription) -> int:
-        if self._run.finished():
-            return 0
-        if isinstance(subscription, StreamSubscription):
-            return await self._poll_stream(subscription)
-        return await self._poll_queue(subscription)
+    async def _serve(self, subscription: Subscription) -> None:
+        try:
+            await self._serve_until_finished(subscription)
+        except KeyboardInterrupt:
+            # Raised out of a task it would escape the event loop itself; it stops every task.
+            logger.info("interrupted: stopping; unacknowledged messages will be delivered again")
+            self._run.stop.set()
 
-    async def _poll_stream(self, sub: StreamSubscription) -> int:
+    async def _serve_until_finished(self, subscription: Subscription) -> None:
+        import asyncio
+
+        failures = 0
+        while not self._run.finished():
+            # A turn whose requests never suspend (answered from a cache or a mock) must still
+            # let the other subscriptions' tasks run.
+            await asyncio.sleep(0)
+            wait_ms = self._run.wait_ms(sharers=1)
+            try:
+                if isinstance(subscription, StreamSubscription):
+                    handled = await self._poll_stream(subscription, wait_ms)
+                else:
+                    handled = await self._poll_queue(subscription, wait_ms)
+                failures = 0
+            except APIError as error:
+                await _retry.asleep(self._transient(error, failures))
+                failures += 1
+                continue
+            if not handled and wait_ms == 0 and not self._run.finished():
+                await _retry.asleep(self._run.idle_pause())
+
+    async def _poll_stream(self, sub: StreamSubscription, wait_ms: int) -> int:
         state = self._streams_state[id(sub)]
         if not state.group_ready:
             try:
@@ -450,7 +496,7 @@ class AsyncWorker(_WorkerBase):
             sub.group,
             consumer=self._options.consumer,
             count=self._run.batch(sub.count),
-            wait=timedelta(milliseconds=self._run.wait_ms()),
+            wait=timedelta(milliseconds=wait_ms),
         )
         return handled + await self._deliver_entries(sub, entries)
 
@@ -468,14 +514,14 @@ class AsyncWorker(_WorkerBase):
                 self._log_failure(sub, f"entry {entry.id}", error)
         return handled
 
-    async def _poll_queue(self, sub: QueueSubscription) -> int:
+    async def _poll_queue(self, sub: QueueSubscription, wait_ms: int) -> int:
         queue = self._queue(sub.queue)
         jobs = await queue.lease(
             consumer=self._options.consumer,
             topics=sub.topics,
             max_jobs=self._run.batch(sub.count),
             lease=sub.lease_seconds,
-            wait=timedelta(milliseconds=self._run.wait_ms()),
+            wait=timedelta(milliseconds=wait_ms),
         )
         handled = 0
         for job in jobs:

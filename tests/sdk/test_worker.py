@@ -385,14 +385,51 @@ async def test_jobs_leased_after_a_stop_are_given_back(
 async def test_subscriptions_share_the_long_poll(
     make_client: ClientFactory, api: respx.MockRouter, group: respx.Route, ack: respx.Route
 ) -> None:
-    """Two subscriptions split poll_wait; it never exceeds half the HTTP timeout."""
+    """A sync client's subscriptions, polled in turn, split poll_wait after a round that found
+    nothing; an async client's each wait the whole of it at once. It never exceeds half the HTTP
+    timeout.
+    """
     client = make_client(timeout=1.0)
     api.post(f"{GROUP}/claim").mock(return_value=claim_answer())
     read = api.post(f"{GROUP}/read").mock(return_value=read_answer(entry("1-0", "a")))
     client.subscribe(ORDERS)(lambda body: None)
     client.subscribe(sdk.Stream("orders", group="billing"))(lambda body: None)
     await resolve(client.run(max_messages=2, poll_wait="10s"))
-    assert sent_json(read.calls.last)["wait_ms"] == 250
+    expected = 250 if isinstance(client, sdk.Client) else 500
+    assert sent_json(read.calls[0])["wait_ms"] == expected
+
+
+async def test_an_idle_subscription_does_not_hold_up_a_busy_one(
+    make_client: ClientFactory, api: respx.MockRouter, group: respx.Route
+) -> None:
+    """While the queue has jobs, the idle stream is read without waiting on the service."""
+    client = make_client()
+    api.post(f"{GROUP}/claim").mock(return_value=claim_answer())
+    read = api.post(f"{GROUP}/read").mock(return_value=read_answer())
+    jobs = iter(range(1, 7))
+
+    def lease_answer(request: httpx.Request) -> httpx.Response:
+        number = next(jobs, None)
+        body = [] if number is None else [leased(f"job-{number}", payload={"n": number})]
+        return httpx.Response(200, json={"queue": "jobs", "jobs": body})
+
+    api.get("/v1/queues/jobs").mock(return_value=httpx.Response(200, json=QUEUE))
+    api.post("/v1/queues/jobs/leases").mock(side_effect=lease_answer)
+    api.post(url__regex=r"/v1/queues/jobs/jobs/job-\d+/ack").mock(
+        side_effect=lambda request: httpx.Response(200, json=job("job-1", state="succeeded"))
+    )
+    handled: list[int] = []
+    client.subscribe(ORDERS)(lambda body: None)
+    queue = await resolve(client.init_queue("jobs"))
+    queue.subscribe()(lambda payload: handled.append(payload["n"]))
+    await resolve(client.run(max_messages=6, poll_wait="10s"))
+
+    assert handled == [1, 2, 3, 4, 5, 6]
+    if isinstance(client, sdk.Client):
+        # Polled in turn: only the first round (nothing known to be waiting yet) waits.
+        assert [sent_json(call)["wait_ms"] for call in read.calls][1:] == [0] * (
+            len(read.calls) - 1
+        )
 
 
 async def test_configuration_mistakes_are_refused(
@@ -455,9 +492,13 @@ async def test_an_async_client_runs_async_and_plain_handlers(
         async def handle(body: str) -> None:
             seen.append(f"async {body}")
 
-        client.subscribe(ORDERS)(lambda body: seen.append(f"plain {body}"))
-        await client.run(max_messages=2)
-    assert seen == ["async a", "plain a"]
+        def plain(body: str) -> None:
+            seen.append(f"plain {body}")
+            client.stop()
+
+        client.subscribe(ORDERS)(plain)
+        await client.run()
+    assert "async a" in seen and "plain a" in seen
 
 
 def test_stop_from_another_thread() -> None:
