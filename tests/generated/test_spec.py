@@ -158,3 +158,30 @@ def test_generated_module_covers_the_operation(operation: Operation) -> None:
     )
     missing = [name for name in GENERATED_FUNCTIONS if not callable(getattr(module, name, None))]
     assert not missing, f"{module.__name__} lacks {missing}"
+
+
+PERMISSION_RESOURCES = {"stream", "queue", "message", "url_group"}
+PERMISSION_ACTIONS = {"publish", "consume", "admin", "any"}
+PERMISSION_SCOPES = {"path", "destination", "message", "listed", "every"}
+
+
+@by_operation_id
+def test_every_secured_operation_states_its_permission(operation: Operation) -> None:
+    """Each operation that needs a token says which permission in `x-spool-permission`, and its
+    description says the same in words.
+    """
+    permission = operation.raw.get("x-spool-permission")
+    if operation.operation_id in PUBLIC_OPERATIONS:
+        assert permission is None
+        return
+    assert permission is not None, f"{operation.operation_id} has no x-spool-permission"
+    assert set(permission) == {"resource", "action", "scope"}
+    assert permission["resource"] in PERMISSION_RESOURCES
+    assert permission["action"] in PERMISSION_ACTIONS
+    assert permission["scope"] in PERMISSION_SCOPES
+    if permission["scope"] == "path":
+        names = {p["name"] for p in operation.parameters if p["in"] == "path"}
+        assert permission["resource"] in names
+    words = "any permission" if permission["action"] == "any" else f"`{permission['action']}`"
+    description = " ".join(operation.raw["description"].split())
+    assert f"Needs {words}" in description or "Needs some permission" in description

@@ -71,7 +71,8 @@ def sync_detailed(
 ) -> Response[Problem | SigningKeys]:
     """Show the keys that sign deliveries and callbacks
 
-     Needs the `admin` action on messages. Receivers verify with both keys so rotation loses nothing.
+     Needs `admin` on every message, that is a permission on messages named `*` (a glob covering only
+    some URLs is not enough). Receivers verify with both keys so rotation loses nothing.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -96,7 +97,8 @@ def sync(
 ) -> Problem | SigningKeys | None:
     """Show the keys that sign deliveries and callbacks
 
-     Needs the `admin` action on messages. Receivers verify with both keys so rotation loses nothing.
+     Needs `admin` on every message, that is a permission on messages named `*` (a glob covering only
+    some URLs is not enough). Receivers verify with both keys so rotation loses nothing.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -117,7 +119,8 @@ async def asyncio_detailed(
 ) -> Response[Problem | SigningKeys]:
     """Show the keys that sign deliveries and callbacks
 
-     Needs the `admin` action on messages. Receivers verify with both keys so rotation loses nothing.
+     Needs `admin` on every message, that is a permission on messages named `*` (a glob covering only
+    some URLs is not enough). Receivers verify with both keys so rotation loses nothing.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,7 +143,8 @@ async def asyncio(
 ) -> Problem | SigningKeys | None:
     """Show the keys that sign deliveries and callbacks
 
-     Needs the `admin` action on messages. Receivers verify with both keys so rotation loses nothing.
+     Needs `admin` on every message, that is a permission on messages named `*` (a glob covering only
+    some URLs is not enough). Receivers verify with both keys so rotation loses nothing.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -111,6 +111,7 @@ def sync_detailed(
     Each is leased for `lease_seconds`; a job not acknowledged before its lease ends is handed
     out again. Each lease counts as an attempt; a job leased `max_attempts` times and never
     acknowledged moves to the dead letters. With `wait_ms` the call waits for a job to appear.
+    Needs `consume` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -148,6 +149,7 @@ def sync(
     Each is leased for `lease_seconds`; a job not acknowledged before its lease ends is handed
     out again. Each lease counts as an attempt; a job leased `max_attempts` times and never
     acknowledged moves to the dead letters. With `wait_ms` the call waits for a job to appear.
+    Needs `consume` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -180,6 +182,7 @@ async def asyncio_detailed(
     Each is leased for `lease_seconds`; a job not acknowledged before its lease ends is handed
     out again. Each lease counts as an attempt; a job leased `max_attempts` times and never
     acknowledged moves to the dead letters. With `wait_ms` the call waits for a job to appear.
+    Needs `consume` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -215,6 +218,7 @@ async def asyncio(
     Each is leased for `lease_seconds`; a job not acknowledged before its lease ends is handed
     out again. Each lease counts as an attempt; a job leased `max_attempts` times and never
     acknowledged moves to the dead letters. With `wait_ms` the call waits for a job to appear.
+    Needs `consume` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.

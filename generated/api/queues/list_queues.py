@@ -71,7 +71,8 @@ def sync_detailed(
 ) -> Response[Problem | QueueList]:
     """List queues
 
-     Queues whose names the token has any permission on.
+     Queues whose names the token has any permission on. Needs some permission on queues (403 without
+    any).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -96,7 +97,8 @@ def sync(
 ) -> Problem | QueueList | None:
     """List queues
 
-     Queues whose names the token has any permission on.
+     Queues whose names the token has any permission on. Needs some permission on queues (403 without
+    any).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -117,7 +119,8 @@ async def asyncio_detailed(
 ) -> Response[Problem | QueueList]:
     """List queues
 
-     Queues whose names the token has any permission on.
+     Queues whose names the token has any permission on. Needs some permission on queues (403 without
+    any).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,7 +143,8 @@ async def asyncio(
 ) -> Problem | QueueList | None:
     """List queues
 
-     Queues whose names the token has any permission on.
+     Queues whose names the token has any permission on. Needs some permission on queues (403 without
+    any).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -116,7 +116,8 @@ def sync_detailed(
     """Give a leased job back, to be retried after a delay
 
      Ends the lease now. The job becomes ready again after `retry_delay` seconds, or moves to
-    the dead letters when it has used all of its attempts.
+    the dead letters when it has used all of its attempts. Only the holder of the current
+    lease can nack (`409 lease_expired` otherwise). Needs `consume` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -154,7 +155,8 @@ def sync(
     """Give a leased job back, to be retried after a delay
 
      Ends the lease now. The job becomes ready again after `retry_delay` seconds, or moves to
-    the dead letters when it has used all of its attempts.
+    the dead letters when it has used all of its attempts. Only the holder of the current
+    lease can nack (`409 lease_expired` otherwise). Needs `consume` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -187,7 +189,8 @@ async def asyncio_detailed(
     """Give a leased job back, to be retried after a delay
 
      Ends the lease now. The job becomes ready again after `retry_delay` seconds, or moves to
-    the dead letters when it has used all of its attempts.
+    the dead letters when it has used all of its attempts. Only the holder of the current
+    lease can nack (`409 lease_expired` otherwise). Needs `consume` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -223,7 +226,8 @@ async def asyncio(
     """Give a leased job back, to be retried after a delay
 
      Ends the lease now. The job becomes ready again after `retry_delay` seconds, or moves to
-    the dead letters when it has used all of its attempts.
+    the dead letters when it has used all of its attempts. Only the holder of the current
+    lease can nack (`409 lease_expired` otherwise). Needs `consume` on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.

@@ -113,7 +113,7 @@ def sync_detailed(
      Scans the pending list from `start_id` and gives entries idle at least `min_idle_ms` to
     `consumer`, raising their delivery count. Pending ids whose entries were trimmed away are
     removed from the pending list and reported in `deleted_ids`. `next_start_id` is where the
-    next scan continues; `0-0` means the scan reached the end.
+    next scan continues; `0-0` means the scan reached the end. Needs `consume` on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.
@@ -153,7 +153,7 @@ def sync(
      Scans the pending list from `start_id` and gives entries idle at least `min_idle_ms` to
     `consumer`, raising their delivery count. Pending ids whose entries were trimmed away are
     removed from the pending list and reported in `deleted_ids`. `next_start_id` is where the
-    next scan continues; `0-0` means the scan reached the end.
+    next scan continues; `0-0` means the scan reached the end. Needs `consume` on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.
@@ -188,7 +188,7 @@ async def asyncio_detailed(
      Scans the pending list from `start_id` and gives entries idle at least `min_idle_ms` to
     `consumer`, raising their delivery count. Pending ids whose entries were trimmed away are
     removed from the pending list and reported in `deleted_ids`. `next_start_id` is where the
-    next scan continues; `0-0` means the scan reached the end.
+    next scan continues; `0-0` means the scan reached the end. Needs `consume` on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.
@@ -226,7 +226,7 @@ async def asyncio(
      Scans the pending list from `start_id` and gives entries idle at least `min_idle_ms` to
     `consumer`, raising their delivery count. Pending ids whose entries were trimmed away are
     removed from the pending list and reported in `deleted_ids`. `next_start_id` is where the
-    next scan continues; `0-0` means the scan reached the end.
+    next scan continues; `0-0` means the scan reached the end. Needs `consume` on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.

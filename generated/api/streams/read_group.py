@@ -112,7 +112,7 @@ def sync_detailed(
 
      Returns entries never delivered to this group, oldest first, and adds them to the group's
     pending list under `consumer` until they are acknowledged. With `wait_ms` the call waits up
-    to that long for at least one entry.
+    to that long for at least one entry. Needs `consume` on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.
@@ -151,7 +151,7 @@ def sync(
 
      Returns entries never delivered to this group, oldest first, and adds them to the group's
     pending list under `consumer` until they are acknowledged. With `wait_ms` the call waits up
-    to that long for at least one entry.
+    to that long for at least one entry. Needs `consume` on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.
@@ -185,7 +185,7 @@ async def asyncio_detailed(
 
      Returns entries never delivered to this group, oldest first, and adds them to the group's
     pending list under `consumer` until they are acknowledged. With `wait_ms` the call waits up
-    to that long for at least one entry.
+    to that long for at least one entry. Needs `consume` on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.
@@ -222,7 +222,7 @@ async def asyncio(
 
      Returns entries never delivered to this group, oldest first, and adds them to the group's
     pending list under `consumer` until they are acknowledged. With `wait_ms` the call waits up
-    to that long for at least one entry.
+    to that long for at least one entry. Needs `consume` on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.
