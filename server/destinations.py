@@ -16,13 +16,21 @@ import asyncio
 import ipaddress
 import re
 import socket
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from urllib.parse import urlsplit
 
-__all__ = ["DestinationNotAllowed", "DestinationPolicy", "refusal_reason"]
+__all__ = [
+    "DestinationNotAllowed",
+    "DestinationPolicy",
+    "IPAddress",
+    "Resolver",
+    "refusal_reason",
+    "resolve_host",
+]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+Resolver = Callable[[str, int], Awaitable[list[IPAddress]]]
 
 _ALLOWED_SCHEMES = frozenset({"http", "https"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -93,14 +101,16 @@ class DestinationPolicy:
     Each ``allow`` entry is a hostname (``localhost``, or ``*.internal.example`` for every name
     under a domain), an IP address (``::1``) or a network (``127.0.0.0/8``). An allowed hostname is
     trusted whatever it resolves to; an allowed address or network opens only those addresses.
+    ``resolver`` (for tests) replaces the system's name resolution.
     """
 
-    __slots__ = ("_hostnames", "_networks", "_suffixes", "allow")
+    __slots__ = ("_hostnames", "_networks", "_resolver", "_suffixes", "allow")
 
-    def __init__(self, allow: Sequence[str] = ()) -> None:
+    def __init__(self, allow: Sequence[str] = (), *, resolver: Resolver | None = None) -> None:
         if isinstance(allow, str):
             raise TypeError("allow must be a sequence of entries, not one string")
         self.allow = tuple(allow)
+        self._resolver = resolver or resolve_host
         hostnames: set[str] = set()
         suffixes: list[str] = []
         networks: list[IPNetwork] = []
@@ -181,33 +191,51 @@ class DestinationPolicy:
             )
         if self.allows_hostname(hostname):
             return
+        await self.vetted_addresses(hostname, port or _DEFAULT_PORTS[scheme], label=url)
+
+    async def vetted_addresses(
+        self, hostname: str, port: int, *, label: str | None = None
+    ) -> list[IPAddress]:
+        """The addresses a connection to ``hostname``:``port`` may use, resolved once, every one of
+        them checked (``DestinationNotAllowed`` names ``label``, the URL, when one is refused). A
+        hostname allowed by name may use whatever it resolves to.
+
+        Connecting to exactly these addresses, rather than resolving the name again, is what keeps
+        a name that answers differently each time (DNS rebinding) from slipping past the check.
+        """
+        label = label or f"{hostname}:{port}"
         try:
-            literal: IPAddress | None = _parse_address(hostname)
+            literal: IPAddress | None = _parse_address(hostname.strip("[]"))
         except ValueError:
             literal = None
         if literal is not None:
-            self.check_address(url, literal)
-            return
-        for address in await self._resolve(url, hostname, port or _DEFAULT_PORTS[scheme]):
-            self.check_address(url, address)
-
-    async def _resolve(self, url: str, hostname: str, port: int) -> list[IPAddress]:
+            self.check_address(label, literal)
+            return [literal]
         try:
-            infos = await asyncio.get_running_loop().getaddrinfo(
-                hostname, port, type=socket.SOCK_STREAM
-            )
+            addresses = await self._resolver(hostname, port)
         except (OSError, UnicodeError) as error:
             raise DestinationNotAllowed(
-                f"destination {url!r}: the host {hostname!r} does not resolve ({error})"
+                f"destination {label!r}: the host {hostname!r} does not resolve ({error})"
             ) from None
-        addresses = []
-        for _family, _type, _proto, _canonname, sockaddr in infos:
-            try:
-                addresses.append(_parse_address(str(sockaddr[0])))
-            except ValueError:
-                continue
         if not addresses:
             raise DestinationNotAllowed(
-                f"destination {url!r}: the host {hostname!r} has no IP address"
+                f"destination {label!r}: the host {hostname!r} has no IP address"
             )
+        if not self.allows_hostname(hostname):
+            for address in addresses:
+                self.check_address(label, address)
         return addresses
+
+
+async def resolve_host(hostname: str, port: int) -> list[IPAddress]:
+    """Every IP address ``hostname`` resolves to for TCP, from the event loop's resolver."""
+    infos = await asyncio.get_running_loop().getaddrinfo(hostname, port, type=socket.SOCK_STREAM)
+    addresses: list[IPAddress] = []
+    for _family, _type, _proto, _canonname, sockaddr in infos:
+        try:
+            address = _parse_address(str(sockaddr[0]))
+        except ValueError:
+            continue
+        if address not in addresses:
+            addresses.append(address)
+    return addresses

@@ -1,0 +1,84 @@
+"""An HTTP transport that connects only to addresses the destination policy vetted.
+
+Checking a URL and then letting the HTTP client resolve its host again leaves a gap: a name with a
+short TTL can answer a public address to the check and a private one to the connection (DNS
+rebinding). Here the check *is* the resolution: each new connection resolves the host once through
+the policy, which refuses it if any address is refused, and the socket connects to one of those
+very addresses. The URL is unchanged, so the ``Host`` header, TLS server name (SNI) and
+certificate check still use the host name.
+"""
+
+from __future__ import annotations
+
+import typing
+
+import httpcore
+import httpx
+
+from .destinations import DestinationNotAllowed, DestinationPolicy
+
+__all__ = ["VettedNetworkBackend", "vetted_transport"]
+
+
+class VettedNetworkBackend(httpcore.AsyncNetworkBackend):
+    """Opens TCP connections to the policy's vetted addresses only."""
+
+    def __init__(
+        self, policy: DestinationPolicy, *, inner: httpcore.AsyncNetworkBackend | None = None
+    ) -> None:
+        self._policy = policy
+        self._inner = inner or httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        try:
+            addresses = await self._policy.vetted_addresses(host, port)
+        except DestinationNotAllowed as error:
+            # An httpcore error, so httpx reports it as a ConnectError like any failed connect.
+            raise httpcore.ConnectError(f"destination not allowed: {error}") from error
+        failure: httpcore.ConnectError | None = None
+        for address in addresses:
+            try:
+                return await self._inner.connect_tcp(
+                    str(address),
+                    port,
+                    timeout=timeout,
+                    local_address=local_address,
+                    socket_options=socket_options,
+                )
+            except httpcore.ConnectError as error:
+                failure = error
+        assert failure is not None
+        raise failure
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+def vetted_transport(
+    policy: DestinationPolicy,
+    *,
+    limits: httpx.Limits,
+    inner: httpcore.AsyncNetworkBackend | None = None,
+) -> httpx.AsyncHTTPTransport:
+    """An httpx transport whose every connection goes through :class:`VettedNetworkBackend`.
+
+    httpx's transport takes no network backend, so its connection pool is replaced by an
+    identical one that has ours (httpx is pinned; tests/server/test_vetted_http.py checks that
+    connections really go through the backend).
+    """
+    transport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=httpx.create_ssl_context(trust_env=False),
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+        keepalive_expiry=limits.keepalive_expiry,
+        network_backend=VettedNetworkBackend(policy, inner=inner),
+    )
+    return transport
