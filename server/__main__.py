@@ -29,6 +29,7 @@ from uvicorn.supervisors import Multiprocess
 
 from .app import create_app
 from .config import DEFAULT_STORE_URL, ConfigError, load_settings
+from .http_protocol import H11ReadDeadlineProtocol
 from .stores import InvalidStoreURL, store_from_url
 
 __all__ = ["bind_listener", "main"]
@@ -134,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "log_config": _log_config(arguments.log_level),
         "log_level": arguments.log_level,
         "lifespan": "on",
+        "http": H11ReadDeadlineProtocol,
     }
     if arguments.workers == 1:
         config = uvicorn.Config(create_app(settings), **common)

@@ -14,7 +14,7 @@ import logging
 import os
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
@@ -28,6 +28,7 @@ from .auth import TokenRegistry
 from .config import DEFAULT_STORE_URL, Settings, load_settings
 from .delivery import DeliveryEngine
 from .destinations import DestinationPolicy
+from .http_protocol import READ_TIMEOUT_STATE_KEY
 from .ids import new_id
 from .problems import ProblemError, problem_response
 from .ratelimit import RateLimiter
@@ -115,8 +116,11 @@ def create_app_from_environment() -> Starlette:
 
 
 @contextlib.asynccontextmanager
-async def lifespan(app: Starlette) -> AsyncIterator[None]:
-    """Open the store and start the background services for the app's life."""
+async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
+    """Open the store and start the background services for the app's life.
+
+    The state it yields tells the HTTP protocol (server/http_protocol.py) the read timeout.
+    """
     settings: Settings = app.state.settings
     store = store_from_url(settings.store_url)
     await store.open()
@@ -136,7 +140,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
                 running.push_async_callback(service.stop)
             app.state.context = context
             try:
-                yield
+                yield {READ_TIMEOUT_STATE_KEY: settings.http_read_timeout_seconds}
             finally:
                 app.state.context = None
     finally:

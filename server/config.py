@@ -51,6 +51,7 @@ from .signing import SigningKeys
 
 __all__ = [
     "DEFAULT_DEV_TOKEN",
+    "DEFAULT_HTTP_READ_TIMEOUT_SECONDS",
     "DEFAULT_STORE_URL",
     "SPEC_PATH",
     "Action",
@@ -67,6 +68,8 @@ DEFAULT_STORE_URL = "sqlite:///./.spool/spool.db"
 DEFAULT_DEV_TOKEN = "spool-dev-token"
 DEV_TOKEN_ID = "dev"
 MAX_BODY_BYTES = 1024 * 1024
+# A request (headers and body) must arrive whole within this many seconds of its first byte.
+DEFAULT_HTTP_READ_TIMEOUT_SECONDS = 30.0
 # The delivery engine's own default; tests/server/test_config.py checks that the two agree.
 # An installed wheel carries the document inside the package; a source checkout has it at the root.
 _PACKAGED_SPEC = Path(__file__).resolve().parent / "openapi.yaml"
@@ -127,6 +130,7 @@ class Settings:
     signing_keys: SigningKeys = dataclasses.field(default_factory=SigningKeys.generate)
     delivery_lease_margin_seconds: float = DEFAULT_LEASE_MARGIN_SECONDS
     delivery_poll_interval_seconds: float = DEFAULT_POLL_INTERVAL_SECONDS
+    http_read_timeout_seconds: float = DEFAULT_HTTP_READ_TIMEOUT_SECONDS
     spec_path: Path = SPEC_PATH
 
     @classmethod
@@ -195,6 +199,12 @@ class _DeliveryFile(BaseModel):
     poll_interval_seconds: _Seconds | None = None
 
 
+class _HttpFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    read_timeout_seconds: _Seconds | None = None
+
+
 class _SigningKeysFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -209,6 +219,7 @@ class _ConfigFile(BaseModel):
     destinations: _DestinationsFile = _DestinationsFile()
     signing_keys: _SigningKeysFile | None = None
     delivery: _DeliveryFile = _DeliveryFile()
+    http: _HttpFile = _HttpFile()
     idempotency_ttl_seconds: Annotated[float | None, Field(gt=0)] = None
     message_deduplication_window_seconds: Annotated[float | None, Field(ge=0)] = None
 
@@ -223,7 +234,7 @@ def load_settings(
     development mode. ``$SPOOL_ALLOW_DESTINATIONS`` (comma-separated) adds allowed destinations;
     ``$SPOOL_SIGNING_KEY`` and ``$SPOOL_NEXT_SIGNING_KEY`` give the signing keys unless the file
     does. ``$SPOOL_DELIVERY_LEASE_MARGIN`` and ``$SPOOL_DELIVERY_POLL_INTERVAL`` (seconds) override
-    the file's ``delivery`` section. Every allowed destination is checked here, as the destination
+    the file's ``delivery`` section, ``$SPOOL_HTTP_READ_TIMEOUT`` its ``http.read_timeout_seconds``. Every allowed destination is checked here, as the destination
     policy reads it.
     """
     extra_allowed = _allowed_destinations(
@@ -237,6 +248,7 @@ def load_settings(
     environment_keys = _signing_keys_from(environ)
     lease_margin = _seconds_from(environ, "SPOOL_DELIVERY_LEASE_MARGIN")
     poll_interval = _seconds_from(environ, "SPOOL_DELIVERY_POLL_INTERVAL")
+    read_timeout = _seconds_from(environ, "SPOOL_HTTP_READ_TIMEOUT")
     path = config_path if config_path is not None else environ.get("SPOOL_CONFIG") or None
     if path is not None:
         document = _read_file(Path(path))
@@ -258,6 +270,7 @@ def load_settings(
             signing_keys=environment_keys or SigningKeys.generate(),
             delivery_lease_margin_seconds=lease_margin or DEFAULT_LEASE_MARGIN_SECONDS,
             delivery_poll_interval_seconds=poll_interval or DEFAULT_POLL_INTERVAL_SECONDS,
+            http_read_timeout_seconds=read_timeout or DEFAULT_HTTP_READ_TIMEOUT_SECONDS,
         )
     try:
         parsed = _ConfigFile.model_validate(document)
@@ -295,6 +308,9 @@ def load_settings(
         ),
         delivery_poll_interval_seconds=(
             poll_interval or parsed.delivery.poll_interval_seconds or DEFAULT_POLL_INTERVAL_SECONDS
+        ),
+        http_read_timeout_seconds=(
+            read_timeout or parsed.http.read_timeout_seconds or DEFAULT_HTTP_READ_TIMEOUT_SECONDS
         ),
     )
 

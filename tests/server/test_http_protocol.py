@@ -1,0 +1,187 @@
+"""Slow and malformed clients against a real server (server/http_protocol.py): a request must
+arrive whole within the read timeout, and broken HTTP gets a problem+json 400.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.conftest import ServerProcess
+
+pytestmark = pytest.mark.slow
+
+READ_TIMEOUT = 1.0
+TOKEN = "slow-client-token"
+CONFIG = {
+    "tokens": [
+        {
+            "id": "all",
+            "token": TOKEN,
+            "permissions": [{"resource": "*", "actions": ["publish", "consume", "admin"]}],
+        }
+    ],
+    "http": {"read_timeout_seconds": READ_TIMEOUT},
+}
+# Far longer than the read timeout: a connection still open by then was not cut off.
+PATIENCE = 15.0
+
+
+@pytest.fixture
+def server(
+    spool_server: Callable[..., ServerProcess], sqlite_store_url: str
+) -> Iterator[ServerProcess]:
+    """A real server with a one-second read timeout."""
+    yield spool_server(sqlite_store_url, config=CONFIG)
+
+
+def _connect(server: ServerProcess) -> socket.socket:
+    parts = urlsplit(server.base_url)
+    assert parts.hostname is not None and parts.port is not None
+    connection = socket.create_connection((parts.hostname, parts.port), timeout=PATIENCE)
+    return connection
+
+
+def _read_until_closed(connection: socket.socket) -> tuple[bytes, float]:
+    """Everything the server sends until it closes, and how long that took."""
+    started = time.monotonic()
+    received = b""
+    while chunk := connection.recv(65536):
+        received += chunk
+    return received, time.monotonic() - started
+
+
+def _read_response(connection: socket.socket) -> bytes:
+    """One whole response on a kept-alive connection (its body by Content-Length)."""
+    received = b""
+    while b"\r\n\r\n" not in received:
+        received += connection.recv(65536)
+    head, _, body = received.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += connection.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+def _problem(response: bytes) -> tuple[str, dict[str, Any]]:
+    head, _, body = response.partition(b"\r\n\r\n")
+    status_line = head.split(b"\r\n", 1)[0].decode()
+    assert b"content-type: application/problem+json" in head.lower(), head
+    problem: dict[str, Any] = json.loads(body)
+    return status_line, problem
+
+
+def test_a_connection_that_sends_nothing_is_closed(server: ServerProcess) -> None:
+    """Connecting and then saying nothing holds the connection for the read timeout at most."""
+    with _connect(server) as connection:
+        received, waited = _read_until_closed(connection)
+    assert received == b""
+    assert waited < PATIENCE
+
+
+def test_headers_sent_a_line_at_a_time_are_cut_off(server: ServerProcess) -> None:
+    """Headers trickling in one line every 0.4 s never make a request; the server hangs up."""
+    with _connect(server) as connection:
+        connection.sendall(b"GET /v1/health HTTP/1.1\r\n")
+        for number in range(40):
+            try:
+                connection.sendall(f"X-Slow-{number}: yes\r\n".encode())
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            time.sleep(0.4)
+            connection.settimeout(0.01)
+            try:
+                if connection.recv(1) == b"":
+                    break
+            except TimeoutError:
+                pass
+            finally:
+                connection.settimeout(PATIENCE)
+        else:
+            pytest.fail("the server kept a trickling request open for 16 s")
+
+
+def test_a_body_sent_a_byte_at_a_time_is_cut_off_and_nothing_is_written(
+    server: ServerProcess,
+) -> None:
+    """A body trickling in is dropped at the read timeout, and the publish never happens."""
+    body = json.dumps({"body": "x" * 40}).encode()
+    head = (
+        f"POST /v1/streams/slow/entries HTTP/1.1\r\nHost: spool\r\n"
+        f"Authorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    with _connect(server) as connection:
+        connection.sendall(head)
+        started = time.monotonic()
+        closed = False
+        for index in range(len(body)):
+            try:
+                connection.sendall(body[index : index + 1])
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+            connection.settimeout(0.4)
+            try:
+                if connection.recv(1) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                pass
+        assert closed, "the server read a trickling body to its end"
+        assert time.monotonic() - started < PATIENCE
+    with _connect(server) as connection:
+        connection.sendall(
+            f"GET /v1/streams/slow HTTP/1.1\r\nHost: spool\r\nAuthorization: Bearer {TOKEN}\r\n"
+            "Connection: close\r\n\r\n".encode()
+        )
+        received, _ = _read_until_closed(connection)
+    assert received.startswith(b"HTTP/1.1 404"), received
+
+
+def test_a_kept_alive_connection_may_idle_between_requests(server: ServerProcess) -> None:
+    """The read timeout counts from a request's first byte, not from the previous request."""
+    request = b"GET /v1/health HTTP/1.1\r\nHost: spool\r\n\r\n"
+    with _connect(server) as connection:
+        connection.sendall(request)
+        first = _read_response(connection)
+        time.sleep(READ_TIMEOUT * 1.5)
+        connection.sendall(request.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"))
+        second, _ = _read_until_closed(connection)
+    assert first.startswith(b"HTTP/1.1 200")
+    assert second.startswith(b"HTTP/1.1 200")
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GET /v1/health HTTP/1.1\r\nHost: spool\r\nContent-Length: abc\r\n\r\n",
+        b"GET /v1/\xff\xfe HTTP/1.1\r\nHost: spool\r\n\r\n",
+        b"GET /v1/health HTTP/1.1\r\nHost: spool\r\nX-Big: " + b"a" * 1_000_000 + b"\r\n\r\n",
+        b"NOT HTTP AT ALL\r\n\r\n",
+    ],
+    ids=["bad-content-length", "non-ascii-target", "megabyte-header", "garbage"],
+)
+def test_malformed_http_gets_a_problem_document(
+    server: ServerProcess, request_bytes: bytes
+) -> None:
+    """What cannot be parsed as HTTP/1.1 is answered 400 malformed_request as problem+json."""
+    with _connect(server) as connection:
+        try:
+            connection.sendall(request_bytes)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        received, _ = _read_until_closed(connection)
+    status_line, problem = _problem(received)
+    assert status_line == "HTTP/1.1 400 Bad Request"
+    assert (problem["status"], problem["code"]) == (400, "malformed_request")
