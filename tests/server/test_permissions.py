@@ -1,8 +1,10 @@
 """The service enforces exactly the permission each operation states in ``x-spool-permission``.
 
-For every operation, its own example request is sent with a token holding just the stated
-permission (it must get past the permission check: anything but 401 and 403) and with a token
-holding every other permission there is (it must get ``403 permission_denied``).
+For every operation, on both stores, its own example request is sent: without a token and with an
+unknown one (401); with a token holding just the stated permission (it must get past the
+permission check: anything but 401 and 403); with a token holding every other permission there is
+(other kinds, other actions: 403); and, where the operation names its resource in the path, with
+the stated kind and action on other names only (403).
 """
 
 from __future__ import annotations
@@ -37,6 +39,17 @@ def _everything_but(kind: Resource) -> list[tuple[Resource, str, frozenset[Actio
     return [(other, "*", ALL_ACTIONS) for other in KINDS if other != kind]
 
 
+def _other_names(permission: dict[str, str]) -> TokenConfig | None:
+    """A token with the stated kind and action on names that miss the example's, when the
+    operation names its resource in the path.
+    """
+    if permission["scope"] != "path" or permission["action"] == "any":
+        return None
+    kind: Resource = permission["resource"]  # type: ignore[assignment]
+    action: Action = permission["action"]  # type: ignore[assignment]
+    return _token("other-names", [(kind, "zz-not-this-one-*", frozenset({action}))])
+
+
 def _tokens(permission: dict[str, str]) -> tuple[list[TokenConfig], TokenConfig]:
     """The tokens that hold just the stated permission, and the one that holds all the others."""
     kind: Resource = permission["resource"]  # type: ignore[assignment]
@@ -54,11 +67,9 @@ def _tokens(permission: dict[str, str]) -> tuple[list[TokenConfig], TokenConfig]
 
 
 @contextlib.asynccontextmanager
-async def _app(tokens: list[TokenConfig]) -> AsyncIterator[httpx.AsyncClient]:
+async def _app(tokens: list[TokenConfig], store_url: str) -> AsyncIterator[httpx.AsyncClient]:
     settings = Settings(
-        tokens=tuple(tokens),
-        store_url="sqlite:///:memory:",
-        allowed_destinations=TEST_DESTINATIONS,
+        tokens=tuple(tokens), store_url=store_url, allowed_destinations=TEST_DESTINATIONS
     )
     app = create_app(settings, services=())
     async with lifespan(app):
@@ -67,10 +78,11 @@ async def _app(tokens: list[TokenConfig]) -> AsyncIterator[httpx.AsyncClient]:
             yield client
 
 
-async def _send(client: httpx.AsyncClient, operation: Operation, token: TokenConfig) -> Any:
+async def _send(client: httpx.AsyncClient, operation: Operation, secret: str | None) -> Any:
     request = example_request(operation)
     headers = {key: str(value) for key, value in request.header_params.items()}
-    headers["Authorization"] = f"Bearer {token.secret}"
+    if secret is not None:
+        headers["Authorization"] = f"Bearer {secret}"
     return await client.request(
         operation.method.upper(),
         request.path,
@@ -81,13 +93,22 @@ async def _send(client: httpx.AsyncClient, operation: Operation, token: TokenCon
 
 
 @pytest.mark.parametrize("operation", SECURED, ids=[op.operation_id for op in SECURED])
-async def test_the_service_enforces_the_stated_permission(operation: Operation) -> None:
-    """The stated permission is enough, and every other permission together is not."""
+async def test_the_service_enforces_the_stated_permission(
+    operation: Operation, store_url: str
+) -> None:
+    """The stated permission is enough; no token, an unknown one, every other permission
+    together, or the stated one on other names is not.
+    """
     permission = operation.raw["x-spool-permission"]
     allowed, denied = _tokens(permission)
-    async with _app([*allowed, denied]) as client:
+    other_names = _other_names(permission)
+    refused = [denied] if other_names is None else [denied, other_names]
+    async with _app([*allowed, *refused], store_url) as client:
+        for secret in (None, "not-a-known-token"):
+            assert_problem(await _send(client, operation, secret), 401, "unauthenticated")
         for token in allowed:
-            response = await _send(client, operation, token)
+            response = await _send(client, operation, token.secret)
             assert response.status_code not in (401, 403), (token.id, response.text)
-        response = await _send(client, operation, denied)
-        assert_problem(response, 403, "permission_denied")
+        for token in refused:
+            response = await _send(client, operation, token.secret)
+            assert_problem(response, 403, "permission_denied")
