@@ -8,6 +8,7 @@ one of ``url`` and ``url_group``, a reachable destination, ...), which are refus
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 
 import pytest
@@ -74,3 +75,29 @@ def test_every_operation_conforms_on_redis(
 ) -> None:
     """The Redis store behind a real server answers every operation as openapi.yaml says."""
     case.call_and_validate(base_url=redis_server.base_url)
+
+
+# The stateful phase: schemathesis follows the spec's links (stream → group → read/ack/claim,
+# queue → job → lease → ack/nack, message → get/cancel, URL group → get/delete), so requests reach
+# resources that exist instead of answering 404.
+WORKFLOW_DIRECTORY = tempfile.TemporaryDirectory(prefix="spool-workflows-")
+# A file, not memory: every call runs the app's lifespan, and a chain must find what it created.
+WORKFLOW_APP = create_app(
+    Settings.development_mode(
+        store_url=f"sqlite:///{WORKFLOW_DIRECTORY.name}/workflows.db",
+        allowed_destinations=TEST_DESTINATIONS,
+    ),
+    services=(),
+)
+workflow_schema = schemathesis.openapi.from_asgi("/openapi.yaml", WORKFLOW_APP, config=CONFIG)
+Workflows = workflow_schema.as_state_machine()
+Workflows.TestCase.settings = settings(
+    max_examples=15,
+    stateful_step_count=6,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+class TestWorkflows(Workflows.TestCase):  # type: ignore[name-defined,misc]
+    """Chains of operations joined by the spec's links conform to openapi.yaml."""
