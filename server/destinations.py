@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 __all__ = [
     "DestinationNotAllowed",
     "DestinationPolicy",
+    "DestinationUnresolved",
     "IPAddress",
     "Resolver",
     "refusal_reason",
@@ -44,6 +45,10 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 class DestinationNotAllowed(ValueError):
     """A destination URL the service refuses to call; the message says which address and why."""
+
+
+class DestinationUnresolved(DestinationNotAllowed):
+    """A destination whose host name does not resolve (now): nothing to connect to, or to refuse."""
 
 
 def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
@@ -168,7 +173,8 @@ class DestinationPolicy:
 
     async def check(self, url: str) -> None:
         """Raise ``DestinationNotAllowed`` unless ``url`` is http(s) and every address it resolves to
-        is public or allowed. Resolution uses the event loop's resolver, so it never blocks it.
+        is public or allowed; a host name that does not resolve passes. Resolution uses the event
+        loop's resolver, so it never blocks it.
         """
         try:
             parts = urlsplit(url)
@@ -191,14 +197,20 @@ class DestinationPolicy:
             )
         if self.allows_hostname(hostname):
             return
-        await self.vetted_addresses(hostname, port or _DEFAULT_PORTS[scheme], label=url)
+        try:
+            await self.vetted_addresses(hostname, port or _DEFAULT_PORTS[scheme], label=url)
+        except DestinationUnresolved:
+            # A name that does not resolve yet may resolve by the time of delivery, where every
+            # connection is vetted again (server/vetted_http.py); until then its attempts fail.
+            return
 
     async def vetted_addresses(
         self, hostname: str, port: int, *, label: str | None = None
     ) -> list[IPAddress]:
         """The addresses a connection to ``hostname``:``port`` may use, resolved once, every one of
-        them checked (``DestinationNotAllowed`` names ``label``, the URL, when one is refused). A
-        hostname allowed by name may use whatever it resolves to.
+        them checked (``DestinationNotAllowed`` names ``label``, the URL, when one is refused;
+        ``DestinationUnresolved`` when there are none). A hostname allowed by name may use whatever
+        it resolves to.
 
         Connecting to exactly these addresses, rather than resolving the name again, is what keeps
         a name that answers differently each time (DNS rebinding) from slipping past the check.
@@ -214,11 +226,11 @@ class DestinationPolicy:
         try:
             addresses = await self._resolver(hostname, port)
         except (OSError, UnicodeError) as error:
-            raise DestinationNotAllowed(
+            raise DestinationUnresolved(
                 f"destination {label!r}: the host {hostname!r} does not resolve ({error})"
             ) from None
         if not addresses:
-            raise DestinationNotAllowed(
+            raise DestinationUnresolved(
                 f"destination {label!r}: the host {hostname!r} has no IP address"
             )
         if not self.allows_hostname(hostname):

@@ -15,7 +15,7 @@ import typing
 import httpcore
 import httpx
 
-from .destinations import DestinationNotAllowed, DestinationPolicy
+from .destinations import DestinationNotAllowed, DestinationPolicy, DestinationUnresolved
 
 __all__ = ["VettedNetworkBackend", "vetted_transport"]
 
@@ -39,6 +39,8 @@ class VettedNetworkBackend(httpcore.AsyncNetworkBackend):
     ) -> httpcore.AsyncNetworkStream:
         try:
             addresses = await self._policy.vetted_addresses(host, port)
+        except DestinationUnresolved as error:
+            raise httpcore.ConnectError(str(error)) from error
         except DestinationNotAllowed as error:
             # An httpcore error, so httpx reports it as a ConnectError like any failed connect.
             raise httpcore.ConnectError(f"destination not allowed: {error}") from error

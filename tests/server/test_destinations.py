@@ -8,7 +8,12 @@ import socket
 
 import pytest
 
-from server.destinations import DestinationNotAllowed, DestinationPolicy, refusal_reason
+from server.destinations import (
+    DestinationNotAllowed,
+    DestinationPolicy,
+    DestinationUnresolved,
+    refusal_reason,
+)
 
 
 @pytest.mark.parametrize(
@@ -141,18 +146,27 @@ def _fake_resolver(
     return asked
 
 
-async def test_unresolvable_host_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A name that does not resolve is refused with a message that says so."""
+async def test_an_unresolvable_host_passes_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name that does not resolve (yet) is accepted: there is no address to refuse, and every
+    connection to it is vetted again at delivery.
+    """
     _fake_resolver(monkeypatch, socket.gaierror(socket.EAI_NONAME, "Name or service not known"))
-    with pytest.raises(DestinationNotAllowed, match="'hooks.example' does not resolve"):
-        await DestinationPolicy().check("http://hooks.example/")
+    await DestinationPolicy().check("http://hooks.example/")
 
 
-async def test_host_without_addresses_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A resolver answer with no usable address is a refusal, not a pass."""
+async def test_vetting_an_unresolvable_host_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asked for the addresses to connect to, the policy says the name does not resolve."""
+    _fake_resolver(monkeypatch, socket.gaierror(socket.EAI_NONAME, "Name or service not known"))
+    with pytest.raises(DestinationUnresolved, match="'hooks.example' does not resolve"):
+        await DestinationPolicy().vetted_addresses("hooks.example", 80)
+
+
+async def test_a_host_without_addresses_is_unresolved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resolver answer with no usable address gives nothing to connect to."""
     _fake_resolver(monkeypatch, [])
-    with pytest.raises(DestinationNotAllowed, match="has no IP address"):
-        await DestinationPolicy().check("https://hooks.example/")
+    await DestinationPolicy().check("https://hooks.example/")
+    with pytest.raises(DestinationUnresolved, match="has no IP address"):
+        await DestinationPolicy().vetted_addresses("hooks.example", 443)
 
 
 async def test_any_internal_address_among_several_refuses(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -118,7 +118,8 @@ def sync_detailed(
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
     Options are validated now, so a bad `retry_delay` or a refused destination is a 400 and never a
-    delivery-time surprise. Counts against the token's quota. Needs `publish` on messages.
+    delivery-time surprise; a host name that does not resolve yet is accepted, and its attempts fail
+    (and are retried) until it does. Counts against the token's quota. Needs `publish` on messages.
 
     Args:
         idempotency_key (str | Unset):
@@ -155,7 +156,8 @@ def sync(
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
     Options are validated now, so a bad `retry_delay` or a refused destination is a 400 and never a
-    delivery-time surprise. Counts against the token's quota. Needs `publish` on messages.
+    delivery-time surprise; a host name that does not resolve yet is accepted, and its attempts fail
+    (and are retried) until it does. Counts against the token's quota. Needs `publish` on messages.
 
     Args:
         idempotency_key (str | Unset):
@@ -187,7 +189,8 @@ async def asyncio_detailed(
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
     Options are validated now, so a bad `retry_delay` or a refused destination is a 400 and never a
-    delivery-time surprise. Counts against the token's quota. Needs `publish` on messages.
+    delivery-time surprise; a host name that does not resolve yet is accepted, and its attempts fail
+    (and are retried) until it does. Counts against the token's quota. Needs `publish` on messages.
 
     Args:
         idempotency_key (str | Unset):
@@ -222,7 +225,8 @@ async def asyncio(
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
     Options are validated now, so a bad `retry_delay` or a refused destination is a 400 and never a
-    delivery-time surprise. Counts against the token's quota. Needs `publish` on messages.
+    delivery-time surprise; a host name that does not resolve yet is accepted, and its attempts fail
+    (and are retried) until it does. Counts against the token's quota. Needs `publish` on messages.
 
     Args:
         idempotency_key (str | Unset):
