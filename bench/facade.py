@@ -5,7 +5,7 @@ keep-alive connections, in interleaved rounds:
 
 * ``generated``: ``append_entry.sync_detailed`` with no Idempotency-Key, the bare minimum;
 * ``generated + key``: the same with a fresh Idempotency-Key, which is what the facade sends on
-  every publish (the server then also reserves and stores the key: two more store writes);
+  every publish (the server records the key in the same store write as the entry);
 * ``sdk``: ``Client.publish``, with its checks, codec, retry wrapper and typed answers.
 
 ``sdk / generated + key`` is the facade's own client-side cost (the same request reaches the

@@ -28,14 +28,15 @@ from typing_extensions import TypeAliasType
 from ..auth import Principal, TokenRegistry
 from ..config import Action, Resource, Settings
 from ..destinations import DestinationPolicy
-from ..idempotency import IDEMPOTENCY_KEY_HEADER, idempotent_request, run_idempotent
+from ..idempotency import IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, idempotent_request, key_reused
 from ..problems import FieldIssue, ProblemError
 from ..ratelimit import RateLimiter
-from ..stores.base import Store
+from ..stores.base import ConflictError, IdempotencyClaim, NotFoundError, Store
 from ._spec import SpecFacts
 
 __all__ = [
     "AppContext",
+    "Published",
     "authenticate",
     "check_rate",
     "context_of",
@@ -356,6 +357,20 @@ def json_response(document: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(document, status_code=status)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Published:
+    """What a publish route's store write answers: the response's JSON document, rendered from the
+    store's result alone (so a replay renders the first answer's bytes), and whether the store
+    replayed that result for an Idempotency-Key rather than writing now.
+    """
+
+    document: dict[str, object]
+    replayed: bool
+
+
+PublishWrite = Callable[[IdempotencyClaim | None], Awaitable[Published]]
+
+
 async def publish(
     request: Request,
     principal: Principal,
@@ -363,14 +378,18 @@ async def publish(
     operation: str,
     raw_body: bytes,
     items: int,
-    write: Callable[[], Awaitable[Response]],
+    status: int,
+    write: PublishWrite,
 ) -> Response:
-    """Run a validated publish: replay or refuse a repeated Idempotency-Key, take ``items`` from
-    the token's quota before writing (429 ``quota_exceeded`` when it would run over; refunded when
-    the write fails), then write.
+    """Run a validated publish: ``write`` is one store write that, given the request's
+    Idempotency-Key as a claim, also replays or refuses a repeat (see server/idempotency.py).
+
+    With a quota, ``items`` are taken from it before writing (429 ``quota_exceeded`` when that
+    would run over) and given back when the write fails or turns out to be a replay. A repeat of a
+    publish that was made is still answered when the quota is used up, taking nothing.
     """
     context = context_of(request)
-    idempotent = idempotent_request(
+    claim = idempotent_request(
         request.headers.get(IDEMPOTENCY_KEY_HEADER),
         key_pattern=context.spec.idempotency_key_pattern,
         token_id=principal.token_id,
@@ -378,30 +397,58 @@ async def publish(
         method=request.method,
         path=request.url.path,
         raw_body=raw_body,
-    )
-
-    async def charged_write() -> Response:
-        quota = principal.quota
-        if quota is None:
-            return await write()
-        store = context.store
-        if not await store.consume_quota(principal.token_id, items, limit=quota):
-            raise ProblemError(
-                429, "quota_exceeded", f"token's quota of {quota} published items is used up"
-            )
-        try:
-            return await write()
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                await store.refund_quota(principal.token_id, items)
-            raise
-
-    return await run_idempotent(
-        context.store,
-        idempotent,
         ttl=context.settings.idempotency_ttl_seconds,
-        handler=charged_write,
     )
+    published = await _charged_write(context.store, principal, items, claim, write)
+    headers = {REPLAYED_HEADER: "true"} if published.replayed else None
+    return JSONResponse(published.document, status_code=status, headers=headers)
+
+
+async def _charged_write(
+    store: Store,
+    principal: Principal,
+    items: int,
+    claim: IdempotencyClaim | None,
+    write: PublishWrite,
+) -> Published:
+    quota = principal.quota
+    if quota is None:
+        return await _write_once(write, claim)
+    if not await store.consume_quota(principal.token_id, items, limit=quota):
+        if claim is not None:
+            # The quota holds back new writes only: the repeat of a publish that was made (whose
+            # first answer may have been lost) is answered as ever.
+            try:
+                return await _write_once(write, dataclasses.replace(claim, replay_only=True))
+            except NotFoundError as error:
+                if error.code != "idempotency_record_not_found":
+                    raise
+        raise ProblemError(
+            429, "quota_exceeded", f"token's quota of {quota} published items is used up"
+        )
+    try:
+        published = await _write_once(write, claim)
+    except BaseException:
+        await _refund(store, principal.token_id, items)
+        raise
+    if published.replayed:
+        await _refund(store, principal.token_id, items)
+    return published
+
+
+async def _write_once(write: PublishWrite, claim: IdempotencyClaim | None) -> Published:
+    try:
+        return await write(claim)
+    except ConflictError as error:
+        if claim is None or error.code != "conflict":
+            raise
+        raise key_reused() from None
+
+
+async def _refund(store: Store, token_id: str, items: int) -> None:
+    # Shielded so that a cancelled request still gives back what it took.
+    with anyio.CancelScope(shield=True):
+        await store.refund_quota(token_id, items)
 
 
 def check_rate(request: Request, principal: Principal) -> None:

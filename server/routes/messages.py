@@ -31,6 +31,7 @@ from ..problems import ProblemError
 from ..retry_delay import RetryDelayError, compile_retry_delay
 from ..stores.base import (
     DeliveryAttemptRecord,
+    IdempotencyClaim,
     MessageReceipt,
     MessageRecord,
     NewMessage,
@@ -40,6 +41,7 @@ from ..stores.base import (
 )
 from ._common import (
     AppContext,
+    Published,
     authenticate,
     check_rate,
     context_of,
@@ -145,9 +147,16 @@ def _dedup_key(
 
 
 async def _plan(
-    request: Request, principal: Principal, item: PublishMessageRequest, location: str
+    request: Request,
+    principal: Principal,
+    item: PublishMessageRequest,
+    location: str,
+    *,
+    index: int = 0,
 ) -> list[NewMessage]:
-    """The messages one publish item becomes (one per URL), after every check it needs."""
+    """The messages publish item number ``index`` becomes (one per URL), after every check it
+    needs.
+    """
     context = context_of(request)
     if item.url is not None and item.url_group is not None:
         raise invalid(f"{location}.url_group", "give exactly one of url and url_group, not both")
@@ -222,6 +231,7 @@ async def _plan(
                 item, url=url, body=body, content_type=content_type, headers=headers
             ),
             dedup_window=window,
+            item=index,
         )
         for url in urls
     ]
@@ -319,11 +329,12 @@ async def publish_message(request: Request) -> Response:
     body, raw = await read_json(request, PublishMessageRequest)
     planned = await _plan(request, principal, body, "body")
 
-    async def write() -> Response:
+    async def write(claim: IdempotencyClaim | None) -> Published:
         context = context_of(request)
-        receipts = await context.store.publish_messages(planned)
+        receipts = await context.store.publish_messages(planned, idempotency=claim)
         context.notify_message_scheduled()
-        return json_response({"messages": [_receipt_json(receipt) for receipt in receipts]}, 202)
+        document: dict[str, object] = {"messages": [_receipt_json(r) for r in receipts]}
+        return Published(document, replayed=any(receipt.replayed for receipt in receipts))
 
     return await publish(
         request,
@@ -331,6 +342,7 @@ async def publish_message(request: Request) -> Response:
         operation="publishMessage",
         raw_body=raw,
         items=len(planned),
+        status=202,
         write=write,
     )
 
@@ -342,20 +354,33 @@ async def publish_messages(request: Request) -> Response:
     check_rate(request, principal)
     body, raw = await read_json(request, PublishMessagesRequest)
     plans = [
-        await _plan(request, principal, item, f"body.messages.{index}")
+        await _plan(request, principal, item, f"body.messages.{index}", index=index)
         for index, item in enumerate(body.messages)
     ]
     flat = [message for plan in plans for message in plan]
 
-    async def write() -> Response:
+    async def write(claim: IdempotencyClaim | None) -> Published:
         context = context_of(request)
-        receipts = iter(await context.store.publish_messages(flat))
+        receipts = await context.store.publish_messages(flat, idempotency=claim)
         context.notify_message_scheduled()
-        results = [{"messages": [_receipt_json(next(receipts)) for _ in plan]} for plan in plans]
-        return json_response({"results": results}, 202)
+        # Grouped by the receipts' own items, not by this request's plans: a replay answers what
+        # the first request's plans (its URL groups' endpoints then) were.
+        results: list[dict[str, list[dict[str, object]]]] = [
+            {"messages": []} for _ in body.messages
+        ]
+        for receipt in receipts:
+            results[receipt.item]["messages"].append(_receipt_json(receipt))
+        document: dict[str, object] = {"results": results}
+        return Published(document, replayed=any(receipt.replayed for receipt in receipts))
 
     return await publish(
-        request, principal, operation="publishMessages", raw_body=raw, items=len(flat), write=write
+        request,
+        principal,
+        operation="publishMessages",
+        raw_body=raw,
+        items=len(flat),
+        status=202,
+        write=write,
     )
 
 

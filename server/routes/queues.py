@@ -17,8 +17,17 @@ from generated.pydantic_models import (
 )
 
 from ..problems import ProblemError
-from ..stores.base import JobRecord, LeasedJob, NewJob, QueueRecord, QueueSettings
+from ..stores.base import (
+    IdempotencyClaim,
+    JobReceipt,
+    JobRecord,
+    LeasedJob,
+    NewJob,
+    QueueRecord,
+    QueueSettings,
+)
 from ._common import (
+    Published,
     authenticate,
     check_rate,
     context_of,
@@ -93,6 +102,15 @@ def _leased_json(job: LeasedJob) -> dict[str, object]:
     }
 
 
+def _receipt_json(receipt: JobReceipt) -> dict[str, object]:
+    return {
+        "job_id": receipt.job_id,
+        "queue": receipt.queue,
+        "topic": receipt.topic,
+        "deduplicated": receipt.deduplicated,
+    }
+
+
 def _new_job(request: Request, job: PublishJobRequest, location: str) -> NewJob:
     topic = job.topic.root
     prefix = context_of(request).spec.reserved_topic_prefix
@@ -164,19 +182,12 @@ async def publish_job(request: Request) -> Response:
     body, raw = await read_json(request, PublishJobRequest)
     job = _new_job(request, body, "body")
 
-    async def write() -> Response:
-        receipts = await context_of(request).store.publish_jobs(name, [job])
-        receipt = receipts[0]
-        document = {
-            "job_id": receipt.job_id,
-            "queue": receipt.queue,
-            "topic": receipt.topic,
-            "deduplicated": receipt.deduplicated,
-        }
-        return json_response(document, 202)
+    async def write(claim: IdempotencyClaim | None) -> Published:
+        [receipt] = await context_of(request).store.publish_jobs(name, [job], idempotency=claim)
+        return Published(_receipt_json(receipt), replayed=receipt.replayed)
 
     return await publish(
-        request, principal, operation="publishJob", raw_body=raw, items=1, write=write
+        request, principal, operation="publishJob", raw_body=raw, items=1, status=202, write=write
     )
 
 
@@ -189,23 +200,19 @@ async def publish_jobs(request: Request) -> Response:
     body, raw = await read_json(request, PublishJobsRequest)
     jobs = [_new_job(request, job, f"body.jobs.{index}") for index, job in enumerate(body.jobs)]
 
-    async def write() -> Response:
-        receipts = await context_of(request).store.publish_jobs(name, jobs)
-        document = {
-            "receipts": [
-                {
-                    "job_id": receipt.job_id,
-                    "queue": receipt.queue,
-                    "topic": receipt.topic,
-                    "deduplicated": receipt.deduplicated,
-                }
-                for receipt in receipts
-            ]
-        }
-        return json_response(document, 202)
+    async def write(claim: IdempotencyClaim | None) -> Published:
+        receipts = await context_of(request).store.publish_jobs(name, jobs, idempotency=claim)
+        document: dict[str, object] = {"receipts": [_receipt_json(r) for r in receipts]}
+        return Published(document, replayed=any(receipt.replayed for receipt in receipts))
 
     return await publish(
-        request, principal, operation="publishJobs", raw_body=raw, items=len(jobs), write=write
+        request,
+        principal,
+        operation="publishJobs",
+        raw_body=raw,
+        items=len(jobs),
+        status=202,
+        write=write,
     )
 
 

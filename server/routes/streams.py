@@ -17,8 +17,9 @@ from generated.pydantic_models import (
     TrimRequest,
 )
 
-from ..stores.base import DeliveredEntry, GroupInfo, StreamInfo, Trim
+from ..stores.base import DeliveredEntry, GroupInfo, IdempotencyClaim, StreamInfo, Trim
 from ._common import (
+    Published,
     authenticate,
     check_rate,
     context_of,
@@ -109,20 +110,20 @@ async def append_entry(request: Request) -> Response:
     ensure_finite(body.body, "body.body")
     trim = _optional_trim(body.maxlen, body.minid, body.approximate)
 
-    async def write() -> Response:
+    async def write(claim: IdempotencyClaim | None) -> Published:
         result = await context_of(request).store.append(
-            stream, [body.body], trim=trim, nomkstream=body.nomkstream
+            stream, [body.body], trim=trim, nomkstream=body.nomkstream, idempotency=claim
         )
-        document = {
+        document: dict[str, object] = {
             "id": result.ids[0],
             "stream": stream,
             "length": result.length,
             "trimmed": result.trimmed,
         }
-        return json_response(document, 201)
+        return Published(document, replayed=result.replayed)
 
     return await publish(
-        request, principal, operation="appendEntry", raw_body=raw, items=1, write=write
+        request, principal, operation="appendEntry", raw_body=raw, items=1, status=201, write=write
     )
 
 
@@ -138,20 +139,26 @@ async def append_entries(request: Request) -> Response:
     trim = _optional_trim(body.maxlen, body.minid, body.approximate)
     bodies = [entry.body for entry in body.entries]
 
-    async def write() -> Response:
+    async def write(claim: IdempotencyClaim | None) -> Published:
         result = await context_of(request).store.append(
-            stream, bodies, trim=trim, nomkstream=body.nomkstream
+            stream, bodies, trim=trim, nomkstream=body.nomkstream, idempotency=claim
         )
-        document = {
+        document: dict[str, object] = {
             "stream": stream,
             "ids": result.ids,
             "length": result.length,
             "trimmed": result.trimmed,
         }
-        return json_response(document, 201)
+        return Published(document, replayed=result.replayed)
 
     return await publish(
-        request, principal, operation="appendEntries", raw_body=raw, items=len(bodies), write=write
+        request,
+        principal,
+        operation="appendEntries",
+        raw_body=raw,
+        items=len(bodies),
+        status=201,
+        write=write,
     )
 
 

@@ -31,7 +31,7 @@ __all__ = [
     "DeliveryAttemptRecord",
     "Entry",
     "GroupInfo",
-    "IdempotencyRecord",
+    "IdempotencyClaim",
     "JobReceipt",
     "JobRecord",
     "JobState",
@@ -112,11 +112,14 @@ class Trim:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class AppendResult:
-    """The ids given to appended entries, in order, and the stream after trimming."""
+    """The ids given to appended entries, in order, and the stream after trimming; ``replayed``
+    when this is an earlier append's result, answered again for its idempotency key.
+    """
 
     ids: list[str]
     length: int
     trimmed: int
+    replayed: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -229,12 +232,15 @@ class NewJob:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class JobReceipt:
-    """What publishing a job answers; ``deduplicated`` means ``job_id`` is an earlier job's."""
+    """What publishing a job answers; ``deduplicated`` means ``job_id`` is an earlier job's, and
+    ``replayed`` that the receipt is an earlier publish's, answered again for its idempotency key.
+    """
 
     job_id: str
     queue: str
     topic: str
     deduplicated: bool
+    replayed: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -302,6 +308,8 @@ class NewMessage:
     ``body`` is the exact bytes to send. ``dedup_key`` (already scoped by the caller: destination
     plus deduplication id or content hash) makes the store return the earlier message's id instead
     of creating one, while that earlier message was created less than ``dedup_window`` seconds ago.
+    ``item`` is the caller's number for the request item the message came from (a URL group fans
+    one item out to a message per endpoint); the receipt carries it back, replayed ones included.
     """
 
     url: str
@@ -319,15 +327,21 @@ class NewMessage:
     deduplication_id: str | None = None
     dedup_key: str | None = None
     dedup_window: float = 0.0
+    item: int = 0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class MessageReceipt:
-    """What publishing a message answers, one per URL."""
+    """What publishing a message answers, one per URL: ``item`` is its message's, ``deduplicated``
+    means ``message_id`` is an earlier message's, and ``replayed`` that the receipt is an earlier
+    publish's, answered again for its idempotency key.
+    """
 
     message_id: str
     url: str
     deduplicated: bool
+    item: int = 0
+    replayed: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -401,15 +415,26 @@ class DeadLetterRecord:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class IdempotencyRecord:
-    """A remembered publish: the request's hash and, once finished, the response to replay.
+class IdempotencyClaim:
+    """Makes a write (``append``, ``publish_jobs``, ``publish_messages``) happen at most once per
+    ``key`` (already scoped to the token and the request), in the write's own atomic step.
 
-    ``status`` is None while the first request is still being processed.
+    A live record of ``key`` (one younger than its ``ttl``) with the same ``request_hash`` makes
+    the write answer the result it stored, marked ``replayed``, and write nothing; one with another
+    hash is ``ConflictError("conflict")``, also writing nothing. Without a live record the write
+    runs and keeps its result under ``key`` for ``ttl`` seconds, atomically with the write: there
+    is never a write without its record nor a record without its write, and a write that raises
+    keeps nothing, so a corrected repeat runs. An expired record counts as absent. Records are
+    kept per stream, per queue and for all messages: one key on two streams is two keys.
+
+    ``replay_only`` answers a live record as above but never writes: without one it raises
+    ``NotFoundError("idempotency_record_not_found")``.
     """
 
+    key: str
     request_hash: str
-    status: int | None
-    body: bytes | None
+    ttl: float
+    replay_only: bool = False
 
 
 class Store(abc.ABC):
@@ -442,9 +467,15 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def append(
-        self, stream: str, bodies: Sequence[JSON], *, trim: Trim | None, nomkstream: bool
+        self,
+        stream: str,
+        bodies: Sequence[JSON],
+        *,
+        trim: Trim | None,
+        nomkstream: bool,
+        idempotency: IdempotencyClaim | None = None,
     ) -> AppendResult:
-        """Append ``bodies`` in order, then apply ``trim``.
+        """Append ``bodies`` in order, then apply ``trim``; at most once per ``idempotency`` key.
 
         Ids are ``<ms>-<seq>`` from the current time and strictly greater than every id the stream
         ever had, even when the clock steps back (then the last id's ms is kept and seq grows).
@@ -541,10 +572,13 @@ class Store(abc.ABC):
         """Delete the queue and all its jobs (``queue_not_found``)."""
 
     @abc.abstractmethod
-    async def publish_jobs(self, queue: str, jobs: Sequence[NewJob]) -> list[JobReceipt]:
+    async def publish_jobs(
+        self, queue: str, jobs: Sequence[NewJob], *, idempotency: IdempotencyClaim | None = None
+    ) -> list[JobReceipt]:
         """Accept all ``jobs`` in order, or none. The queue must exist (``queue_not_found``; never
         created here). A ``deduplication_id`` seen in this queue within its deduplication window
         (also earlier in the same batch) yields the first job's id with ``deduplicated=True``.
+        At most once per ``idempotency`` key; every receipt of a replay is marked ``replayed``.
         """
 
     @abc.abstractmethod
@@ -605,11 +639,16 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def publish_messages(
-        self, messages: Sequence[NewMessage], *, lease: MessageLease | None = None
+        self,
+        messages: Sequence[NewMessage],
+        *,
+        lease: MessageLease | None = None,
+        idempotency: IdempotencyClaim | None = None,
     ) -> list[MessageReceipt]:
         """Accept all ``messages`` in order, or none, each ``scheduled`` for ``not_before``.
         A message whose ``dedup_key`` names a message created within its ``dedup_window`` (also
-        earlier in the same call) yields that message's id with ``deduplicated=True``.
+        earlier in the same call) yields that message's id with ``deduplicated=True``. At most
+        once per ``idempotency`` key; every receipt of a replay is marked ``replayed``.
 
         With ``lease`` (how the delivery engine publishes a message's callbacks), publish only
         while that lease is current by ``record_attempt``'s rule, else raise
@@ -691,23 +730,7 @@ class Store(abc.ABC):
         (``dead_letter_not_found``).
         """
 
-    # Idempotency and quotas ----------------------------------------------------------------
-
-    @abc.abstractmethod
-    async def begin_idempotent(
-        self, key: str, request_hash: str, *, ttl: float
-    ) -> IdempotencyRecord | None:
-        """Reserve ``key`` (already scoped to the token) for a request. Returns None when the key
-        was free and is now reserved for ``ttl`` seconds; otherwise the existing record, unchanged.
-        """
-
-    @abc.abstractmethod
-    async def finish_idempotent(self, key: str, *, status: int, body: bytes, ttl: float) -> None:
-        """Store the response of the request that reserved ``key``, to be replayed for ``ttl``."""
-
-    @abc.abstractmethod
-    async def release_idempotent(self, key: str) -> None:
-        """Free a reservation whose request failed, so that a corrected repeat can run."""
+    # Quotas --------------------------------------------------------------------------------
 
     @abc.abstractmethod
     async def consume_quota(self, token_id: str, amount: int, *, limit: int) -> bool:

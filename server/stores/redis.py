@@ -28,9 +28,17 @@ Redis Cluster slot: one stream, one queue, all messages, all URL groups.
 ``<p>:m:{messages}:seq``                           counter: publish and failure order
 ``<p>:u:{url_groups}:groups``                      hash: name -> ``<updated_at> <endpoints JSON>``
 ``<p>:u:{url_groups}:created``                     hash: name -> creation time
-``<p>:idem:<key>``                                 hash: one idempotency record (with a TTL)
+``<p>:s:{<stream>}:idem:<key>``                    hash: an idempotent append's record (TTL)
+``<p>:q:{<queue>}:idem:<key>``                     hash: an idempotent job publish's record (TTL)
+``<p>:m:{messages}:idem:<key>``                    hash: an idempotent message publish's record
 ``<p>:quota:<token_id>``                           string: a token's message count
 =================================================  ============================================
+
+An idempotency record lives in the slot of what its write changes, so the write's own script
+reads it and, for a new write, keeps the write's result in it (``_LUA_IDEMPOTENCY``): one
+``EVALSHA`` either replays or writes and records. It holds ``request_hash``, ``expires_at`` (by the
+store's clock, which decides) and ``result``, the script's answer as JSON; Redis drops it by its TTL.
+Records outlive the stream or queue they were written to, as a repeat must not publish again.
 
 Scripts derive job and message hash keys from ids they read; those keys carry the same hash tag as
 the script's declared keys, so they are in the same slot. Listing queues crosses slots, so the
@@ -104,7 +112,7 @@ from .base import (
     DeliveryAttemptRecord,
     Entry,
     GroupInfo,
-    IdempotencyRecord,
+    IdempotencyClaim,
     JobReceipt,
     JobRecord,
     JobState,
@@ -163,6 +171,7 @@ _NOT_FOUND_CODES = frozenset(
         "message_not_found",
         "url_group_not_found",
         "dead_letter_not_found",
+        "idempotency_record_not_found",
     }
 )
 _CONFLICT_CODES = frozenset({"conflict", "group_exists", "lease_expired", "invalid_state"})
@@ -197,6 +206,36 @@ local function require_group(stream, group)
 end
 """
 
+# An idempotent write (``IdempotencyClaim``) passes its record's key (nil for a plain write), the
+# request's hash and the record's ttl. ``replayed_result`` answers a live record's kept result (and
+# refuses another request's); ``remember`` keeps a new write's result. The write scripts answer
+# ``{replayed, result}``: 1 and the kept result, or 0 and what they just wrote.
+_LUA_IDEMPOTENCY = """
+local function replayed_result(record, request_hash, now)
+  if not record then return nil end
+  local kept = redis.call('HMGET', record, 'request_hash', 'expires_at', 'result')
+  if not kept[1] or tonumber(kept[2]) <= now then return nil end
+  if kept[1] ~= request_hash then fail('conflict') end
+  return cjson.decode(kept[3])
+end
+
+local function remember(record, request_hash, now, ttl, result)
+  if not record then return end
+  redis.call('HSET', record, 'request_hash', request_hash, 'expires_at', fmt(now + ttl),
+    'result', cjson.encode(result))
+  redis.call('PEXPIRE', record, math.max(1, math.ceil(ttl * 1000)))
+end
+"""
+
+# KEYS[1] record; ARGV: now, request hash. A claim's replay_only: answer the record, never write.
+_REPLAY = """
+local record = KEYS[1]
+local now, request_hash = tonumber(ARGV[1]), ARGV[2]
+local kept = replayed_result(record, request_hash, now)
+if not kept then fail('idempotency_record_not_found') end
+return {1, kept}
+"""
+
 # ARGV[first] = number of trim steps, then per step: strategy, '~' or '=', threshold.
 _LUA_TRIM = """
 local function trim(stream, first)
@@ -207,18 +246,26 @@ local function trim(stream, first)
 end
 """
 
-# KEYS[1] stream; ARGV: nomkstream, trim steps (see _LUA_TRIM), bodies... The trimmed count is the
-# length before, plus the entries added, minus the length after: all inside this one script.
+# KEYS[1] stream, KEYS[2] idempotency record (none for a plain append); ARGV: now, request hash,
+# ttl, nomkstream, trim steps (see _LUA_TRIM), bodies... The trimmed count is the length before,
+# plus the entries added, minus the length after: all inside this one script.
 _APPEND = """
-if ARGV[1] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
-local length_before = redis.call('XLEN', KEYS[1])
+local stream, record = KEYS[1], KEYS[2]
+local now, request_hash, ttl = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local nomkstream, trim_steps = ARGV[4], 5
+local kept = replayed_result(record, request_hash, now)
+if kept then return {1, kept} end
+if nomkstream == '1' and redis.call('EXISTS', stream) == 0 then fail('stream_not_found') end
+local length_before = redis.call('XLEN', stream)
 local ids = {}
-for index = 3 + tonumber(ARGV[2]) * 3, #ARGV do
-  ids[#ids + 1] = redis.call('XADD', KEYS[1], '*', 'b', ARGV[index])
+for index = trim_steps + 1 + tonumber(ARGV[trim_steps]) * 3, #ARGV do
+  ids[#ids + 1] = redis.call('XADD', stream, '*', 'b', ARGV[index])
 end
-trim(KEYS[1], 2)
-local length = redis.call('XLEN', KEYS[1])
-return {length, length_before + #ids - length, ids}
+trim(stream, trim_steps)
+local length = redis.call('XLEN', stream)
+local result = {length, length_before + #ids - length, ids}
+remember(record, request_hash, now, ttl, result)
+return {0, result}
 """
 
 # KEYS[1] stream; ARGV: trim steps (see _LUA_TRIM).
@@ -438,14 +485,20 @@ redis.call('DEL', META, ALL, AVAIL, DELAYED, LEASED, DEAD, DONE, DEDUP, DEDUP_EX
 return 1
 """
 
-# ARGV[3] = number of jobs, then per job: job_id, topic, payload, delay, deduplication_id ('').
+# KEYS[10] idempotency record (none for a plain publish); ARGV[3] request hash, ARGV[4] ttl,
+# ARGV[5] = number of jobs, then per job: job_id, topic, payload, delay, deduplication_id ('').
+# A receipt is {job_id, deduplicated, topic}.
 _PUBLISH_JOBS = """
+local record = KEYS[10]
+local request_hash, ttl, job_count = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local kept = replayed_result(record, request_hash, NOW)
+if kept then return {1, kept} end
 require_queue()
 settle()
 local window = tonumber(redis.call('HGET', META, 'deduplication_window_seconds'))
 local receipts = {}
-for index = 0, tonumber(ARGV[3]) - 1 do
-  local base = 4 + index * 5
+for index = 0, job_count - 1 do
+  local base = 6 + index * 5
   local job_id, topic, payload = ARGV[base], ARGV[base + 1], ARGV[base + 2]
   local delay, deduplication_id = tonumber(ARGV[base + 3]), ARGV[base + 4]
   local earlier = false
@@ -456,7 +509,7 @@ for index = 0, tonumber(ARGV[3]) - 1 do
     end
   end
   if earlier then
-    receipts[#receipts + 1] = {earlier, 1}
+    receipts[#receipts + 1] = {earlier, 1, topic}
   else
     local key = JOB .. job_id
     local seq = redis.call('HINCRBY', META, 'seq', 1)
@@ -475,10 +528,11 @@ for index = 0, tonumber(ARGV[3]) - 1 do
       redis.call('HSET', DEDUP, deduplication_id, job_id)
       redis.call('ZADD', DEDUP_EXP, fmt(NOW + window), deduplication_id)
     end
-    receipts[#receipts + 1] = {job_id, 0}
+    receipts[#receipts + 1] = {job_id, 0, topic}
   end
 end
-return receipts
+remember(record, request_hash, NOW, ttl, receipts)
+return {0, receipts}
 """
 
 # ARGV[3] max jobs, ARGV[4] lease seconds ('' = the queue's), ARGV[5] consumer ('' = anonymous),
@@ -680,35 +734,42 @@ local function remove_dead_letter(message_id)
 end
 """
 
-# ARGV[3], ARGV[4]: the message and lease id the publish needs to be current ('' = none); ARGV[5] =
-# number of messages, then per message: message_id, dedup_key ('' = none), dedup window, number of
-# field/value items, the items (which include not_before and next_attempt_at).
+# KEYS[6] idempotency record (none for a plain publish); ARGV[3], ARGV[4]: the message and lease
+# id the publish needs to be current ('' = none); ARGV[5] request hash, ARGV[6] ttl; ARGV[7] =
+# number of messages, then per message: message_id, dedup_key ('' = none), dedup window, url, item,
+# number of field/value items, the items (which include not_before and next_attempt_at). A receipt
+# is {message_id, deduplicated, url, item}.
 _PUBLISH_MESSAGES = """
-if ARGV[3] ~= '' then require_current_lease(require_message(ARGV[3]), ARGV[4]) end
+local record = KEYS[6]
+local leased_message, lease_id = ARGV[3], ARGV[4]
+local request_hash, ttl, message_count = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
+local kept = replayed_result(record, request_hash, NOW)
+if kept then return {1, kept} end
+if leased_message ~= '' then require_current_lease(require_message(leased_message), lease_id) end
 local expired = redis.call('ZRANGEBYSCORE', DEDUP_EXP, '-inf', NOW_TEXT, 'LIMIT', 0, 1000)
 for _, dedup_key in ipairs(expired) do
   redis.call('HDEL', DEDUP, dedup_key)
   redis.call('ZREM', DEDUP_EXP, dedup_key)
 end
 local receipts = {}
-local base = 6
-for _ = 1, tonumber(ARGV[5]) do
-  local message_id, dedup_key = ARGV[base], ARGV[base + 1]
-  local window, item_count = tonumber(ARGV[base + 2]), tonumber(ARGV[base + 3])
+local base = 8
+for _ = 1, message_count do
+  local message_id, dedup_key, window = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2])
+  local url, item, item_count = ARGV[base + 3], tonumber(ARGV[base + 4]), tonumber(ARGV[base + 5])
   local earlier = false
   if dedup_key ~= '' then
-    local record = redis.call('HGET', DEDUP, dedup_key)
-    if record then
-      local separator = string.find(record, ' ', 1, true)
-      local created_at = tonumber(string.sub(record, 1, separator - 1))
-      if NOW - created_at < window then earlier = string.sub(record, separator + 1) end
+    local seen = redis.call('HGET', DEDUP, dedup_key)
+    if seen then
+      local separator = string.find(seen, ' ', 1, true)
+      local created_at = tonumber(string.sub(seen, 1, separator - 1))
+      if NOW - created_at < window then earlier = string.sub(seen, separator + 1) end
     end
   end
   if earlier then
-    receipts[#receipts + 1] = {earlier, 1}
+    receipts[#receipts + 1] = {earlier, 1, url, item}
   else
     local key = MESSAGE .. message_id
-    redis.call('HSET', key, unpack(ARGV, base + 4, base + 3 + item_count))
+    redis.call('HSET', key, unpack(ARGV, base + 6, base + 5 + item_count))
     local sequence = redis.call('INCR', SEQ)
     redis.call('HSET', key, 'seq', sequence)
     local next_attempt_at = redis.call('HGET', key, 'next_attempt_at')
@@ -717,11 +778,12 @@ for _ = 1, tonumber(ARGV[5]) do
       redis.call('HSET', DEDUP, dedup_key, NOW_TEXT .. ' ' .. message_id)
       redis.call('ZADD', DEDUP_EXP, fmt(NOW + window), dedup_key)
     end
-    receipts[#receipts + 1] = {message_id, 0}
+    receipts[#receipts + 1] = {message_id, 0, url, item}
   end
-  base = base + 4 + item_count
+  base = base + 6 + item_count
 end
-return receipts
+remember(record, request_hash, NOW, ttl, receipts)
+return {0, receipts}
 """
 
 # ARGV[3] message id.
@@ -831,34 +893,6 @@ redis.call('HDEL', KEYS[2], ARGV[1])
 return 1
 """
 
-# KEYS[1] record; ARGV: request hash, now, ttl seconds.
-_BEGIN_IDEMPOTENT = """
-local record = redis.call('HMGET', KEYS[1], 'request_hash', 'status', 'body', 'expires_at')
-if record[1] and tonumber(record[4]) > tonumber(ARGV[2]) then
-  return {record[1], record[2], record[3]}
-end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'request_hash', ARGV[1],
-  'expires_at', fmt(tonumber(ARGV[2]) + tonumber(ARGV[3])))
-redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil(tonumber(ARGV[3]) * 1000)))
-return false
-"""
-
-# KEYS[1] record; ARGV: status, body (base64), now, ttl seconds.
-_FINISH_IDEMPOTENT = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'body', ARGV[2],
-  'expires_at', fmt(tonumber(ARGV[3]) + tonumber(ARGV[4])))
-redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil(tonumber(ARGV[4]) * 1000)))
-return 1
-"""
-
-# KEYS[1] record.
-_RELEASE_IDEMPOTENT = """
-if redis.call('HEXISTS', KEYS[1], 'status') == 0 then redis.call('DEL', KEYS[1]) end
-return 1
-"""
-
 # KEYS[1] counter; ARGV: amount, limit.
 _CONSUME_QUOTA = """
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -876,7 +910,7 @@ return 1
 """
 
 _SCRIPTS: dict[str, str] = {
-    "append": _LUA_COMMON + _LUA_TRIM + _APPEND,
+    "append": _LUA_COMMON + _LUA_IDEMPOTENCY + _LUA_TRIM + _APPEND,
     "trim": _LUA_COMMON + _LUA_TRIM + _TRIM,
     "create_group": _LUA_COMMON + _CREATE_GROUP,
     "delete_group": _LUA_COMMON + _DELETE_GROUP,
@@ -886,7 +920,7 @@ _SCRIPTS: dict[str, str] = {
     "put_queue": _LUA_COMMON + _LUA_QUEUE + _PUT_QUEUE,
     "queue_info": _LUA_COMMON + _LUA_QUEUE + _QUEUE_INFO,
     "delete_queue": _LUA_COMMON + _LUA_QUEUE + _DELETE_QUEUE,
-    "publish_jobs": _LUA_COMMON + _LUA_QUEUE + _PUBLISH_JOBS,
+    "publish_jobs": _LUA_COMMON + _LUA_IDEMPOTENCY + _LUA_QUEUE + _PUBLISH_JOBS,
     "lease_jobs": _LUA_COMMON + _LUA_QUEUE + _LEASE_JOBS,
     "ack_job": _LUA_COMMON + _LUA_QUEUE + _ACK_JOB,
     "nack_job": _LUA_COMMON + _LUA_QUEUE + _NACK_JOB,
@@ -894,7 +928,7 @@ _SCRIPTS: dict[str, str] = {
     "get_job": _LUA_COMMON + _LUA_QUEUE + _GET_JOB,
     "retry_job": _LUA_COMMON + _LUA_QUEUE + _RETRY_JOB,
     "list_jobs": _LUA_COMMON + _LUA_QUEUE + _LIST_JOBS,
-    "publish_messages": _LUA_COMMON + _LUA_MESSAGES + _PUBLISH_MESSAGES,
+    "publish_messages": _LUA_COMMON + _LUA_IDEMPOTENCY + _LUA_MESSAGES + _PUBLISH_MESSAGES,
     "get_message": _LUA_COMMON + _LUA_MESSAGES + _GET_MESSAGE,
     "cancel_message": _LUA_COMMON + _LUA_MESSAGES + _CANCEL_MESSAGE,
     "claim_due_messages": _LUA_COMMON + _LUA_MESSAGES + _CLAIM_DUE_MESSAGES,
@@ -904,9 +938,7 @@ _SCRIPTS: dict[str, str] = {
     "retry_dead_letter": _LUA_COMMON + _LUA_MESSAGES + _RETRY_DEAD_LETTER,
     "put_url_group": _LUA_COMMON + _PUT_URL_GROUP,
     "delete_url_group": _LUA_COMMON + _DELETE_URL_GROUP,
-    "begin_idempotent": _LUA_COMMON + _BEGIN_IDEMPOTENT,
-    "finish_idempotent": _LUA_COMMON + _FINISH_IDEMPOTENT,
-    "release_idempotent": _LUA_COMMON + _RELEASE_IDEMPOTENT,
+    "replay": _LUA_COMMON + _LUA_IDEMPOTENCY + _REPLAY,
     "consume_quota": _LUA_COMMON + _CONSUME_QUOTA,
     "refund_quota": _LUA_COMMON + _REFUND_QUOTA,
 }
@@ -1307,6 +1339,35 @@ class RedisStore(Store):
         with _script_errors(details):
             return await self._scripts[name](keys=keys, args=args, client=client)
 
+    async def _write_once(
+        self,
+        idempotency: IdempotencyClaim | None,
+        record_base: str,
+        write: Callable[[list[str], list[str | int | float]], Awaitable[Any]],
+        *,
+        details: Mapping[str, str],
+    ) -> tuple[bool, Any]:
+        """Run a write script at most once per ``idempotency`` key: ``write`` gets the record's key
+        (none for a plain write) and the request hash and ttl, and the script answers ``{replayed,
+        result}`` (see ``_LUA_IDEMPOTENCY``). ``record_base`` names the write's slot.
+        """
+        if idempotency is None:
+            replayed, result = await write([], ["", 0])
+        else:
+            record = f"{record_base}:idem:{idempotency.key}"
+            if idempotency.replay_only:
+                now = _number_text(self._clock())
+                replayed, result = await self._run(
+                    "replay", [record], [now, idempotency.request_hash], details=details
+                )
+            else:
+                claim_args: list[str | int | float] = [
+                    idempotency.request_hash,
+                    _number_text(idempotency.ttl),
+                ]
+                replayed, result = await write([record], claim_args)
+        return bool(replayed), result
+
     def _stream_key(self, stream: str) -> str:
         return f"{self._prefix}:s:{{{stream}}}"
 
@@ -1329,17 +1390,32 @@ class RedisStore(Store):
     # Streams -------------------------------------------------------------------------------
 
     async def append(
-        self, stream: str, bodies: Sequence[JSON], *, trim: Trim | None, nomkstream: bool
+        self,
+        stream: str,
+        bodies: Sequence[JSON],
+        *,
+        trim: Trim | None,
+        nomkstream: bool,
+        idempotency: IdempotencyClaim | None = None,
     ) -> AppendResult:
-        """XADD every body, then XTRIM, in one script that also counts what the trim removed."""
+        """XADD every body, then XTRIM, in one script that also counts what the trim removed (and
+        keeps or replays the idempotency record).
+        """
         texts = [_dump_json(body, what="an entry body") for body in bodies]
-        length, trimmed, ids = await self._run(
-            "append",
-            [self._stream_key(stream)],
-            ["1" if nomkstream else "0", *_trim_steps(trim), *texts],
-            details={"stream": stream},
+        key = self._stream_key(stream)
+        details = {"stream": stream}
+        arguments = ["1" if nomkstream else "0", *_trim_steps(trim), *texts]
+
+        def write(record: list[str], claim: list[str | int | float]) -> Awaitable[Any]:
+            now = _number_text(self._clock())
+            return self._run("append", [key, *record], [now, *claim, *arguments], details=details)
+
+        replayed, (length, trimmed, ids) = await self._write_once(
+            idempotency, key, write, details=details
         )
-        return AppendResult(ids=[str(i) for i in ids], length=int(length), trimmed=int(trimmed))
+        return AppendResult(
+            ids=[str(i) for i in ids], length=int(length), trimmed=int(trimmed), replayed=replayed
+        )
 
     async def stream_info(self, stream: str) -> StreamInfo:
         """XINFO STREAM and XINFO GROUPS, read in one transaction."""
@@ -1541,11 +1617,12 @@ class RedisStore(Store):
         now: float,
         details: Mapping[str, str] | None = None,
         client: Pipeline | None = None,
+        extra_keys: Sequence[str] = (),
     ) -> Any:
         keys = self._queue_keys(queue)
         return await self._run(
             name,
-            keys.declared(),
+            [*keys.declared(), *extra_keys],
             [keys.job_prefix, _number_text(now), *args],
             details={"queue": queue, **(details or {})},
             client=client,
@@ -1603,9 +1680,12 @@ class RedisStore(Store):
         if await self._redis.exists(self._queue_keys(name).meta):
             await self._redis.sadd(self._queues_key, name)
 
-    async def publish_jobs(self, queue: str, jobs: Sequence[NewJob]) -> list[JobReceipt]:
-        """Create every job in one script; deduplication ids are checked against the queue's
-        window, which also covers duplicates earlier in the batch.
+    async def publish_jobs(
+        self, queue: str, jobs: Sequence[NewJob], *, idempotency: IdempotencyClaim | None = None
+    ) -> list[JobReceipt]:
+        """Create every job in one script (which also keeps or replays the idempotency record);
+        deduplication ids are checked against the queue's window, which also covers duplicates
+        earlier in the batch.
         """
         now = self._clock()
         args: list[str | int | float] = [len(jobs)]
@@ -1619,11 +1699,26 @@ class RedisStore(Store):
                 job.delay,
                 job.deduplication_id or "",
             ]
-        receipts = await self._queue_script("publish_jobs", queue, args, now=now)
+        keys = self._queue_keys(queue)
+
+        def write(record: list[str], claim: list[str | int | float]) -> Awaitable[Any]:
+            return self._queue_script(
+                "publish_jobs", queue, [*claim, *args], now=now, extra_keys=record
+            )
+
+        replayed, receipts = await self._write_once(
+            idempotency, keys.base, write, details={"queue": queue}
+        )
         self._notify()
         return [
-            JobReceipt(job_id=str(job_id), queue=queue, topic=job.topic, deduplicated=bool(dup))
-            for (job_id, dup), job in zip(receipts, jobs, strict=True)
+            JobReceipt(
+                job_id=str(job_id),
+                queue=queue,
+                topic=str(topic),
+                deduplicated=bool(dup),
+                replayed=replayed,
+            )
+            for job_id, dup, topic in receipts
         ]
 
     async def lease_jobs(
@@ -1789,27 +1884,30 @@ class RedisStore(Store):
         *,
         now: float,
         details: Mapping[str, str] | None = None,
+        extra_keys: Sequence[str] = (),
     ) -> Any:
         keys = self._message_keys
         return await self._run(
             name,
-            keys.declared(),
+            [*keys.declared(), *extra_keys],
             [keys.message_prefix, _number_text(now), *args],
             details=details or {},
         )
 
     async def publish_messages(
-        self, messages: Sequence[NewMessage], *, lease: MessageLease | None = None
+        self,
+        messages: Sequence[NewMessage],
+        *,
+        lease: MessageLease | None = None,
+        idempotency: IdempotencyClaim | None = None,
     ) -> list[MessageReceipt]:
         """Create every message in one script, deduplicating on ``dedup_key``; with ``lease``, the
-        same script first checks that the lease is current.
+        same script first checks that the lease is current. It also keeps or replays the
+        idempotency record.
         """
         now = self._clock()
-        args: list[str | int | float] = [
-            "" if lease is None else lease.message_id,
-            "" if lease is None else lease.lease_id,
-            len(messages),
-        ]
+        lease_args = ["", ""] if lease is None else [lease.message_id, lease.lease_id]
+        args: list[str | int | float] = [len(messages)]
         for message in messages:
             message_id = new_id("msg", now=now)
             fields = _message_fields(message_id, message, now=now)
@@ -1817,20 +1915,36 @@ class RedisStore(Store):
                 message_id,
                 message.dedup_key or "",
                 _number_text(message.dedup_window),
+                message.url,
+                message.item,
                 len(fields),
                 *fields,
             ]
-        receipts = await self._message_script(
-            "publish_messages",
-            args,
-            now=now,
-            details={}
-            if lease is None
-            else {"message_id": lease.message_id, "lease_id": lease.lease_id},
+        details = (
+            {} if lease is None else {"message_id": lease.message_id, "lease_id": lease.lease_id}
+        )
+
+        def write(record: list[str], claim: list[str | int | float]) -> Awaitable[Any]:
+            return self._message_script(
+                "publish_messages",
+                [*lease_args, *claim, *args],
+                now=now,
+                details=details,
+                extra_keys=record,
+            )
+
+        replayed, receipts = await self._write_once(
+            idempotency, self._message_keys.base, write, details=details
         )
         return [
-            MessageReceipt(message_id=str(message_id), url=message.url, deduplicated=bool(dup))
-            for (message_id, dup), message in zip(receipts, messages, strict=True)
+            MessageReceipt(
+                message_id=str(message_id),
+                url=str(url),
+                deduplicated=bool(dup),
+                item=int(item),
+                replayed=replayed,
+            )
+            for message_id, dup, url, item in receipts
         ]
 
     async def get_message(self, message_id: str) -> MessageRecord:
@@ -1978,47 +2092,7 @@ class RedisStore(Store):
         )
         return _message_record(_pairs(fields))
 
-    # Idempotency and quotas ----------------------------------------------------------------
-
-    def _idempotency_key(self, key: str) -> str:
-        return f"{self._prefix}:idem:{key}"
-
-    async def begin_idempotent(
-        self, key: str, request_hash: str, *, ttl: float
-    ) -> IdempotencyRecord | None:
-        """Reserve the key unless a live record holds it; then answer that record."""
-        record = await self._run(
-            "begin_idempotent",
-            [self._idempotency_key(key)],
-            [request_hash, _number_text(self._clock()), _number_text(ttl)],
-            details={},
-        )
-        if not record:
-            return None
-        stored_hash, status, body = record
-        return IdempotencyRecord(
-            request_hash=str(stored_hash),
-            status=None if status is None else int(status),
-            body=None if body is None else base64.b64decode(body),
-        )
-
-    async def finish_idempotent(self, key: str, *, status: int, body: bytes, ttl: float) -> None:
-        """Keep the response of the reserving request for ``ttl`` seconds."""
-        await self._run(
-            "finish_idempotent",
-            [self._idempotency_key(key)],
-            [
-                status,
-                base64.b64encode(body).decode("ascii"),
-                _number_text(self._clock()),
-                _number_text(ttl),
-            ],
-            details={},
-        )
-
-    async def release_idempotent(self, key: str) -> None:
-        """Free an unfinished reservation; a finished record stays to be replayed."""
-        await self._run("release_idempotent", [self._idempotency_key(key)], [], details={})
+    # Quotas --------------------------------------------------------------------------------
 
     def _quota_key(self, token_id: str) -> str:
         return f"{self._prefix}:quota:{token_id}"
@@ -2059,6 +2133,8 @@ _DETAILS: dict[str, str] = {
     "message_not_found": "message {message_id!r} does not exist",
     "url_group_not_found": "URL group {url_group!r} does not exist",
     "dead_letter_not_found": "message {message_id!r} is not a dead letter",
+    "conflict": "the idempotency key was already used for another request",
+    "idempotency_record_not_found": "no live record of this idempotency key to replay",
 }
 
 

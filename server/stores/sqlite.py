@@ -39,6 +39,11 @@ one ``DELETE`` per append into one per ``slack`` appends. Exact trimming keeps e
 Queues: a job's ``max_attempts`` is its queue's current setting. Succeeded and dead jobs whose
 ``retention_seconds`` have passed, deduplication ids older than the window, and expired idempotency
 records are deleted lazily by later writes to the same queue or table.
+
+Idempotency: an idempotent write (``IdempotencyClaim``) looks its key up, does its work and records
+its result as JSON in the ``idempotency`` table, all in the write's one transaction. A record whose
+``expires_at`` has passed is ignored by the lookup (and replaced), and every idempotent write deletes
+up to ``PURGE_BATCH`` expired records.
 """
 
 from __future__ import annotations
@@ -68,7 +73,7 @@ from .base import (
     DeliveryAttemptRecord,
     Entry,
     GroupInfo,
-    IdempotencyRecord,
+    IdempotencyClaim,
     JobReceipt,
     JobRecord,
     JobState,
@@ -102,7 +107,7 @@ __all__ = [
     "approximate_trim_slack",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPROXIMATE_TRIM_MIN_SLACK = 10
 APPROXIMATE_TRIM_MAX_SLACK = 1000
 # How often a long poll looks again: other processes sharing the file cannot wake this one.
@@ -131,6 +136,19 @@ _MEMORY = ":memory:"
 _T = TypeVar("_T")
 _Work = Callable[[sqlite3.Connection, float], _T]
 _EntryId = tuple[int, int]
+
+# An idempotency record keeps the result of the write that made it, as JSON. Its scope is what
+# the write changed (``stream:<name>``, ``queue:<name>`` or ``messages``), as Redis keeps each
+# record in the slot of its stream, its queue or the messages.
+_IDEMPOTENCY_TABLE = """CREATE TABLE IF NOT EXISTS idempotency (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        result TEXT NOT NULL,
+        expires_at REAL NOT NULL,
+        PRIMARY KEY (scope, key)
+    ) WITHOUT ROWID"""
+_IDEMPOTENCY_INDEX = "CREATE INDEX IF NOT EXISTS idempotency_by_expiry ON idempotency (expires_at)"
 
 _SCHEMA: tuple[str, ...] = (
     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
@@ -272,14 +290,8 @@ _SCHEMA: tuple[str, ...] = (
         updated_at REAL NOT NULL
     ) WITHOUT ROWID""",
     # Idempotency and quotas ------------------------------------------------------------
-    """CREATE TABLE IF NOT EXISTS idempotency (
-        key TEXT PRIMARY KEY,
-        request_hash TEXT NOT NULL,
-        status INTEGER,
-        body BLOB,
-        expires_at REAL NOT NULL
-    ) WITHOUT ROWID""",
-    "CREATE INDEX IF NOT EXISTS idempotency_by_expiry ON idempotency (expires_at)",
+    _IDEMPOTENCY_TABLE,
+    _IDEMPOTENCY_INDEX,
     """CREATE TABLE IF NOT EXISTS quotas (
         token_id TEXT PRIMARY KEY,
         used INTEGER NOT NULL
@@ -315,6 +327,10 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
                WHERE message_attempts.message_id = messages.message_id
            ) % (retries + 1)""",
     ),
+    # Records held HTTP responses, or nothing while their request was in progress; now they hold
+    # the write's result, recorded in the write's transaction. The old ones are dropped rather
+    # than converted: a repeat of a publish answered before the upgrade runs again.
+    3: ("DROP TABLE idempotency", _IDEMPOTENCY_TABLE, _IDEMPOTENCY_INDEX),
 }
 
 
@@ -512,10 +528,66 @@ class SQLiteStore(Store):
             except TimeoutError:
                 pass
 
+    async def _write_once(
+        self,
+        idempotency: IdempotencyClaim | None,
+        scope: str,
+        work: _Work[_T],
+        *,
+        remember: Callable[[_T], JSON],
+        replay: Callable[[Any], _T],
+    ) -> _T:
+        """Run the write ``work`` in one transaction, at most once per ``idempotency`` key within
+        ``scope`` (see ``IdempotencyClaim``): ``remember`` turns its result into JSON to keep,
+        ``replay`` turns that back into the result, marked replayed.
+        """
+        if idempotency is None:
+            return await self._run(work)
+        claim = idempotency
+
+        def once(connection: sqlite3.Connection, now: float) -> _T:
+            record = connection.execute(
+                """SELECT request_hash, result FROM idempotency
+                   WHERE scope = ? AND key = ? AND expires_at > ?""",
+                (scope, claim.key, now),
+            ).fetchone()
+            if record is not None:
+                if record["request_hash"] != claim.request_hash:
+                    raise _key_reused()
+                return replay(json.loads(record["result"]))
+            if claim.replay_only:
+                raise _nothing_to_replay()
+            result = work(connection, now)
+            connection.execute(
+                """DELETE FROM idempotency WHERE (scope, key) IN (
+                       SELECT scope, key FROM idempotency WHERE expires_at <= ? LIMIT ?)""",
+                (now, PURGE_BATCH),
+            )
+            connection.execute(
+                """INSERT OR REPLACE INTO idempotency (scope, key, request_hash, result, expires_at)
+                   VALUES (?, ?, ?, ?, ?)""",
+                (
+                    scope,
+                    claim.key,
+                    claim.request_hash,
+                    json.dumps(remember(result)),
+                    now + claim.ttl,
+                ),
+            )
+            return result
+
+        return await self._run(once)
+
     # Streams -------------------------------------------------------------------------------
 
     async def append(
-        self, stream: str, bodies: Sequence[JSON], *, trim: Trim | None, nomkstream: bool
+        self,
+        stream: str,
+        bodies: Sequence[JSON],
+        *,
+        trim: Trim | None,
+        nomkstream: bool,
+        idempotency: IdempotencyClaim | None = None,
     ) -> AppendResult:
         """Append ``bodies`` under new ids, then trim; see the module docstring for both rules."""
         encoded = [_dump_json(body, what="an entry body") for body in bodies]
@@ -562,7 +634,15 @@ class SQLiteStore(Store):
                 trimmed=trimmed,
             )
 
-        result = await self._run(work)
+        result = await self._write_once(
+            idempotency,
+            f"stream:{stream}",
+            work,
+            remember=lambda result: [result.ids, result.length, result.trimmed],
+            replay=lambda kept: AppendResult(
+                ids=kept[0], length=kept[1], trimmed=kept[2], replayed=True
+            ),
+        )
         self._notify()
         return result
 
@@ -910,7 +990,9 @@ class SQLiteStore(Store):
 
         await self._run(work)
 
-    async def publish_jobs(self, queue: str, jobs: Sequence[NewJob]) -> list[JobReceipt]:
+    async def publish_jobs(
+        self, queue: str, jobs: Sequence[NewJob], *, idempotency: IdempotencyClaim | None = None
+    ) -> list[JobReceipt]:
         """Accept every job (or none), answering earlier ids for deduplicated ones."""
         encoded = [_dump_json(job.payload, what="a job payload") for job in jobs]
         for job in jobs:
@@ -963,7 +1045,18 @@ class SQLiteStore(Store):
                 )
             return receipts
 
-        receipts = await self._run(work)
+        receipts = await self._write_once(
+            idempotency,
+            f"queue:{queue}",
+            work,
+            remember=lambda receipts: [
+                [receipt.job_id, receipt.topic, receipt.deduplicated] for receipt in receipts
+            ],
+            replay=lambda kept: [
+                JobReceipt(job_id=job_id, queue=queue, topic=topic, deduplicated=dup, replayed=True)
+                for job_id, topic, dup in kept
+            ],
+        )
         self._notify()
         return receipts
 
@@ -1156,7 +1249,11 @@ class SQLiteStore(Store):
     # Messages ------------------------------------------------------------------------------
 
     async def publish_messages(
-        self, messages: Sequence[NewMessage], *, lease: MessageLease | None = None
+        self,
+        messages: Sequence[NewMessage],
+        *,
+        lease: MessageLease | None = None,
+        idempotency: IdempotencyClaim | None = None,
     ) -> list[MessageReceipt]:
         """Accept every message (or none), answering earlier ids for deduplicated ones; with
         ``lease``, only while that lease is current.
@@ -1186,7 +1283,10 @@ class SQLiteStore(Store):
                     if seen is not None and now - seen["created_at"] < message.dedup_window:
                         receipts.append(
                             MessageReceipt(
-                                message_id=seen["message_id"], url=message.url, deduplicated=True
+                                message_id=seen["message_id"],
+                                url=message.url,
+                                deduplicated=True,
+                                item=message.item,
                             )
                         )
                         continue
@@ -1222,11 +1322,30 @@ class SQLiteStore(Store):
                         (message.dedup_key, message_id, now, now + message.dedup_window),
                     )
                 receipts.append(
-                    MessageReceipt(message_id=message_id, url=message.url, deduplicated=False)
+                    MessageReceipt(
+                        message_id=message_id,
+                        url=message.url,
+                        deduplicated=False,
+                        item=message.item,
+                    )
                 )
             return receipts
 
-        return await self._run(work)
+        return await self._write_once(
+            idempotency,
+            "messages",
+            work,
+            remember=lambda receipts: [
+                [receipt.message_id, receipt.url, receipt.deduplicated, receipt.item]
+                for receipt in receipts
+            ],
+            replay=lambda kept: [
+                MessageReceipt(
+                    message_id=message_id, url=url, deduplicated=dup, item=item, replayed=True
+                )
+                for message_id, url, dup, item in kept
+            ],
+        )
 
     async def get_message(self, message_id: str) -> MessageRecord:
         """The message with every attempt so far."""
@@ -1446,56 +1565,7 @@ class SQLiteStore(Store):
 
         return await self._run(work)
 
-    # Idempotency and quotas ----------------------------------------------------------------
-
-    async def begin_idempotent(
-        self, key: str, request_hash: str, *, ttl: float
-    ) -> IdempotencyRecord | None:
-        """Reserve a free (or expired) key for ``ttl`` seconds, else return its record."""
-
-        def work(connection: sqlite3.Connection, now: float) -> IdempotencyRecord | None:
-            row = connection.execute(
-                "SELECT request_hash, status, body, expires_at FROM idempotency WHERE key = ?",
-                (key,),
-            ).fetchone()
-            if row is not None and row["expires_at"] > now:
-                return IdempotencyRecord(
-                    request_hash=row["request_hash"],
-                    status=row["status"],
-                    body=None if row["body"] is None else bytes(row["body"]),
-                )
-            connection.execute(
-                """DELETE FROM idempotency WHERE key IN (
-                       SELECT key FROM idempotency WHERE expires_at <= ? LIMIT ?)""",
-                (now, PURGE_BATCH),
-            )
-            connection.execute(
-                """INSERT OR REPLACE INTO idempotency (key, request_hash, status, body, expires_at)
-                   VALUES (?, ?, NULL, NULL, ?)""",
-                (key, request_hash, now + ttl),
-            )
-            return None
-
-        return await self._run(work)
-
-    async def finish_idempotent(self, key: str, *, status: int, body: bytes, ttl: float) -> None:
-        """Keep the response for ``ttl`` seconds from now."""
-
-        def work(connection: sqlite3.Connection, now: float) -> None:
-            connection.execute(
-                "UPDATE idempotency SET status = ?, body = ?, expires_at = ? WHERE key = ?",
-                (status, bytes(body), now + ttl, key),
-            )
-
-        await self._run(work)
-
-    async def release_idempotent(self, key: str) -> None:
-        """Drop an unfinished reservation; a finished record stays."""
-
-        def work(connection: sqlite3.Connection, _now: float) -> None:
-            connection.execute("DELETE FROM idempotency WHERE key = ? AND status IS NULL", (key,))
-
-        await self._run(work)
+    # Quotas --------------------------------------------------------------------------------
 
     async def consume_quota(self, token_id: str, amount: int, *, limit: int) -> bool:
         """Count ``amount`` more messages for the token if it stays within ``limit``."""
@@ -1586,6 +1656,16 @@ def _check_queue_settings(settings: QueueSettings) -> None:
     ):
         if value < least:
             raise StoreError("validation_failed", f"{name} must be at least {least}: {value}")
+
+
+def _key_reused() -> ConflictError:
+    return ConflictError("conflict", "the idempotency key was already used for another request")
+
+
+def _nothing_to_replay() -> NotFoundError:
+    return NotFoundError(
+        "idempotency_record_not_found", "no live record of this idempotency key to replay"
+    )
 
 
 def _stream_not_found(stream: str) -> NotFoundError:

@@ -20,6 +20,7 @@ from redis.crc import key_slot
 from server.stores import InvalidStoreURL, store_from_url
 from server.stores.base import (
     DeliveryAttemptRecord,
+    IdempotencyClaim,
     NewJob,
     NewMessage,
     NotFoundError,
@@ -157,7 +158,10 @@ async def test_keys_carry_the_prefix_and_one_hash_tag_per_resource(
         "jobs", consumer="w", topics=None, max_jobs=1, lease_seconds=None, wait_ms=0
     )
     await redis_store.publish_messages([_message("https://example.com/a")])
-    await redis_store.begin_idempotent("key", "hash", ttl=60)
+    claim = IdempotencyClaim(key="key", request_hash="hash", ttl=60)
+    await redis_store.append("events", [{"n": 2}], trim=None, nomkstream=True, idempotency=claim)
+    await redis_store.publish_jobs("jobs", [NewJob("c", 3)], idempotency=claim)
+    await redis_store.publish_messages([_message("https://example.com/b")], idempotency=claim)
     await redis_store.consume_quota("token", 1, limit=10)
 
     keys = _keys(raw_redis, redis_prefix)
@@ -169,6 +173,39 @@ async def test_keys_carry_the_prefix_and_one_hash_tag_per_resource(
         assert len({key_slot(key.encode()) for key in tagged}) == 1, tagged
     assert len([key for key in keys if "{jobs}" in key]) >= 5
     assert raw_redis.type(f"{redis_prefix}:s:{{events}}") == "stream"
+    records = [key for key in keys if ":idem:" in key]
+    assert len(records) == 3
+    for tag in ("{events}", "{jobs}", "{messages}"):
+        assert any(tag in record for record in records), records
+
+
+async def test_an_idempotent_write_is_one_script_call_and_its_record_expires(
+    redis_store: RedisStore, redis_prefix: str, raw_redis: redis.Redis
+) -> None:
+    """Writing with a claim, and replaying it, each take one round trip (one EVALSHA); the record
+    carries the claim's ttl as its Redis expiry, so Redis drops it once it no longer counts.
+    """
+    await redis_store.put_queue("jobs", QueueSettings())
+    claim = IdempotencyClaim(key="key", request_hash="hash", ttl=60)
+    commands: list[str] = []
+    client = redis_store._redis
+    execute = client.execute_command
+
+    async def counted(*args: object, **options: object) -> object:
+        commands.append(str(args[0]))
+        return await execute(*args, **options)
+
+    client.execute_command = counted  # type: ignore[method-assign]
+    try:
+        for _ in range(2):
+            await redis_store.append("events", [1], trim=None, nomkstream=False, idempotency=claim)
+            await redis_store.publish_jobs("jobs", [NewJob("t", 1)], idempotency=claim)
+            await redis_store.publish_messages([_message("https://a.example")], idempotency=claim)
+    finally:
+        del client.execute_command
+    assert commands == ["EVALSHA"] * 6
+    [record] = [key for key in _keys(raw_redis, redis_prefix) if "{events}:idem:" in key]
+    assert 0 < raw_redis.pttl(record) <= 60_000
 
 
 async def test_streams_are_real_redis_streams_with_json_in_one_field(

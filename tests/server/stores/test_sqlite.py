@@ -16,7 +16,14 @@ from pathlib import Path
 import pytest
 
 from server.stores import InvalidStoreURL
-from server.stores.base import NewJob, NotFoundError, QueueSettings, StoreUnavailableError, Trim
+from server.stores.base import (
+    IdempotencyClaim,
+    NewJob,
+    NotFoundError,
+    QueueSettings,
+    StoreUnavailableError,
+    Trim,
+)
 from server.stores.sqlite import SCHEMA_VERSION, SQLiteStore, approximate_trim_slack
 from tests.conftest import ROOT
 from tests.server.stores._support import FakeClock, attempt, new_message
@@ -164,9 +171,67 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         def version(connection: sqlite3.Connection, _now: float) -> int:
             return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
 
-        assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 2
+        assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 3
     finally:
         await upgraded.close()
+
+
+async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_store_url: str) -> None:
+    """Version 2 kept HTTP responses and "in progress" reservations; opening the file replaces
+    that table with one of write results, so a reservation left by a killed process is gone and
+    the repeat runs.
+    """
+    first = SQLiteStore.from_url(sqlite_store_url)
+    await first.open()
+    await first.close()
+    path = sqlite_store_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TABLE idempotency")
+        connection.execute(
+            """CREATE TABLE idempotency (key TEXT PRIMARY KEY, request_hash TEXT NOT NULL,
+                   status INTEGER, body BLOB, expires_at REAL NOT NULL) WITHOUT ROWID"""
+        )
+        connection.execute(
+            "INSERT INTO idempotency VALUES ('in-progress', 'hash-a', NULL, NULL, ?)",
+            (time.time() + 3600,),
+        )
+        connection.execute("UPDATE schema_version SET version = 2")
+    connection.close()
+    upgraded = SQLiteStore.from_url(sqlite_store_url)
+    await upgraded.open()
+    try:
+        claim = IdempotencyClaim(key="in-progress", request_hash="hash-a", ttl=60)
+        result = await upgraded.append(
+            "events", [1], trim=None, nomkstream=False, idempotency=claim
+        )
+        assert not result.replayed
+        again = await upgraded.append("events", [1], trim=None, nomkstream=False, idempotency=claim)
+        assert again.replayed
+    finally:
+        await upgraded.close()
+
+
+async def test_expired_idempotency_records_are_deleted_by_later_writes(
+    sqlite_store: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An idempotent write deletes expired records (a batch at a time), so the table holds only
+    what may still be replayed.
+    """
+    clock = FakeClock(time.time())
+    monkeypatch.setattr(sqlite_store, "_clock", clock)
+    for number in range(3):
+        claim = IdempotencyClaim(key=f"key-{number}", request_hash="hash", ttl=10)
+        await sqlite_store.append(
+            "events", [number], trim=None, nomkstream=False, idempotency=claim
+        )
+    clock.advance(10)
+    fresh = IdempotencyClaim(key="fresh", request_hash="hash", ttl=10)
+    await sqlite_store.append("events", [3], trim=None, nomkstream=False, idempotency=fresh)
+
+    def keys(connection: sqlite3.Connection, _now: float) -> list[str]:
+        return [row[0] for row in connection.execute("SELECT key FROM idempotency")]
+
+    assert await sqlite_store._run(keys, write=False) == ["fresh"]
 
 
 async def test_a_lock_held_past_the_busy_timeout_is_unavailable(sqlite_store_url: str) -> None:
