@@ -23,13 +23,14 @@ import pydantic_core
 from pydantic import BaseModel, RootModel, ValidationError
 from pydantic_core import SchemaValidator, core_schema
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 from typing_extensions import TypeAliasType
 
 from ..auth import Principal, TokenRegistry
 from ..config import Action, Resource, Settings
 from ..destinations import DestinationPolicy
+from ..encoding import json_bytes
 from ..idempotency import IDEMPOTENCY_KEY_HEADER, idempotent_request, run_idempotent
 from ..problems import FieldIssue, ProblemError
 from ..ratelimit import RateLimiter
@@ -508,9 +509,9 @@ def without_none(document: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in document.items() if value is not None}
 
 
-def json_response(document: Any, status: int = 200) -> JSONResponse:
+def json_response(document: Any, status: int = 200) -> Response:
     """A compact JSON response."""
-    return JSONResponse(document, status_code=status)
+    return Response(json_bytes(document), status_code=status, media_type="application/json")
 
 
 async def publish(
