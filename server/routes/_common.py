@@ -159,21 +159,24 @@ async def read_body(request: Request) -> bytes:
     limit: from ``Content-Length`` before reading anything, else while counting streamed bytes.
     """
     limit = context_of(request).settings.max_body_bytes
-    too_large = ProblemError(413, "payload_too_large", f"request body is over {limit} bytes")
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
             raise ProblemError(400, "malformed_request", "Content-Length is not a number")
         if int(declared) > limit:
-            raise too_large
+            raise _too_large(limit)
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise too_large
+            raise _too_large(limit)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _too_large(limit: int) -> ProblemError:
+    return ProblemError(413, "payload_too_large", f"request body is over {limit} bytes")
 
 
 def parse_body(raw: bytes, model: type[ModelT]) -> ModelT:
@@ -416,7 +419,8 @@ _NUMBER_SHAPES = bytes(
 )
 # 1.8e308 is the largest finite float: reaching it takes an exponent of three digits, or with an
 # exponent of at most 99 a run of at least 210 digits.
-_OVERFLOW_SHAPES = (b"e000", b"0" * 200)
+_THREE_DIGIT_EXPONENT = b"e000"
+_LONG_NUMBER = b"0" * 200
 
 
 def may_hold_non_finite(raw: bytes) -> bool:
@@ -432,7 +436,7 @@ def may_hold_non_finite(raw: bytes) -> bool:
     if raw.find(b"I") >= 0 and b"Infinity" in raw:
         return True
     shapes = raw.translate(_NUMBER_SHAPES, b"+")
-    return any(shape in shapes for shape in _OVERFLOW_SHAPES)
+    return _THREE_DIGIT_EXPONENT in shapes or _LONG_NUMBER in shapes
 
 
 def ensure_finite(value: Any, location: str) -> None:
