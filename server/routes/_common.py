@@ -271,11 +271,13 @@ def _compiled(schema: Any, rebuilt: set[type[BaseModel]]) -> SchemaValidator:
 
 def _rules_built_in(schema: Any, rebuilt: set[type[BaseModel]]) -> Any:
     """A model's core schema with the two extra rules of :func:`parse_body` in it, applied where
-    the walks apply them (fields of models, items of lists, members of unions) and nowhere else:
-    a whole float becomes an int before an int schema sees it, and an optional typed field of a
-    model is no longer nullable. It accepts no body that the walks refuse; it may refuse one that
-    they accept, which then only takes the long way. The model classes whose schemas it changed
-    are added to ``rebuilt``.
+    the walks apply them (fields of models, items of lists) and nowhere else: a whole float becomes
+    an int before an int schema sees it, and an optional typed field of a model is no longer
+    nullable. It accepts no body that the walks refuse; it may refuse one that they accept, which
+    then only takes the long way. The model classes whose schemas it changed are added to
+    ``rebuilt``. TypeError for a schema it cannot be sure of: a union (the walks check a value
+    against every member, pydantic picks one), a validator function, a tagged union, a shared
+    definition.
     """
     kind = schema["type"]
     if kind == "int":
@@ -284,11 +286,6 @@ def _rules_built_in(schema: Any, rebuilt: set[type[BaseModel]]) -> Any:
         return {**schema, "schema": _rules_built_in(schema["schema"], rebuilt)}
     if kind == "list":
         return {**schema, "items_schema": _rules_built_in(schema["items_schema"], rebuilt)}
-    if kind == "union":
-        return {
-            **schema,
-            "choices": [_union_choice(choice, rebuilt) for choice in schema["choices"]],
-        }
     if kind == "model":
         if schema.get("root_model"):
             return schema
@@ -300,16 +297,7 @@ def _rules_built_in(schema: Any, rebuilt: set[type[BaseModel]]) -> Any:
         return {**schema, "schema": {**fields, "fields": new_fields}}
     if kind in _LEAF_SCHEMAS:
         return schema
-    # A wrapper the walks might see through (a validator function, a tagged union, a shared
-    # definition): fail at startup rather than let a null or a float through unchecked.
     raise TypeError(f"no one-pass validation for a {kind!r} core schema")
-
-
-def _union_choice(choice: Any, rebuilt: set[type[BaseModel]]) -> Any:
-    if isinstance(choice, tuple):
-        member, label = choice
-        return (_rules_built_in(member, rebuilt), label)
-    return _rules_built_in(choice, rebuilt)
 
 
 def _no_null(field: Any, rebuilt: set[type[BaseModel]]) -> Any:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 import generated.pydantic_models as models
 from server.config import Permission, Settings, TokenConfig
@@ -333,3 +333,19 @@ def test_the_one_pass_itself_holds_both_rules() -> None:
         validator.validate_json(
             b'{"jobs": [{"topic": "t", "payload": 1, "delay": "2"}]}', strict=True
         )
+
+
+class _Choice(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    value: int | str
+
+
+def test_a_schema_the_one_pass_cannot_be_sure_of_takes_the_long_way() -> None:
+    """A union (which the walks check against every member) gets no one-pass validator; its
+    bodies are still parsed, by the walks.
+    """
+    assert _one_pass_validator(_Choice) is None
+    assert parse_body(b'{"value": 2.0}', _Choice).value == 2
+    with pytest.raises(ProblemError) as refused:
+        parse_body(b'{"value": null}', _Choice)
+    assert refused.value.errors[0].location == "body.value"
