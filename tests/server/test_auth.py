@@ -240,3 +240,16 @@ def test_registry_never_shows_the_secret() -> None:
     with pytest.raises(ProblemError) as refused:
         registry.authenticate("Bearer secret-bill")
     assert refused.value.status == 401
+
+
+def test_each_token_authenticates_as_one_principal() -> None:
+    """A token's principal carries its permissions and limits, and is made once, not per request."""
+    registry = TokenRegistry((ADMIN, BILLING))
+    first = registry.authenticate(f"Bearer {BILLING.secret}")
+    assert registry.authenticate(f"bearer {BILLING.secret}") is first
+    assert (first.permissions, first.quota, first.rate_limit) == (
+        BILLING.permissions,
+        BILLING.quota,
+        BILLING.rate_limit,
+    )
+    assert registry.authenticate(f"Bearer {ADMIN.secret}").token_id == ADMIN.id
