@@ -5,5 +5,5 @@ rotates each round) after a warm-up, and reports medians, so that a busy or slow
 both sides alike and the ratio stays meaningful where absolute numbers do not. Nothing here
 asserts a timing; ``tests/bench`` only proves each benchmark runs (``quick=True``).
 
-Run them with ``make bench`` or ``python -m bench [stores|facade|delivery ...] [--quick]``.
+Run them with ``make bench`` or ``python -m bench [stores|facade|delivery|http ...] [--quick]``.
 """

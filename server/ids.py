@@ -18,6 +18,9 @@ ID_BODY_LENGTH = 26
 
 _TIME_BITS = 48
 _RANDOM_BITS = 80
+# Every 10 bits as their two characters: 13 lookups instead of 26 divisions by 32 in Python.
+_PAIRS = tuple(first + second for first in CROCKFORD_ALPHABET for second in CROCKFORD_ALPHABET)
+_PAIR_SHIFTS = tuple(range(5 * ID_BODY_LENGTH - 10, -1, -10))
 
 
 def new_id(prefix: str, *, now: float | None = None) -> str:
@@ -27,8 +30,5 @@ def new_id(prefix: str, *, now: float | None = None) -> str:
     seconds = time.time() if now is None else now
     milliseconds = int(seconds * 1000) & ((1 << _TIME_BITS) - 1)
     value = (milliseconds << _RANDOM_BITS) | secrets.randbits(_RANDOM_BITS)
-    characters = []
-    for _ in range(ID_BODY_LENGTH):
-        characters.append(CROCKFORD_ALPHABET[value & 31])
-        value >>= 5
-    return f"{prefix}_{''.join(reversed(characters))}"
+    body = "".join([_PAIRS[(value >> shift) & 1023] for shift in _PAIR_SHIFTS])
+    return f"{prefix}_{body}"

@@ -8,10 +8,11 @@ client can quote exactly which call failed.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping, Sequence
 
 from starlette.responses import Response
+
+from .encoding import json_bytes
 
 __all__ = [
     "PROBLEM_MEDIA_TYPE",
@@ -100,7 +101,9 @@ def problem_response(error: ProblemError, *, instance: str, request_id: str) -> 
         document["errors"] = [
             {"location": issue.location, "message": issue.message} for issue in error.errors
         ]
-    body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
     return Response(
-        body, status_code=error.status, headers=error.headers, media_type=PROBLEM_MEDIA_TYPE
+        json_bytes(document),
+        status_code=error.status,
+        headers=error.headers,
+        media_type=PROBLEM_MEDIA_TYPE,
     )

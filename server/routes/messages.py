@@ -48,6 +48,7 @@ from ._common import (
     ensure_finite,
     invalid,
     json_response,
+    may_hold_non_finite,
     operations,
     path_name,
     publish,
@@ -153,6 +154,7 @@ async def _plan(
     location: str,
     *,
     index: int = 0,
+    check_finite: bool,
 ) -> list[NewMessage]:
     """The messages publish item number ``index`` becomes (one per URL), after every check it
     needs.
@@ -168,7 +170,8 @@ async def _plan(
         raise invalid(f"{location}.url", "give exactly one of url and url_group")
     if item.delay is not None and item.not_before is not None:
         raise invalid(f"{location}.not_before", "give at most one of delay and not_before")
-    ensure_finite(item.body, f"{location}.body")
+    if check_finite:
+        ensure_finite(item.body, f"{location}.body")
     headers = dict(item.headers or {})
     _check_headers(headers, f"{location}.headers")
     for field, value in (
@@ -327,7 +330,7 @@ async def publish_message(request: Request) -> Response:
     _require_on_messages(principal, "publish")
     check_rate(request, principal)
     body, raw = await read_json(request, PublishMessageRequest)
-    planned = await _plan(request, principal, body, "body")
+    planned = await _plan(request, principal, body, "body", check_finite=may_hold_non_finite(raw))
 
     async def write(claim: IdempotencyClaim | None) -> Published:
         context = context_of(request)
@@ -353,8 +356,16 @@ async def publish_messages(request: Request) -> Response:
     _require_on_messages(principal, "publish")
     check_rate(request, principal)
     body, raw = await read_json(request, PublishMessagesRequest)
+    check_finite = may_hold_non_finite(raw)
     plans = [
-        await _plan(request, principal, item, f"body.messages.{index}", index=index)
+        await _plan(
+            request,
+            principal,
+            item,
+            f"body.messages.{index}",
+            index=index,
+            check_finite=check_finite,
+        )
         for index, item in enumerate(body.messages)
     ]
     flat = [message for plan in plans for message in plan]

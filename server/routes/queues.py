@@ -33,6 +33,7 @@ from ._common import (
     context_of,
     ensure_finite,
     json_response,
+    may_hold_non_finite,
     operations,
     path_name,
     publish,
@@ -111,7 +112,9 @@ def _receipt_json(receipt: JobReceipt) -> dict[str, object]:
     }
 
 
-def _new_job(request: Request, job: PublishJobRequest, location: str) -> NewJob:
+def _new_job(
+    request: Request, job: PublishJobRequest, location: str, *, check_finite: bool
+) -> NewJob:
     topic = job.topic.root
     prefix = context_of(request).spec.reserved_topic_prefix
     if topic.startswith(prefix):
@@ -121,7 +124,8 @@ def _new_job(request: Request, job: PublishJobRequest, location: str) -> NewJob:
             f"{location}.topic {topic!r} is reserved: topics starting with {prefix!r} belong "
             "to the system",
         )
-    ensure_finite(job.payload, f"{location}.payload")
+    if check_finite:
+        ensure_finite(job.payload, f"{location}.payload")
     return NewJob(
         topic=topic, payload=job.payload, delay=job.delay, deduplication_id=job.deduplication_id
     )
@@ -180,7 +184,7 @@ async def publish_job(request: Request) -> Response:
     require(principal, "queue", name, "publish")
     check_rate(request, principal)
     body, raw = await read_json(request, PublishJobRequest)
-    job = _new_job(request, body, "body")
+    job = _new_job(request, body, "body", check_finite=may_hold_non_finite(raw))
 
     async def write(claim: IdempotencyClaim | None) -> Published:
         [receipt] = await context_of(request).store.publish_jobs(name, [job], idempotency=claim)
@@ -198,7 +202,11 @@ async def publish_jobs(request: Request) -> Response:
     require(principal, "queue", name, "publish")
     check_rate(request, principal)
     body, raw = await read_json(request, PublishJobsRequest)
-    jobs = [_new_job(request, job, f"body.jobs.{index}") for index, job in enumerate(body.jobs)]
+    check_finite = may_hold_non_finite(raw)
+    jobs = [
+        _new_job(request, job, f"body.jobs.{index}", check_finite=check_finite)
+        for index, job in enumerate(body.jobs)
+    ]
 
     async def write(claim: IdempotencyClaim | None) -> Published:
         receipts = await context_of(request).store.publish_jobs(name, jobs, idempotency=claim)

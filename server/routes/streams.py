@@ -26,6 +26,7 @@ from ._common import (
     ensure_finite,
     invalid,
     json_response,
+    may_hold_non_finite,
     operations,
     path_name,
     publish,
@@ -107,7 +108,8 @@ async def append_entry(request: Request) -> Response:
     require(principal, "stream", stream, "publish")
     check_rate(request, principal)
     body, raw = await read_json(request, AppendEntryRequest)
-    ensure_finite(body.body, "body.body")
+    if may_hold_non_finite(raw):
+        ensure_finite(body.body, "body.body")
     trim = _optional_trim(body.maxlen, body.minid, body.approximate)
 
     async def write(claim: IdempotencyClaim | None) -> Published:
@@ -134,8 +136,9 @@ async def append_entries(request: Request) -> Response:
     require(principal, "stream", stream, "publish")
     check_rate(request, principal)
     body, raw = await read_json(request, AppendEntriesRequest)
-    for index, entry in enumerate(body.entries):
-        ensure_finite(entry.body, f"body.entries.{index}.body")
+    if may_hold_non_finite(raw):
+        for index, entry in enumerate(body.entries):
+            ensure_finite(entry.body, f"body.entries.{index}.body")
     trim = _optional_trim(body.maxlen, body.minid, body.approximate)
     bodies = [entry.body for entry in body.entries]
 

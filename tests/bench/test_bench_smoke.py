@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from bench import delivery, facade, stores
+from bench import delivery, facade, http, stores
 from bench.__main__ import main
+from bench._load import post_request, run_load
 from bench._report import Report, format_report
+from bench._server import rss_bytes, running_server
 
 pytestmark = pytest.mark.slow
 
@@ -65,6 +67,57 @@ def test_delivery_measures_lags_or_says_the_engine_is_missing() -> None:
         assert {row.name for row in report.rows} >= {"delayed lag p50", "immediate lag p50"}
 
 
+@pytest.mark.redis
+def test_http_measures_spool_beside_its_anchors(redis_url: str) -> None:
+    """With Redis every goal of the HTTP benchmark is measured, each against its anchor."""
+    report = http.run(quick=True, redis_url=redis_url)
+
+    assert not report.skipped, format_report(report)
+    anchored = {goal.anchor_name for goal in report.goals if goal.anchor is not None}
+    assert anchored == {"redis-py pipelined XADD x20", "Starlette + XADD"}
+    assert len(report.goals) == 4
+    for goal in report.goals:
+        assert math.isfinite(goal.value) and goal.value >= 0, format_report(report)
+    names = [row.name for row in report.rows]
+    assert any(name.startswith("ceiling: appendEntry") for name in names)
+    assert any(name.startswith("RSS after") for name in names)
+
+
+def test_http_measures_the_ceiling_and_memory_on_sqlite_without_redis() -> None:
+    """Without Redis the HTTP benchmark still measures Spool's ceiling and memory, on SQLite."""
+    report = http.run(quick=True, redis_url=SILENT_REDIS_URL)
+
+    assert report.skipped == [
+        "Redis rows (publish_many, anchors, Idempotency-Key): no Redis answers at "
+        f"{SILENT_REDIS_URL}"
+    ]
+    assert [goal.unit for goal in report.goals] == ["%"]
+    assert any(row.name.endswith("SQLite") and row.value > 0 for row in report.rows)
+
+
+async def test_the_load_generator_counts_responses_and_errors() -> None:
+    """Every request gets its response read; a non-2xx answer counts as an error."""
+    with running_server() as server:
+        good = post_request(
+            server.host,
+            server.port,
+            "/v1/streams/load/entries",
+            b'{"body": 1}',
+            {"Authorization": f"Bearer {server.token}"},
+        )
+        done = await run_load(server.host, server.port, good, connections=3, count=10)
+        unauthenticated = post_request(
+            server.host, server.port, "/v1/streams/load/entries", b'{"body": 1}'
+        )
+        refused = await run_load(server.host, server.port, unauthenticated, connections=2, count=4)
+        assert rss_bytes(server.pid) > 0
+
+    assert (done.requests, done.errors) == (10, 0)
+    assert done.per_second > 0
+    assert (refused.requests, refused.errors) == (4, 4)
+    assert refused.first_error is not None and b"unauthenticated" in refused.first_error
+
+
 def test_main_prints_a_table_per_benchmark_and_writes_json(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -91,4 +144,7 @@ def test_main_refuses_unknown_benchmarks(capsys: pytest.CaptureFixture[str]) -> 
         main(["nope"])
 
     assert exit_info.value.code == 2
-    assert "unknown benchmark nope; choose from stores, facade, delivery" in capsys.readouterr().err
+    assert (
+        "unknown benchmark nope; choose from stores, facade, delivery, http"
+        in capsys.readouterr().err
+    )

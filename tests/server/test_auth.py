@@ -261,3 +261,16 @@ async def test_a_url_glob_never_reaches_from_the_path_into_the_host(
             "/v1/messages", json={"url": "https://evil.com/a.example.com/x", "body": "x"}
         )
         assert_problem(refused, 403, "permission_denied")
+
+
+def test_each_token_authenticates_as_one_principal() -> None:
+    """A token's principal carries its permissions and limits, and is made once, not per request."""
+    registry = TokenRegistry((ADMIN, BILLING))
+    first = registry.authenticate(f"Bearer {BILLING.secret}")
+    assert registry.authenticate(f"bearer {BILLING.secret}") is first
+    assert (first.permissions, first.quota, first.rate_limit) == (
+        BILLING.permissions,
+        BILLING.quota,
+        BILLING.rate_limit,
+    )
+    assert registry.authenticate(f"Bearer {ADMIN.secret}").token_id == ADMIN.id

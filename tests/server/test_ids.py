@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 
 import pytest
 
@@ -46,3 +47,16 @@ def test_an_empty_prefix_is_refused() -> None:
     """Every id names its kind, so an empty prefix is a ``ValueError``."""
     with pytest.raises(ValueError, match="prefix"):
         new_id("")
+
+
+@pytest.mark.parametrize("random_bits", [0, 1, 2**80 - 1, 0x1234567890ABCDEF1234])
+def test_the_body_is_the_time_and_random_bits_in_base32(
+    monkeypatch: pytest.MonkeyPatch, random_bits: int
+) -> None:
+    """All 26 characters, read as base 32, give back the milliseconds and the random bits."""
+    monkeypatch.setattr(secrets, "randbits", lambda bits: random_bits)
+    body = new_id("job", now=1_800_000_000.123).removeprefix("job_")
+    value = 0
+    for character in body:
+        value = value * 32 + CROCKFORD_ALPHABET.index(character)
+    assert value == (1_800_000_000_123 << 80) | random_bits
