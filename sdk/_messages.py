@@ -8,38 +8,11 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
-from typing import Any, TypedDict, Unpack, get_args, overload
-
-from generated.api.messages import (
-    cancel_message,
-    delete_dead_letter,
-    delete_url_group,
-    get_message,
-    get_signing_keys,
-    get_url_group,
-    list_dead_letters,
-    list_url_groups,
-    publish_message,
-    publish_messages,
-    put_url_group,
-    retry_dead_letter,
-)
-from generated.models import (
-    DeadLetter as GeneratedDeadLetter,
-    Message as GeneratedMessage,
-    MessageReceipt as GeneratedMessageReceipt,
-    MessageReceiptList as GeneratedMessageReceiptList,
-    PublishMessageRequest,
-    PublishMessageRequestHeaders,
-    PublishMessagesRequest,
-    UrlEndpoint as GeneratedUrlEndpoint,
-    UrlGroup as GeneratedUrlGroup,
-    UrlGroupSettings,
-)
-from generated.types import UNSET
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack, get_args, overload
 
 from ._checks import check_count, check_resource_name
-from ._codec import Codec, encode_body
+from ._codec import Codec, JsonCodec, encode_body, json_value
 from ._config import redact_url
 from ._durations import (
     Duration,
@@ -49,11 +22,12 @@ from ._durations import (
     to_millis,
     to_seconds,
 )
-from ._exceptions import InvalidArgumentError, PublishError
+from ._exceptions import InvalidArgumentError, PublishError, PublishTarget, describe_target
 from ._http import (
     AsyncTransport,
     Call,
     SyncTransport,
+    endpoint,
     make_call,
     optional,
     resolve_idempotency_key,
@@ -79,6 +53,17 @@ from ._types import (
     UrlGroup,
 )
 
+if TYPE_CHECKING:
+    from generated.models import (
+        DeadLetter as GeneratedDeadLetter,
+        Message as GeneratedMessage,
+        MessageReceipt as GeneratedMessageReceipt,
+        MessageReceiptList as GeneratedMessageReceiptList,
+        PublishMessageRequest,
+        PublishMessageRequestHeaders,
+        UrlGroup as GeneratedUrlGroup,
+    )
+
 __all__ = [
     "AsyncDeadLetters",
     "AsyncMessages",
@@ -90,6 +75,8 @@ __all__ = [
 ]
 
 _URL = re.compile(URL_PATTERN)
+# Bodies that encode to JSON objects, arrays, numbers, booleans or null whatever they hold.
+_JSON_CONTAINERS = (dict, list, tuple, int, float)
 _METHODS: dict[str, HttpMethod] = {method: method for method in get_args(HttpMethod)}
 
 
@@ -133,6 +120,7 @@ class _MessageCalls:
         options: MessageOptions,
     ) -> Call[builtins.list[MessageReceipt]]:
         target = _target(url, url_group)
+        headers = options.get("headers")
         request = self._request(
             MessageRequest(
                 body,
@@ -140,7 +128,7 @@ class _MessageCalls:
                 url_group=url_group,
                 content_type=options.get("content_type"),
                 method=options.get("method"),
-                headers=dict(headers) if (headers := options.get("headers")) is not None else None,
+                headers=dict(headers) if headers is not None else None,
                 delay=options.get("delay"),
                 not_before=options.get("not_before"),
                 retries=options.get("retries"),
@@ -155,16 +143,19 @@ class _MessageCalls:
             target=target,
         )
         return make_call(
-            publish_message,
+            endpoint("messages.publish_message"),
             body=request,
             idempotency_key=resolve_idempotency_key(options.get("idempotency_key")),
             read=_receipts if url is None else _one_receipt,
             publish_target=target,
+            codec=self.codec,
         )
 
     def batch(
         self, messages: Iterable[MessageRequest], *, idempotency_key: str | None
     ) -> Call[builtins.list[builtins.list[MessageReceipt]]] | None:
+        from generated.models import PublishMessagesRequest
+
         key = resolve_idempotency_key(idempotency_key)
         items = list(messages)
         if not items:
@@ -183,16 +174,20 @@ class _MessageCalls:
                 )
             )
         return make_call(
-            publish_messages,
+            endpoint("messages.publish_messages"),
             body=PublishMessagesRequest(messages=requests),
             idempotency_key=key,
             read=lambda result: [_receipts(receipts) for receipts in result.results],
             publish_target=target,
+            codec=self.codec,
         )
 
     def _request(
-        self, message: MessageRequest, *, as_json: bool, target: str
+        self, message: MessageRequest, *, as_json: bool, target: PublishTarget
     ) -> PublishMessageRequest:
+        from generated.models import PublishMessageRequest
+        from generated.types import UNSET
+
         if (message.url is None) == (message.url_group is None):
             raise InvalidArgumentError("give exactly one of url and url_group")
         if message.delay is not None and message.not_before is not None:
@@ -238,7 +233,7 @@ class _MessageCalls:
         )
 
     def _body(
-        self, body: Any, content_type: str | None, as_json: bool, target: str
+        self, body: Any, content_type: str | None, as_json: bool, target: PublishTarget
     ) -> tuple[Any, str | None]:
         if not as_json:
             if isinstance(body, bytes):
@@ -246,7 +241,8 @@ class _MessageCalls:
                     return body.decode("utf-8"), content_type
                 except UnicodeDecodeError as error:
                     raise PublishError(
-                        target, f"body could not be encoded: bytes must be UTF-8 ({error})"
+                        describe_target(target),
+                        f"body could not be encoded: bytes must be UTF-8 ({error})",
                     ) from error
             if not isinstance(body, str):
                 raise InvalidArgumentError(
@@ -254,7 +250,11 @@ class _MessageCalls:
                     "use publish_json for other values"
                 )
             return body, content_type
-        encoded = encode_body(self.codec, body, target=target)
+        if type(self.codec) is JsonCodec and (body is None or isinstance(body, _JSON_CONTAINERS)):
+            # Never a JSON string, so it can go into the request as it is and be encoded once,
+            # with the request.
+            return encode_body(self.codec, body, target=target), content_type
+        encoded = json_value(self.codec, body, target=target)
         if isinstance(encoded, str):
             # The API delivers a string body as raw text; a JSON string must go pre-encoded.
             return json.dumps(encoded), content_type or "application/json"
@@ -262,16 +262,16 @@ class _MessageCalls:
 
     @staticmethod
     def get(message_id: str) -> Call[Message]:
-        return make_call(get_message, message_id, read=_message)
+        return make_call(endpoint("messages.get_message"), message_id, read=_message)
 
     @staticmethod
     def cancel(message_id: str) -> Call[Message]:
-        return make_call(cancel_message, message_id, read=_message)
+        return make_call(endpoint("messages.cancel_message"), message_id, read=_message)
 
     @staticmethod
     def signing_keys() -> Call[SigningKeys]:
         return make_call(
-            get_signing_keys,
+            endpoint("messages.get_signing_keys"),
             read=lambda keys: SigningKeys(current=keys.current, next=keys.next_),
         )
 
@@ -281,9 +281,12 @@ class _UrlGroupCalls:
 
     @staticmethod
     def upsert(name: str, endpoints: Iterable[str | UrlEndpoint]) -> Call[UrlGroup]:
+        from generated.models import UrlEndpoint as GeneratedUrlEndpoint, UrlGroupSettings
+        from generated.types import UNSET
+
         generated = []
-        for endpoint in endpoints:
-            item = endpoint if isinstance(endpoint, UrlEndpoint) else UrlEndpoint(endpoint)
+        for item_or_url in endpoints:
+            item = item_or_url if isinstance(item_or_url, UrlEndpoint) else UrlEndpoint(item_or_url)
             generated.append(
                 GeneratedUrlEndpoint(
                     url=_check_url(item.url, name="endpoint url"),
@@ -293,7 +296,7 @@ class _UrlGroupCalls:
         if not generated:
             raise InvalidArgumentError("a URL group needs at least one endpoint")
         return make_call(
-            put_url_group,
+            endpoint("messages.put_url_group"),
             check_resource_name(name, what="URL group"),
             body=UrlGroupSettings(endpoints=generated),
             read=_url_group,
@@ -302,19 +305,24 @@ class _UrlGroupCalls:
     @staticmethod
     def get(name: str) -> Call[UrlGroup]:
         return make_call(
-            get_url_group, check_resource_name(name, what="URL group"), read=_url_group
+            endpoint("messages.get_url_group"),
+            check_resource_name(name, what="URL group"),
+            read=_url_group,
         )
 
     @staticmethod
     def list() -> Call[builtins.list[UrlGroup]]:
         return make_call(
-            list_url_groups, read=lambda result: [_url_group(group) for group in result.url_groups]
+            endpoint("messages.list_url_groups"),
+            read=lambda result: [_url_group(group) for group in result.url_groups],
         )
 
     @staticmethod
     def delete(name: str) -> Call[None]:
         return make_call(
-            delete_url_group, check_resource_name(name, what="URL group"), read=lambda _: None
+            endpoint("messages.delete_url_group"),
+            check_resource_name(name, what="URL group"),
+            read=lambda _: None,
         )
 
 
@@ -324,18 +332,18 @@ class _DeadLetterCalls:
     @staticmethod
     def list(limit: int) -> Call[builtins.list[DeadLetter]]:
         return make_call(
-            list_dead_letters,
+            endpoint("messages.list_dead_letters"),
             limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
             read=lambda result: [_dead_letter(letter) for letter in result.dead_letters],
         )
 
     @staticmethod
     def retry(message_id: str) -> Call[MessageReceipt]:
-        return make_call(retry_dead_letter, message_id, read=_receipt)
+        return make_call(endpoint("messages.retry_dead_letter"), message_id, read=_receipt)
 
     @staticmethod
     def delete(message_id: str) -> Call[None]:
-        return make_call(delete_dead_letter, message_id, read=lambda _: None)
+        return make_call(endpoint("messages.delete_dead_letter"), message_id, read=lambda _: None)
 
 
 class Messages:
@@ -596,9 +604,13 @@ class AsyncDeadLetters:
         await self._transport.send(_DeadLetterCalls.delete(message_id))
 
 
-def _target(url: str | None, url_group: str | None) -> str:
+def _target(url: str | None, url_group: str | None) -> PublishTarget:
     if url_group is not None and url is None:
         return f"URL group {url_group}"
+    return partial(_describe_url, url)
+
+
+def _describe_url(url: object) -> str:
     return redact_url(url) if isinstance(url, str) else repr(url)
 
 
@@ -615,6 +627,8 @@ def _check_method(method: str) -> HttpMethod:
 
 
 def _headers(headers: Mapping[str, str]) -> PublishMessageRequestHeaders:
+    from generated.models import PublishMessageRequestHeaders
+
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
         raise InvalidArgumentError("headers must map str names to str values")
     return PublishMessageRequestHeaders.from_dict(dict(headers))
