@@ -40,7 +40,6 @@ from ._queues import AsyncQueue, AsyncQueues, Queue, Queues
 from ._stream import Stream, as_stream, check_maxlen
 from ._streams import AsyncStreams, Streams
 from ._subscriptions import StreamSubscription, Subscription, check_handler
-from ._types import Health
 
 # Imported when first needed: the embedded service (subprocess machinery), the worker loop and
 # asyncio cost an application that only publishes nothing.
@@ -48,6 +47,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from ._embedded import EmbeddedService
+    from ._types import Health
 
 __all__ = ["AsyncClient", "Client"]
 
@@ -135,6 +135,8 @@ def _stream_subscription(
 
 
 def _health_call() -> Call[Health]:
+    from ._types import Health
+
     return make_call(
         endpoint("system.get_health"),
         read=lambda health: Health(

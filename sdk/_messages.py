@@ -11,6 +11,7 @@ from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack, get_args, overload
 
+from ._arguments import HttpMethod, MessageRequest, UrlEndpoint
 from ._checks import check_count, check_resource_name
 from ._codec import Codec, JsonCodec, encode_body, json_value
 from ._config import redact_url
@@ -41,17 +42,6 @@ from ._limits import (
     RETRIES_MAX,
     URL_PATTERN,
 )
-from ._types import (
-    DeadLetter,
-    DeliveryAttempt,
-    HttpMethod,
-    Message,
-    MessageReceipt,
-    MessageRequest,
-    SigningKeys,
-    UrlEndpoint,
-    UrlGroup,
-)
 
 if TYPE_CHECKING:
     from generated.models import (
@@ -63,6 +53,8 @@ if TYPE_CHECKING:
         PublishMessageRequestHeaders,
         UrlGroup as GeneratedUrlGroup,
     )
+
+    from ._types import DeadLetter, Message, MessageReceipt, SigningKeys, UrlGroup
 
 __all__ = [
     "AsyncDeadLetters",
@@ -270,6 +262,8 @@ class _MessageCalls:
 
     @staticmethod
     def signing_keys() -> Call[SigningKeys]:
+        from ._types import SigningKeys
+
         return make_call(
             endpoint("messages.get_signing_keys"),
             read=lambda keys: SigningKeys(current=keys.current, next=keys.next_),
@@ -651,6 +645,8 @@ def _retry_delay(value: str | timedelta) -> str:
 
 
 def _receipt(receipt: GeneratedMessageReceipt) -> MessageReceipt:
+    from ._types import MessageReceipt
+
     return MessageReceipt(
         message_id=receipt.message_id, url=receipt.url, deduplicated=receipt.deduplicated
     )
@@ -668,6 +664,8 @@ def _one_receipt(result: GeneratedMessageReceiptList) -> builtins.list[MessageRe
 
 
 def _message(message: GeneratedMessage) -> Message:
+    from ._types import DeliveryAttempt, Message
+
     return Message(
         message_id=message.message_id,
         url=message.url,
@@ -700,6 +698,8 @@ def _message(message: GeneratedMessage) -> Message:
 
 
 def _url_group(group: GeneratedUrlGroup) -> UrlGroup:
+    from ._types import UrlGroup
+
     return UrlGroup(
         name=group.name,
         endpoints=[
@@ -712,6 +712,8 @@ def _url_group(group: GeneratedUrlGroup) -> UrlGroup:
 
 
 def _dead_letter(letter: GeneratedDeadLetter) -> DeadLetter:
+    from ._types import DeadLetter
+
     return DeadLetter(
         message_id=letter.message_id,
         url=letter.url,

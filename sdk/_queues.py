@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ._arguments import JobRequest, JobState
 from ._checks import check_count, check_group_name, check_resource_name, check_topic
 from ._codec import Codec, encode_body
 from ._durations import Duration, to_millis, to_seconds
@@ -34,7 +35,6 @@ from ._limits import (
     WAIT_MS_MAX,
 )
 from ._subscriptions import QueueSubscription, Subscription, check_handler
-from ._types import Job, JobReceipt, JobRequest, JobState, LeasedJob, QueueInfo, QueueStats
 
 if TYPE_CHECKING:
     from generated.models import (
@@ -44,6 +44,8 @@ if TYPE_CHECKING:
         PublishJobRequest,
         Queue as GeneratedQueue,
     )
+
+    from ._types import Job, JobReceipt, LeasedJob, QueueInfo
 
 __all__ = ["AsyncQueue", "AsyncQueues", "Queue", "Queues"]
 
@@ -275,6 +277,8 @@ class _QueueCalls:
         )
 
     def _job_info(self, job: GeneratedJob) -> Job:
+        from ._types import Job
+
         return Job(
             job_id=job.job_id,
             queue=job.queue,
@@ -291,6 +295,8 @@ class _QueueCalls:
         )
 
     def _leased(self, job: GeneratedLeasedJob) -> LeasedJob:
+        from ._types import LeasedJob
+
         return LeasedJob(
             job_id=job.job_id,
             queue=job.queue,
@@ -684,6 +690,8 @@ def _queue_name(name: str) -> str:
 
 
 def _queue_info(queue: GeneratedQueue) -> QueueInfo:
+    from ._types import QueueInfo, QueueStats
+
     return QueueInfo(
         name=queue.name,
         max_attempts=queue.max_attempts,
@@ -701,6 +709,8 @@ def _queue_info(queue: GeneratedQueue) -> QueueInfo:
 
 
 def _receipt(receipt: GeneratedJobReceipt) -> JobReceipt:
+    from ._types import JobReceipt
+
     return JobReceipt(
         job_id=receipt.job_id,
         queue=receipt.queue,

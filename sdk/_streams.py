@@ -22,15 +22,6 @@ from ._http import (
 )
 from ._limits import BATCH_MAX, COUNT_MAX, MIN_IDLE_MS_MAX, WAIT_MS_MAX
 from ._stream import Stream, as_stream, check_maxlen
-from ._types import (
-    ClaimResult,
-    DeliveredEntry,
-    Entry,
-    GroupInfo,
-    PendingEntry,
-    StreamInfo,
-    TrimResult,
-)
 
 if TYPE_CHECKING:
     from generated.models import (
@@ -38,6 +29,16 @@ if TYPE_CHECKING:
         DeliveredEntry as GeneratedDeliveredEntry,
         GroupInfo as GeneratedGroupInfo,
         StreamInfo as GeneratedStreamInfo,
+    )
+
+    from ._types import (
+        ClaimResult,
+        DeliveredEntry,
+        Entry,
+        GroupInfo,
+        PendingEntry,
+        StreamInfo,
+        TrimResult,
     )
 
 __all__ = ["AsyncStreams", "Streams"]
@@ -147,6 +148,8 @@ class _StreamCalls:
     def range(
         self, stream: str | Stream, *, start: str, end: str, count: int, reverse: bool
     ) -> Call[builtins.list[Entry]]:
+        from ._types import Entry
+
         definition = as_stream(stream)
         codec = definition.codec or self.codec
         return make_call(
@@ -164,6 +167,8 @@ class _StreamCalls:
     ) -> Call[TrimResult]:
         from generated.models import TrimRequest
         from generated.types import UNSET
+
+        from ._types import TrimResult
 
         if (maxlen is None) == (minid is None):
             raise InvalidArgumentError("trim needs exactly one of maxlen and minid")
@@ -277,6 +282,8 @@ class _StreamCalls:
     def pending(
         self, stream: str | Stream, group: str | None, *, count: int
     ) -> Call[builtins.list[PendingEntry]]:
+        from ._types import PendingEntry
+
         definition = as_stream(stream)
         return make_call(
             endpoint("streams.list_pending"),
@@ -616,6 +623,8 @@ def _nothing(_: object) -> None:
 
 
 def _stream_info(info: GeneratedStreamInfo) -> StreamInfo:
+    from ._types import StreamInfo
+
     return StreamInfo(
         name=info.stream,
         length=info.length,
@@ -626,6 +635,8 @@ def _stream_info(info: GeneratedStreamInfo) -> StreamInfo:
 
 
 def _group_info(group: GeneratedGroupInfo) -> GroupInfo:
+    from ._types import GroupInfo
+
     return GroupInfo(
         group=group.group,
         consumers=group.consumers,
@@ -635,12 +646,16 @@ def _group_info(group: GeneratedGroupInfo) -> GroupInfo:
 
 
 def _delivered(entry: GeneratedDeliveredEntry, codec: Codec) -> DeliveredEntry:
+    from ._types import DeliveredEntry
+
     return DeliveredEntry(
         id=entry.id, body=codec.decode(entry.body), delivery_count=entry.delivery_count
     )
 
 
 def _claim_result(result: GeneratedClaimResult, codec: Codec) -> ClaimResult:
+    from ._types import ClaimResult
+
     return ClaimResult(
         entries=[_delivered(entry, codec) for entry in result.entries],
         deleted_ids=list(result.deleted_ids),
