@@ -20,8 +20,7 @@ from __future__ import annotations
 import importlib
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar, cast
 
 import httpx
 
@@ -92,12 +91,12 @@ def endpoint(name: str) -> Endpoint:
     return module
 
 
-@dataclass(frozen=True, slots=True)
-class Call(Generic[T]):
+class Call(NamedTuple, Generic[T]):
     """One API call, ready to send: the request (encoded once) and how to read a success.
 
     When `publish_target` is set every failure is a PublishError naming it. The request, and so
-    its Idempotency-Key and body bytes, is the same for every retry.
+    its Idempotency-Key and body bytes, is the same for every retry. A NamedTuple rather than a
+    frozen dataclass: one is made per call, and a tuple is the cheapest immutable record.
     """
 
     endpoint: Endpoint

@@ -67,6 +67,21 @@ __all__ = [
 ]
 
 _URL = re.compile(URL_PATTERN)
+# The fields of a MessageRequest that are MessageOptions too (tests/sdk/test_messages.py checks).
+_REQUEST_OPTIONS = (
+    "content_type",
+    "method",
+    "headers",
+    "delay",
+    "not_before",
+    "retries",
+    "retry_delay",
+    "callback",
+    "failure_callback",
+    "timeout",
+    "deduplication_id",
+    "content_based_deduplication",
+)
 # Bodies that encode to JSON objects, arrays, numbers, booleans or null whatever they hold.
 _JSON_CONTAINERS = (dict, list, tuple, int, float)
 _METHODS: dict[str, HttpMethod] = {method: method for method in get_args(HttpMethod)}
@@ -112,27 +127,8 @@ class _MessageCalls:
         options: MessageOptions,
     ) -> Call[builtins.list[MessageReceipt]]:
         target = _target(url, url_group)
-        headers = options.get("headers")
         request = self._request(
-            MessageRequest(
-                body,
-                url=url,
-                url_group=url_group,
-                content_type=options.get("content_type"),
-                method=options.get("method"),
-                headers=dict(headers) if headers is not None else None,
-                delay=options.get("delay"),
-                not_before=options.get("not_before"),
-                retries=options.get("retries"),
-                retry_delay=options.get("retry_delay"),
-                callback=options.get("callback"),
-                failure_callback=options.get("failure_callback"),
-                timeout=options.get("timeout"),
-                deduplication_id=options.get("deduplication_id"),
-                content_based_deduplication=options.get("content_based_deduplication", False),
-            ),
-            as_json=as_json,
-            target=target,
+            body, url=url, url_group=url_group, options=options, as_json=as_json, target=target
         )
         return make_call(
             endpoint("messages.publish_message"),
@@ -160,7 +156,10 @@ class _MessageCalls:
                 raise InvalidArgumentError(f"batch items must be MessageRequest, got {item!r}")
             requests.append(
                 self._request(
-                    item,
+                    item.body,
+                    url=item.url,
+                    url_group=item.url_group,
+                    options={name: getattr(item, name) for name in _REQUEST_OPTIONS},
                     as_json=not isinstance(item.body, str | bytes),
                     target=_target(item.url, item.url_group),
                 )
@@ -175,53 +174,64 @@ class _MessageCalls:
         )
 
     def _request(
-        self, message: MessageRequest, *, as_json: bool, target: PublishTarget
+        self,
+        body: Any,
+        *,
+        url: str | None,
+        url_group: str | None,
+        options: Mapping[str, Any],
+        as_json: bool,
+        target: PublishTarget,
     ) -> PublishMessageRequest:
+        """The generated request for one message; `options` as in MessageOptions."""
         from generated.models import PublishMessageRequest
         from generated.types import UNSET
 
-        if (message.url is None) == (message.url_group is None):
+        if (url is None) == (url_group is None):
             raise InvalidArgumentError("give exactly one of url and url_group")
-        if message.delay is not None and message.not_before is not None:
+        get = options.get
+        delay, not_before = get("delay"), get("not_before")
+        if delay is not None and not_before is not None:
             raise InvalidArgumentError("give at most one of delay and not_before")
-        body, content_type = self._body(message.body, message.content_type, as_json, target)
+        body, content_type = self._body(body, get("content_type"), as_json, target)
+        method, headers, retries = get("method"), get("headers"), get("retries")
+        retry_delay, callback, failure_callback = (
+            get("retry_delay"),
+            get("callback"),
+            get("failure_callback"),
+        )
+        timeout, deduplication_id = get("timeout"), get("deduplication_id")
         return PublishMessageRequest(
             body=body,
-            url=UNSET if message.url is None else _check_url(message.url, name="url"),
+            url=UNSET if url is None else _check_url(url, name="url"),
             url_group=UNSET
-            if message.url_group is None
-            else check_resource_name(message.url_group, what="URL group"),
+            if url_group is None
+            else check_resource_name(url_group, what="URL group"),
             content_type=UNSET if content_type is None else content_type,
-            method=UNSET if message.method is None else _check_method(message.method),
-            headers=UNSET if message.headers is None else _headers(message.headers),
+            method=UNSET if method is None else _check_method(method),
+            headers=UNSET if headers is None else _headers(headers),
             delay=UNSET
-            if message.delay is None
-            else to_seconds(message.delay, name="delay", minimum=0, maximum=DELAY_MAX_SECONDS),
-            not_before=UNSET
-            if message.not_before is None
-            else to_datetime(message.not_before, name="not_before"),
+            if delay is None
+            else to_seconds(delay, name="delay", minimum=0, maximum=DELAY_MAX_SECONDS),
+            not_before=UNSET if not_before is None else to_datetime(not_before, name="not_before"),
             retries=UNSET
-            if message.retries is None
-            else check_count(message.retries, name="retries", minimum=0, maximum=RETRIES_MAX),
-            retry_delay=UNSET if message.retry_delay is None else _retry_delay(message.retry_delay),
-            callback=UNSET
-            if message.callback is None
-            else _check_url(message.callback, name="callback"),
+            if retries is None
+            else check_count(retries, name="retries", minimum=0, maximum=RETRIES_MAX),
+            retry_delay=UNSET if retry_delay is None else _retry_delay(retry_delay),
+            callback=UNSET if callback is None else _check_url(callback, name="callback"),
             failure_callback=UNSET
-            if message.failure_callback is None
-            else _check_url(message.failure_callback, name="failure_callback"),
+            if failure_callback is None
+            else _check_url(failure_callback, name="failure_callback"),
             timeout=UNSET
-            if message.timeout is None
+            if timeout is None
             else to_seconds(
-                message.timeout,
+                timeout,
                 name="timeout",
                 minimum=MESSAGE_TIMEOUT_MIN_SECONDS,
                 maximum=MESSAGE_TIMEOUT_MAX_SECONDS,
             ),
-            deduplication_id=UNSET
-            if message.deduplication_id is None
-            else message.deduplication_id,
-            content_based_deduplication=message.content_based_deduplication or UNSET,
+            deduplication_id=UNSET if deduplication_id is None else deduplication_id,
+            content_based_deduplication=get("content_based_deduplication") or UNSET,
         )
 
     def _body(
