@@ -62,7 +62,7 @@ class _Sizes:
     clients: int
 
 
-_FULL = _Sizes(rounds=7, warmup=1, cpu_calls=2000, import_rounds=9, publishes=640, clients=500)
+_FULL = _Sizes(rounds=7, warmup=1, cpu_calls=2000, import_rounds=9, publishes=384, clients=500)
 _QUICK = _Sizes(rounds=1, warmup=0, cpu_calls=20, import_rounds=1, publishes=IN_FLIGHT, clients=5)
 
 
