@@ -17,6 +17,7 @@ The generated modules are imported when a call first needs them, so `import sdk`
 
 from __future__ import annotations
 
+import functools
 import importlib
 import ssl
 import uuid
@@ -171,6 +172,15 @@ def optional(value: T | Unset) -> T | None:
     return None if isinstance(value, Unset) else value
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """The TLS context of every HTTP client the SDK makes: httpx's default (certifi's CA bundle,
+    verification on), made once. Loading the CA bundle is most of the time and memory an
+    httpx client costs (~800 KiB each), and the SDK never changes the context once made.
+    """
+    return httpx.create_ssl_context()
+
+
 def _adopt(http: httpx.Client | httpx.AsyncClient, settings: Settings) -> None:
     """Point ``http`` at the service with the client's settings."""
     http.base_url = httpx.URL(settings.base_url)
@@ -259,7 +269,7 @@ class SyncTransport(_Transport):
                 f"http_client must be an httpx.Client, got {type(http_client).__name__}"
             )
         self._owns_http_client = http_client is None
-        self._http = http_client if http_client is not None else httpx.Client()
+        self._http = http_client if http_client is not None else httpx.Client(verify=_tls())
         _adopt(self._http, settings)
 
     def send(self, call: Call[T]) -> T:
@@ -295,7 +305,7 @@ class AsyncTransport(_Transport):
     own connections are therefore spread over small pools ("lanes") of `LANE_CONNECTIONS` each,
     which keep every connection they open: a request takes the first lane with a free connection,
     and a new lane is opened when all are busy, up to `MAX_LANES`. One request at a time uses one
-    lane, as a single client would.
+    lane, as a single client would. Every lane shares the one TLS context.
     """
 
     _http: httpx.AsyncClient
@@ -309,7 +319,6 @@ class AsyncTransport(_Transport):
         self._owns_http_client = http_client is None
         self._lanes: list[httpx.AsyncClient] = []
         self._in_flight: list[int] = []
-        self._ssl_context: ssl.SSLContext | None = None
         self._http = http_client if http_client is not None else self._new_lane()
         if http_client is not None:
             self._lanes.append(http_client)
@@ -317,10 +326,7 @@ class AsyncTransport(_Transport):
         _adopt(self._http, settings)
 
     def _new_lane(self) -> httpx.AsyncClient:
-        # One TLS context for every lane: loading the CA bundle is most of what a client costs.
-        if self._ssl_context is None:
-            self._ssl_context = httpx.create_ssl_context()
-        lane = httpx.AsyncClient(verify=self._ssl_context, limits=LANE_LIMITS)
+        lane = httpx.AsyncClient(verify=_tls(), limits=LANE_LIMITS)
         if self._lanes:
             _adopt(lane, self.settings)
         self._lanes.append(lane)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
+import ssl
 
 import httpx
 import pytest
@@ -273,3 +274,14 @@ def test_every_generated_endpoint_has_the_halves_the_transport_uses() -> None:
             re.findall(r'^\s+"(\w+)": ', source, re.M)
         )
         assert sent <= {"method", "url", "params", "headers", "json"}, (name, sent)
+
+
+def test_the_sdks_own_http_clients_share_one_verifying_tls_context() -> None:
+    """Every client the SDK makes uses one TLS context, httpx's default: verification on."""
+    context = _http._tls()
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    first, second = sdk.Client(BASE_URL, API_KEY), sdk.AsyncClient(BASE_URL, API_KEY)
+    pools = [first._transport._http._transport._pool, second._transport._http._transport._pool]  # type: ignore[attr-defined]
+    assert all(pool._ssl_context is context for pool in pools)
+    first.close()
+    asyncio.run(second.close())
