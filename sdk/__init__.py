@@ -11,6 +11,10 @@ with sdk.Client.embedded() as client:  # a local service in a child process, for
 ```
 """
 
+import importlib as _importlib
+import typing as _typing
+
+from ._arguments import *
 from ._client import *
 from ._codec import *
 from ._durations import *
@@ -21,7 +25,9 @@ from ._queues import *
 from ._receiver import Receiver
 from ._stream import *
 from ._streams import *
-from ._types import *
+
+if _typing.TYPE_CHECKING:
+    from ._types import *
 
 __all__ = [
     "APIConnectionError",
@@ -101,10 +107,48 @@ __all__ = [
     "UrlGroups",
 ]
 
+# What the SDK returns is loaded with the first answer or the first `sdk.<name>`: see sdk/_types.py.
+_RESULTS = frozenset(
+    (
+        "ClaimResult",
+        "DeadLetter",
+        "DeliveredEntry",
+        "DeliveryAttempt",
+        "Entry",
+        "GroupInfo",
+        "Health",
+        "Job",
+        "JobReceipt",
+        "LeasedJob",
+        "Message",
+        "MessageReceipt",
+        "PendingEntry",
+        "QueueInfo",
+        "QueueStats",
+        "SigningKeys",
+        "StreamInfo",
+        "TrimResult",
+        "UrlGroup",
+    )
+)
+
+
+def __getattr__(name: str) -> object:
+    if name not in _RESULTS:
+        raise AttributeError(f"module 'sdk' has no attribute {name!r}")
+    value = getattr(_importlib.import_module("sdk._types"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_RESULTS})
+
+
 # Show `sdk.Client` rather than `sdk._client.Client` in reprs, tracebacks and docs. Type aliases
 # (Duration, JobState, ...) are not classes and keep their own module.
 for _name in __all__:
-    _member = globals()[_name]
+    _member = globals().get(_name)
     if isinstance(_member, type):
         _member.__module__ = "sdk"
 del _name, _member

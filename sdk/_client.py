@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 import contextlib
 import dataclasses
@@ -10,19 +9,23 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import httpx
 
-from generated.api.system import get_health
-
 from ._checks import check_count, check_resource_name
 from ._codec import Codec, JsonCodec
-from ._config import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, Settings, resolve_settings
+from ._config import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_STARTUP_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    LOOPBACK_DESTINATIONS,
+    Settings,
+    resolve_settings,
+)
 from ._durations import Duration, to_millis
-from ._embedded import DEFAULT_STARTUP_TIMEOUT, LOOPBACK_DESTINATIONS, EmbeddedService
 from ._exceptions import ConfigurationError
-from ._http import AsyncTransport, Call, SyncTransport, make_call
+from ._http import AsyncTransport, Call, SyncTransport, endpoint, make_call
 from ._limits import COUNT_MAX, MIN_IDLE_MS_MAX
 from ._messages import (
     AsyncDeadLetters,
@@ -37,8 +40,14 @@ from ._queues import AsyncQueue, AsyncQueues, Queue, Queues
 from ._stream import Stream, as_stream, check_maxlen
 from ._streams import AsyncStreams, Streams
 from ._subscriptions import StreamSubscription, Subscription, check_handler
-from ._types import Health
-from ._worker import AsyncWorker, RunOptions, SyncWorker
+
+# Imported when first needed: the embedded service (subprocess machinery), the worker loop and
+# asyncio cost an application that only publishes nothing.
+if TYPE_CHECKING:
+    import asyncio
+
+    from ._embedded import EmbeddedService
+    from ._types import Health
 
 __all__ = ["AsyncClient", "Client"]
 
@@ -126,8 +135,10 @@ def _stream_subscription(
 
 
 def _health_call() -> Call[Health]:
+    from ._types import Health
+
     return make_call(
-        get_health,
+        endpoint("system.get_health"),
         read=lambda health: Health(
             status=health.status, store=health.store, version=health.version
         ),
@@ -246,6 +257,8 @@ class Client:
           the end of its log. A missing `server` extra is a ConfigurationError.
         * `timeout`, `max_retries`, `codec` - as for `Client`.
         """
+        from ._embedded import EmbeddedService
+
         service = EmbeddedService.start(
             path,
             store=store,
@@ -404,6 +417,8 @@ class Client:
         unreachable, overloaded) are logged and retried; others (a missing queue, a bad API
         key) end the run with their typed error.
         """
+        from ._worker import RunOptions, SyncWorker
+
         options = RunOptions.build(
             consumer=consumer,
             max_messages=max_messages,
@@ -498,6 +513,10 @@ class AsyncClient:
 
         Starting and stopping wait in a worker thread, so the event loop keeps running.
         """
+        import asyncio
+
+        from ._embedded import EmbeddedService
+
         starting = asyncio.ensure_future(
             asyncio.to_thread(
                 EmbeddedService.start,
@@ -529,6 +548,8 @@ class AsyncClient:
         return client
 
     def _stop_on_close(self, service: EmbeddedService) -> None:
+        import asyncio
+
         # Connections close first, so the service stops with no request of ours in flight.
         closing = contextlib.AsyncExitStack()
         closing.push_async_callback(asyncio.to_thread, service.stop)
@@ -658,6 +679,8 @@ class AsyncClient:
         See `Client.run`; cancelling the task also stops it, and the interrupted message is
         delivered again.
         """
+        from ._worker import AsyncWorker, RunOptions
+
         options = RunOptions.build(
             consumer=consumer,
             max_messages=max_messages,

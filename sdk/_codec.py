@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol, runtime_checkable
 
-from ._exceptions import PublishError
+from ._exceptions import PublishError, PublishTarget, describe_target
 
 __all__ = ["Codec", "JsonCodec"]
 
@@ -50,15 +50,49 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-def encode_body(codec: Codec, body: Any, *, target: str) -> Any:
-    """`codec.encode(body)`, or a PublishError for `target` chained to the encoding error."""
+def encode_body(codec: Codec, body: Any, *, target: PublishTarget) -> Any:
+    """What to put in a request document for `body`.
+
+    A JsonCodec body goes in as it is: `encode_document` applies the codec's rules while encoding
+    the document, so the body is encoded once. A custom codec's output goes in, to be encoded as
+    plain JSON; if the codec raises, the publish is a PublishError for `target`.
+    """
+    if type(codec) is JsonCodec:
+        return body
+    return json_value(codec, body, target=target)
+
+
+def json_value(codec: Codec, body: Any, *, target: PublishTarget) -> Any:
+    """`codec.encode(body)` now, or a PublishError for `target` chained to the encoding error."""
     try:
-        encoded = codec.encode(body)
-        if type(codec) is not JsonCodec:
-            # A custom codec's result is checked here; otherwise it would fail later, inside httpx.
-            json.dumps(encoded, allow_nan=False)
+        return codec.encode(body)
     except Exception as error:  # a codec is application code: any failure means "cannot encode"
-        raise PublishError(
-            target, f"body could not be encoded: {type(error).__name__}: {error}"
-        ) from error
-    return encoded
+        raise _encoding_error(target, error) from error
+
+
+def encode_document(codec: Codec, document: Any, *, target: PublishTarget) -> bytes:
+    """A request document carrying bodies from `encode_body`, as the UTF-8 JSON to send.
+
+    The JsonCodec's rules (strings for dates and the like, pydantic models as their own JSON)
+    apply to the bodies in it; a custom codec's output must already be JSON. Any failure, such as
+    NaN, a circular reference or a lone surrogate, is a PublishError for `target`: everything
+    else in the document has been checked by then.
+    """
+    encoder = _JSON_CODEC_ENCODER if type(codec) is JsonCodec else PLAIN_ENCODER
+    try:
+        return encoder.encode(document).encode()
+    except Exception as error:  # the JsonCodec's rules run application code (model_dump, str)
+        raise _encoding_error(target, error) from error
+
+
+# httpx's own encoding of `json=` (compact, UTF-8, no NaN), made once rather than per call.
+PLAIN_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_JSON_CODEC_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_json_default
+)
+
+
+def _encoding_error(target: PublishTarget, error: Exception) -> PublishError:
+    return PublishError(
+        describe_target(target), f"body could not be encoded: {type(error).__name__}: {error}"
+    )

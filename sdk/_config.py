@@ -11,12 +11,22 @@ import httpx
 
 from ._exceptions import ConfigurationError
 
-__all__ = ["BASE_URL_ENV", "API_KEY_ENV", "DEFAULT_MAX_RETRIES", "DEFAULT_TIMEOUT"]
+__all__ = [
+    "API_KEY_ENV",
+    "BASE_URL_ENV",
+    "DEFAULT_MAX_RETRIES",
+    "DEFAULT_STARTUP_TIMEOUT",
+    "DEFAULT_TIMEOUT",
+    "LOOPBACK_DESTINATIONS",
+]
 
 BASE_URL_ENV = "SPOOL_BASE_URL"
 API_KEY_ENV = "SPOOL_API_KEY"
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RETRIES = 3
+# What `Client.embedded()` allows messages to be delivered to, and how long it waits for its service.
+LOOPBACK_DESTINATIONS = ("localhost", "127.0.0.0/8", "::1")
+DEFAULT_STARTUP_TIMEOUT = 30.0
 
 # A bearer token is sent in a header: printable ASCII without spaces, so a pasted newline or a
 # stray space is caught here with a clear message instead of deep inside httpx.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from datetime import UTC, datetime, timedelta
@@ -27,6 +28,13 @@ _UNITS = {
 }
 
 
+_ZERO = timedelta(0)
+_SECOND = timedelta(seconds=1)
+_MILLISECOND = timedelta(milliseconds=1)
+
+
+# Applications write the same few durations over and over ("3s", "1h"): parse each once.
+@functools.lru_cache(maxsize=256)
 def parse_duration_text(text: str) -> timedelta | None:
     """`text` such as "3s" as a timedelta, or None when it is not written that way."""
     match = _TEXT.fullmatch(text.strip())
@@ -55,17 +63,20 @@ def to_timedelta(value: Duration, *, name: str) -> timedelta:
             result = timedelta(seconds=value)
         except OverflowError:
             raise InvalidDurationError(f"{name} is too long: {value!r}") from None
-    if result < timedelta(0):
+    if result < _ZERO:
         raise InvalidDurationError(f"{name} must not be negative, got {value!r}")
     return result
 
 
 def to_seconds(value: Duration, *, name: str, minimum: int, maximum: int) -> int:
     """`value` as whole seconds within [minimum, maximum], as the API's integer fields need."""
-    delta = to_timedelta(value, name=name)
-    if delta % timedelta(seconds=1):
-        raise InvalidDurationError(f"{name} must be a whole number of seconds, got {value!r}")
-    seconds = delta // timedelta(seconds=1)
+    if type(value) is int and value >= 0:
+        seconds = value
+    else:
+        delta = to_timedelta(value, name=name)
+        if delta % _SECOND:
+            raise InvalidDurationError(f"{name} must be a whole number of seconds, got {value!r}")
+        seconds = delta // _SECOND
     _check_range(seconds, value, name=name, minimum=minimum, maximum=maximum, unit="s")
     return seconds
 
@@ -73,9 +84,9 @@ def to_seconds(value: Duration, *, name: str, minimum: int, maximum: int) -> int
 def to_millis(value: Duration, *, name: str, minimum: int, maximum: int) -> int:
     """`value` as whole milliseconds within [minimum, maximum]."""
     delta = to_timedelta(value, name=name)
-    if delta % timedelta(milliseconds=1):
+    if delta % _MILLISECOND:
         raise InvalidDurationError(f"{name} must be a whole number of milliseconds, got {value!r}")
-    millis = delta // timedelta(milliseconds=1)
+    millis = delta // _MILLISECOND
     _check_range(millis, value, name=name, minimum=minimum, maximum=maximum, unit="ms")
     return millis
 

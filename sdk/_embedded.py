@@ -30,14 +30,13 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import quote
 
+from ._config import DEFAULT_STARTUP_TIMEOUT, LOOPBACK_DESTINATIONS
 from ._exceptions import ConfigurationError, EmbeddedServiceError
 
-__all__ = ["DEFAULT_STARTUP_TIMEOUT", "LOOPBACK_DESTINATIONS", "EmbeddedService"]
+__all__ = ["EmbeddedService"]
 
 # The embedded service is reachable only from this machine and only with a token this process
 # made up, so letting it deliver to local endpoints (the app under development) opens nothing.
-LOOPBACK_DESTINATIONS = ("localhost", "127.0.0.0/8", "::1")
-DEFAULT_STARTUP_TIMEOUT = 30.0
 # Long enough for in-flight requests to finish and the store to close cleanly.
 STOP_GRACE_SECONDS = 10.0
 SERVER_EXTRA_HINT = "pip install 'spool[server]'"

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any, ClassVar, Literal, TypeAlias
@@ -187,6 +187,16 @@ class APIResponseValidationError(APIError):
     def __init__(self, message: str, *, status_code: int) -> None:
         super().__init__(message)
         self.status_code = status_code
+
+
+# What a publish names when it fails: the target, or how to describe it. Describing a message's URL
+# means redacting it (two URL parses), work that only a failure needs.
+PublishTarget: TypeAlias = str | Callable[[], str]
+
+
+def describe_target(target: PublishTarget) -> str:
+    """The text a PublishError names for `target`."""
+    return target if isinstance(target, str) else target()
 
 
 class PublishError(SpoolError):

@@ -1,26 +1,33 @@
-"""Calling the generated client: typed errors for every failure, retries, PublishError on publish.
+"""Calling the API: typed errors for every failure, retries, PublishError on publish.
 
-The generated layer returns documented 4xx answers as values, lets httpx errors escape and raises
-plain ValueError/TypeError/KeyError when an answer does not match the document (an error code
-added after this SDK was built, an HTML page from a proxy). Here every non-2xx answer becomes the
-typed APIStatusError, built from the raw answer so unreadable problem documents still keep their
-status; httpx errors become APIConnectionError/APITimeoutError raised from the original.
+Every call is described by a generated endpoint module (`generated.api.<tag>.<operation>`): its
+`_get_kwargs` says what to send (method, path, query, headers and the JSON document built from the
+generated request model) and its `_parse_response` reads a documented answer into the generated
+response model. The transport sends what lies between: it encodes the JSON document once, with the
+codec's rules, when the call is made (so an unencodable body fails before anything is sent, and
+retries resend the same bytes), and it joins the path to the base URL once per client and path.
+
+Every non-2xx answer becomes the typed APIStatusError, built from the raw answer so that unreadable
+problem documents still keep their status; a 2xx answer the generated layer cannot read becomes
+APIResponseValidationError; httpx errors become APIConnectionError/APITimeoutError raised from the
+original.
+
+The generated modules are imported when a call first needs them, so `import sdk` stays cheap.
 """
 
 from __future__ import annotations
 
-import contextvars
+import functools
+import importlib
+import ssl
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar, cast
 
 import httpx
 
-from generated.client import Client as GeneratedClient
-from generated.types import Response, Unset
-
 from ._checks import check_idempotency_key
+from ._codec import PLAIN_ENCODER, Codec, encode_document
 from ._config import Settings
 from ._exceptions import (
     APIConnectionError,
@@ -29,72 +36,128 @@ from ._exceptions import (
     APITimeoutError,
     ConfigurationError,
     PublishError,
+    PublishTarget,
+    describe_target,
     make_status_error,
 )
 from ._retry import RetryPolicy, retry_async, retry_sync
+
+if TYPE_CHECKING:
+    from generated.client import Client as GeneratedClient
+    from generated.types import Unset
 
 __all__ = [
     "AsyncTransport",
     "Call",
     "Endpoint",
     "SyncTransport",
-    "resolve_idempotency_key",
+    "endpoint",
     "make_call",
     "optional",
+    "resolve_idempotency_key",
 ]
 
 T = TypeVar("T")
 
-# The raw answers to the request in flight, so an answer the generated layer fails to read can
-# still be turned into the right typed error. A context variable keeps concurrent requests (threads
-# or tasks sharing one client) from seeing each other's answers.
-_ANSWERS: contextvars.ContextVar[list[httpx.Response] | None] = contextvars.ContextVar(
-    "spool_answers", default=None
-)
-
 # What the generated layer raises when an answer does not match the document.
 _UNREADABLE = (ValueError, TypeError, KeyError, AttributeError)
 
+# The async client's own connections: lanes of LANE_CONNECTIONS (see AsyncTransport). 16 lanes
+# of 4 hold 64 requests in flight without queueing; more wait in the lanes' pools.
+LANE_CONNECTIONS = 4
+LANE_LIMITS = httpx.Limits(
+    max_connections=LANE_CONNECTIONS, max_keepalive_connections=LANE_CONNECTIONS
+)
+MAX_LANES = 16
+
+# Joined URLs kept per client; the paths of a busy client are few (one per stream, queue or
+# message id it touches), and past this many the cache starts over rather than grow without bound.
+_URL_CACHE_SIZE = 512
+
 
 class Endpoint(Protocol):
-    """A generated endpoint module (`generated.api.<tag>.<operation>`)."""
+    """A generated endpoint module (`generated.api.<tag>.<operation>`): its request and response
+    halves. Every module openapi-python-client writes has both (tests/sdk/test_http.py checks).
+    """
 
     __name__: str
 
-    def sync_detailed(self, *args: Any, **kwargs: Any) -> Response[Any]: ...
+    def _get_kwargs(self, *args: Any, **kwargs: Any) -> dict[str, Any]: ...
 
-    async def asyncio_detailed(self, *args: Any, **kwargs: Any) -> Response[Any]: ...
+    def _parse_response(self, *, client: Any, response: httpx.Response) -> Any: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Call(Generic[T]):
-    """One API call: the endpoint, its arguments and how to read a successful answer.
+_ENDPOINTS: dict[str, Endpoint] = {}
 
-    `publish_target` names what is published to; when set, every failure is a PublishError.
-    Its arguments (and so its Idempotency-Key) are fixed, so every retry sends the same request.
+
+def endpoint(name: str) -> Endpoint:
+    """The generated endpoint module `generated.api.<name>` (`"messages.publish_message"`),
+    imported on first use.
+    """
+    module = _ENDPOINTS.get(name)
+    if module is None:
+        module = cast(Endpoint, importlib.import_module(f"generated.api.{name}"))
+        _ENDPOINTS[name] = module
+    return module
+
+
+class Call(NamedTuple, Generic[T]):
+    """One API call, ready to send: the request (encoded once) and how to read a success.
+
+    When `publish_target` is set every failure is a PublishError naming it. The request, and so
+    its Idempotency-Key and body bytes, is the same for every retry. A NamedTuple rather than a
+    frozen dataclass: one is made per call, and a tuple is the cheapest immutable record.
     """
 
     endpoint: Endpoint
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any]
+    method: str
+    path: str
+    params: dict[str, Any] | None
+    headers: dict[str, str] | None
+    content: bytes | None
     read: Callable[[Any], T]
-    publish_target: str | None = None
+    publish_target: PublishTarget | None = None
 
     @property
     def what(self) -> str:
         """The operation's name, for logs."""
         return self.endpoint.__name__.rpartition(".")[2]
 
+    def target(self) -> str:
+        """What the publish failed to publish to, for its PublishError."""
+        assert self.publish_target is not None
+        return describe_target(self.publish_target)
+
 
 def make_call(
     endpoint: Endpoint,
     *args: Any,
     read: Callable[[Any], T],
-    publish_target: str | None = None,
+    publish_target: PublishTarget | None = None,
+    codec: Codec | None = None,
     **kwargs: Any,
 ) -> Call[T]:
-    """A Call of `endpoint` with the generated function's own arguments."""
-    return Call(endpoint, args, kwargs, read, publish_target)
+    """A Call of `endpoint` with the generated function's own arguments.
+
+    A JSON document is encoded here, once: with `codec`'s rules when it carries bodies (a failure
+    is a PublishError for `publish_target`), as plain JSON otherwise.
+    """
+    request = endpoint._get_kwargs(*args, **kwargs)
+    method = request.pop("method")
+    path = request.pop("url")
+    params = request.pop("params", None)
+    headers = request.pop("headers", None)
+    content = None
+    if "json" in request:
+        document = request.pop("json")
+        if codec is None:
+            content = PLAIN_ENCODER.encode(document).encode()
+        else:
+            assert publish_target is not None, "bodies are encoded for a publish"
+            content = encode_document(codec, document, target=publish_target)
+    if request:
+        raise TypeError(f"{endpoint.__name__} asks to send {sorted(request)}, which is not JSON")
+    return Call(endpoint, method, path, params or None, headers, content, read, publish_target)
 
 
 def resolve_idempotency_key(given: str | None) -> str:
@@ -104,40 +167,66 @@ def resolve_idempotency_key(given: str | None) -> str:
 
 def optional(value: T | Unset) -> T | None:
     """A generated optional field with UNSET turned into None."""
+    from generated.types import Unset
+
     return None if isinstance(value, Unset) else value
 
 
-def _record_answer(response: httpx.Response) -> None:
-    answers = _ANSWERS.get()
-    if answers is not None:
-        answers.append(response)
-
-
-async def _arecord_answer(response: httpx.Response) -> None:
-    _record_answer(response)
-
-
-def _adopt(
-    http: httpx.Client | httpx.AsyncClient, settings: Settings, record_answer: Callable[..., Any]
-) -> None:
-    """Point ``http`` at the service with the client's settings and record its raw answers.
-
-    A caller's own client may be handed to several SDK clients, so the hook is added only once.
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """The TLS context of every HTTP client the SDK makes: httpx's default (certifi's CA bundle,
+    verification on), made once. Loading the CA bundle is most of the time and memory an
+    httpx client costs (~800 KiB each), and the SDK never changes the context once made.
     """
+    return httpx.create_ssl_context()
+
+
+def _adopt(http: httpx.Client | httpx.AsyncClient, settings: Settings) -> None:
+    """Point ``http`` at the service with the client's settings."""
     http.base_url = httpx.URL(settings.base_url)
     http.timeout = settings.timeout
     if settings.api_key is not None:
         http.headers["Authorization"] = f"Bearer {settings.api_key}"
-    if record_answer not in http.event_hooks["response"]:
-        http.event_hooks["response"].append(record_answer)
 
 
 class _Transport:
-    """What the sync and async transports share: settings, retry policy and error reading."""
+    """What the sync and async transports share: settings, retry policy, URLs and reading."""
+
+    _http: httpx.Client | httpx.AsyncClient
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._policy = RetryPolicy(max_retries=settings.max_retries)
+        self._urls: dict[str, httpx.URL] = {}
+        self._generated_client: GeneratedClient | None = None
+
+    def _url(self, path: str) -> httpx.URL:
+        """`path` joined to the base URL exactly as httpx joins a relative URL, once per path."""
+        url = self._urls.get(path)
+        if url is None:
+            if len(self._urls) >= _URL_CACHE_SIZE:
+                self._urls.clear()
+            base = self._http.base_url
+            url = base.copy_with(raw_path=base.raw_path + httpx.URL(path).raw_path.lstrip(b"/"))
+            self._urls[path] = url
+        return url
+
+    def _request(self, call: Call[Any], http: httpx.Client | httpx.AsyncClient) -> httpx.Request:
+        return http.build_request(
+            call.method,
+            self._url(call.path),
+            params=call.params,
+            headers=call.headers,
+            content=call.content,
+        )
+
+    def _generated(self) -> GeneratedClient:
+        # `_parse_response` only asks it whether to raise on undocumented statuses (no).
+        if self._generated_client is None:
+            from generated.client import Client as GeneratedClient
+
+            self._generated_client = GeneratedClient(base_url=self.settings.base_url)
+        return self._generated_client
 
     def _transport_error(self, error: httpx.RequestError) -> APIConnectionError:
         where = self.settings.display_url
@@ -147,25 +236,31 @@ class _Transport:
             f"could not connect to {where}: {str(error) or type(error).__name__}"
         )
 
-    def _read(self, call: Call[T], response: Response[Any]) -> T:
-        status = int(response.status_code)
+    def _read(self, call: Call[T], response: httpx.Response) -> T:
+        status = response.status_code
         if not 200 <= status < 300:
+            # The raw answer says everything, even when its problem document is unreadable.
             raise make_status_error(status, response.headers, response.content)
         try:
-            return call.read(response.parsed)
+            return call.read(
+                call.endpoint._parse_response(client=self._generated(), response=response)
+            )
         except _UNREADABLE as error:
-            raise _unreadable(call, status, error) from error
+            raise APIResponseValidationError(
+                f"could not read the {status} answer to {call.what}: "
+                f"{type(error).__name__}: {error}",
+                status_code=status,
+            ) from error
 
-
-def _unreadable(call: Call[Any], status: int, error: Exception) -> APIResponseValidationError:
-    return APIResponseValidationError(
-        f"could not read the {status} answer to {call.what}: {type(error).__name__}: {error}",
-        status_code=status,
-    )
+    @staticmethod
+    def _publish_error(call: Call[Any], error: APIError) -> PublishError:
+        return PublishError(call.target(), str(error))
 
 
 class SyncTransport(_Transport):
     """Sends calls with an httpx.Client."""
+
+    _http: httpx.Client
 
     def __init__(self, settings: Settings, *, http_client: httpx.Client | None) -> None:
         super().__init__(settings)
@@ -174,9 +269,8 @@ class SyncTransport(_Transport):
                 f"http_client must be an httpx.Client, got {type(http_client).__name__}"
             )
         self._owns_http_client = http_client is None
-        self._http = http_client if http_client is not None else httpx.Client()
-        _adopt(self._http, settings, _record_answer)
-        self._generated = GeneratedClient(base_url=settings.base_url).set_httpx_client(self._http)
+        self._http = http_client if http_client is not None else httpx.Client(verify=_tls())
+        _adopt(self._http, settings)
 
     def send(self, call: Call[T]) -> T:
         """The call's result, retried as the policy allows; failures raise typed errors."""
@@ -185,27 +279,13 @@ class SyncTransport(_Transport):
         except APIError as error:
             if call.publish_target is None:
                 raise
-            raise PublishError(call.publish_target, str(error)) from error
+            raise self._publish_error(call, error) from error
 
     def _send_once(self, call: Call[T]) -> T:
-        answers: list[httpx.Response] = []
-        token = _ANSWERS.set(answers)
         try:
-            response = call.endpoint.sync_detailed(
-                *call.args, client=self._generated, **call.kwargs
-            )
+            response = self._http.send(self._request(call, self._http))
         except httpx.RequestError as error:
             raise self._transport_error(error) from error
-        except _UNREADABLE as error:
-            if not answers:
-                raise
-            answer = answers[-1]
-            if 200 <= answer.status_code < 300:
-                raise _unreadable(call, answer.status_code, error) from error
-            # The raw answer says everything the unreadable problem document would have.
-            raise make_status_error(answer.status_code, answer.headers, answer.content) from None
-        finally:
-            _ANSWERS.reset(token)
         return self._read(call, response)
 
     def close(self) -> None:
@@ -215,7 +295,20 @@ class SyncTransport(_Transport):
 
 
 class AsyncTransport(_Transport):
-    """Sends calls with an httpx.AsyncClient."""
+    """Sends calls with httpx.AsyncClients: the caller's one, or lanes of the SDK's own.
+
+    httpcore's connection pool walks all its connections (and every queued request) whenever a
+    request starts or ends, and checks each idle connection's socket through anyio; it also counts
+    all connections, not just idle ones, against `max_keepalive_connections`, so a pool with more
+    connections than that closes connections that just became idle and opens new ones. With 64
+    requests in flight on one pool, a profile put about 40% of the client's CPU there. The SDK's
+    own connections are therefore spread over small pools ("lanes") of `LANE_CONNECTIONS` each,
+    which keep every connection they open: a request takes the first lane with a free connection,
+    and a new lane is opened when all are busy, up to `MAX_LANES`. One request at a time uses one
+    lane, as a single client would. Every lane shares the one TLS context.
+    """
+
+    _http: httpx.AsyncClient
 
     def __init__(self, settings: Settings, *, http_client: httpx.AsyncClient | None) -> None:
         super().__init__(settings)
@@ -224,11 +317,32 @@ class AsyncTransport(_Transport):
                 f"http_client must be an httpx.AsyncClient, got {type(http_client).__name__}"
             )
         self._owns_http_client = http_client is None
-        self._http = http_client if http_client is not None else httpx.AsyncClient()
-        _adopt(self._http, settings, _arecord_answer)
-        self._generated = GeneratedClient(base_url=settings.base_url).set_async_httpx_client(
-            self._http
-        )
+        self._lanes: list[httpx.AsyncClient] = []
+        self._in_flight: list[int] = []
+        self._http = http_client if http_client is not None else self._new_lane()
+        if http_client is not None:
+            self._lanes.append(http_client)
+            self._in_flight.append(0)
+        _adopt(self._http, settings)
+
+    def _new_lane(self) -> httpx.AsyncClient:
+        lane = httpx.AsyncClient(verify=_tls(), limits=LANE_LIMITS)
+        if self._lanes:
+            _adopt(lane, self.settings)
+        self._lanes.append(lane)
+        self._in_flight.append(0)
+        return lane
+
+    def _lane(self) -> int:
+        """The lane for the next request: the first with a free connection, else a new one."""
+        in_flight = self._in_flight
+        for index, count in enumerate(in_flight):
+            if count < LANE_CONNECTIONS:
+                return index
+        if self._owns_http_client and len(self._lanes) < MAX_LANES:
+            self._new_lane()
+            return len(self._lanes) - 1
+        return in_flight.index(min(in_flight))
 
     async def send(self, call: Call[T]) -> T:
         """The call's result, retried as the policy allows; failures raise typed errors."""
@@ -239,30 +353,22 @@ class AsyncTransport(_Transport):
         except APIError as error:
             if call.publish_target is None:
                 raise
-            raise PublishError(call.publish_target, str(error)) from error
+            raise self._publish_error(call, error) from error
 
     async def _send_once(self, call: Call[T]) -> T:
-        answers: list[httpx.Response] = []
-        token = _ANSWERS.set(answers)
+        lane = self._lane()
+        http = self._lanes[lane]
+        self._in_flight[lane] += 1
         try:
-            response = await call.endpoint.asyncio_detailed(
-                *call.args, client=self._generated, **call.kwargs
-            )
+            response = await http.send(self._request(call, http))
         except httpx.RequestError as error:
             raise self._transport_error(error) from error
-        except _UNREADABLE as error:
-            if not answers:
-                raise
-            answer = answers[-1]
-            if 200 <= answer.status_code < 300:
-                raise _unreadable(call, answer.status_code, error) from error
-            # The raw answer says everything the unreadable problem document would have.
-            raise make_status_error(answer.status_code, answer.headers, answer.content) from None
         finally:
-            _ANSWERS.reset(token)
+            self._in_flight[lane] -= 1
         return self._read(call, response)
 
     async def aclose(self) -> None:
-        """Close the HTTP client if the SDK created it."""
+        """Close the HTTP clients if the SDK created them."""
         if self._owns_http_client:
-            await self._http.aclose()
+            for lane in self._lanes:
+                await lane.aclose()

@@ -8,38 +8,12 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
-from typing import Any, TypedDict, Unpack, get_args, overload
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack, get_args, overload
 
-from generated.api.messages import (
-    cancel_message,
-    delete_dead_letter,
-    delete_url_group,
-    get_message,
-    get_signing_keys,
-    get_url_group,
-    list_dead_letters,
-    list_url_groups,
-    publish_message,
-    publish_messages,
-    put_url_group,
-    retry_dead_letter,
-)
-from generated.models import (
-    DeadLetter as GeneratedDeadLetter,
-    Message as GeneratedMessage,
-    MessageReceipt as GeneratedMessageReceipt,
-    MessageReceiptList as GeneratedMessageReceiptList,
-    PublishMessageRequest,
-    PublishMessageRequestHeaders,
-    PublishMessagesRequest,
-    UrlEndpoint as GeneratedUrlEndpoint,
-    UrlGroup as GeneratedUrlGroup,
-    UrlGroupSettings,
-)
-from generated.types import UNSET
-
+from ._arguments import HttpMethod, MessageRequest, UrlEndpoint
 from ._checks import check_count, check_resource_name
-from ._codec import Codec, encode_body
+from ._codec import Codec, JsonCodec, encode_body, json_value
 from ._config import redact_url
 from ._durations import (
     Duration,
@@ -49,11 +23,12 @@ from ._durations import (
     to_millis,
     to_seconds,
 )
-from ._exceptions import InvalidArgumentError, PublishError
+from ._exceptions import InvalidArgumentError, PublishError, PublishTarget, describe_target
 from ._http import (
     AsyncTransport,
     Call,
     SyncTransport,
+    endpoint,
     make_call,
     optional,
     resolve_idempotency_key,
@@ -67,17 +42,19 @@ from ._limits import (
     RETRIES_MAX,
     URL_PATTERN,
 )
-from ._types import (
-    DeadLetter,
-    DeliveryAttempt,
-    HttpMethod,
-    Message,
-    MessageReceipt,
-    MessageRequest,
-    SigningKeys,
-    UrlEndpoint,
-    UrlGroup,
-)
+
+if TYPE_CHECKING:
+    from generated.models import (
+        DeadLetter as GeneratedDeadLetter,
+        Message as GeneratedMessage,
+        MessageReceipt as GeneratedMessageReceipt,
+        MessageReceiptList as GeneratedMessageReceiptList,
+        PublishMessageRequest,
+        PublishMessageRequestHeaders,
+        UrlGroup as GeneratedUrlGroup,
+    )
+
+    from ._types import DeadLetter, Message, MessageReceipt, SigningKeys, UrlGroup
 
 __all__ = [
     "AsyncDeadLetters",
@@ -90,6 +67,23 @@ __all__ = [
 ]
 
 _URL = re.compile(URL_PATTERN)
+# The fields of a MessageRequest that are MessageOptions too (tests/sdk/test_messages.py checks).
+_REQUEST_OPTIONS = (
+    "content_type",
+    "method",
+    "headers",
+    "delay",
+    "not_before",
+    "retries",
+    "retry_delay",
+    "callback",
+    "failure_callback",
+    "timeout",
+    "deduplication_id",
+    "content_based_deduplication",
+)
+# Bodies that encode to JSON objects, arrays, numbers, booleans or null whatever they hold.
+_JSON_CONTAINERS = (dict, list, tuple, int, float)
 _METHODS: dict[str, HttpMethod] = {method: method for method in get_args(HttpMethod)}
 
 
@@ -134,37 +128,22 @@ class _MessageCalls:
     ) -> Call[builtins.list[MessageReceipt]]:
         target = _target(url, url_group)
         request = self._request(
-            MessageRequest(
-                body,
-                url=url,
-                url_group=url_group,
-                content_type=options.get("content_type"),
-                method=options.get("method"),
-                headers=dict(headers) if (headers := options.get("headers")) is not None else None,
-                delay=options.get("delay"),
-                not_before=options.get("not_before"),
-                retries=options.get("retries"),
-                retry_delay=options.get("retry_delay"),
-                callback=options.get("callback"),
-                failure_callback=options.get("failure_callback"),
-                timeout=options.get("timeout"),
-                deduplication_id=options.get("deduplication_id"),
-                content_based_deduplication=options.get("content_based_deduplication", False),
-            ),
-            as_json=as_json,
-            target=target,
+            body, url=url, url_group=url_group, options=options, as_json=as_json, target=target
         )
         return make_call(
-            publish_message,
+            endpoint("messages.publish_message"),
             body=request,
             idempotency_key=resolve_idempotency_key(options.get("idempotency_key")),
             read=_receipts if url is None else _one_receipt,
             publish_target=target,
+            codec=self.codec,
         )
 
     def batch(
         self, messages: Iterable[MessageRequest], *, idempotency_key: str | None
     ) -> Call[builtins.list[builtins.list[MessageReceipt]]] | None:
+        from generated.models import PublishMessagesRequest
+
         key = resolve_idempotency_key(idempotency_key)
         items = list(messages)
         if not items:
@@ -177,68 +156,86 @@ class _MessageCalls:
                 raise InvalidArgumentError(f"batch items must be MessageRequest, got {item!r}")
             requests.append(
                 self._request(
-                    item,
+                    item.body,
+                    url=item.url,
+                    url_group=item.url_group,
+                    options={name: getattr(item, name) for name in _REQUEST_OPTIONS},
                     as_json=not isinstance(item.body, str | bytes),
                     target=_target(item.url, item.url_group),
                 )
             )
         return make_call(
-            publish_messages,
+            endpoint("messages.publish_messages"),
             body=PublishMessagesRequest(messages=requests),
             idempotency_key=key,
             read=lambda result: [_receipts(receipts) for receipts in result.results],
             publish_target=target,
+            codec=self.codec,
         )
 
     def _request(
-        self, message: MessageRequest, *, as_json: bool, target: str
+        self,
+        body: Any,
+        *,
+        url: str | None,
+        url_group: str | None,
+        options: Mapping[str, Any],
+        as_json: bool,
+        target: PublishTarget,
     ) -> PublishMessageRequest:
-        if (message.url is None) == (message.url_group is None):
+        """The generated request for one message; `options` as in MessageOptions."""
+        from generated.models import PublishMessageRequest
+        from generated.types import UNSET
+
+        if (url is None) == (url_group is None):
             raise InvalidArgumentError("give exactly one of url and url_group")
-        if message.delay is not None and message.not_before is not None:
+        get = options.get
+        delay, not_before = get("delay"), get("not_before")
+        if delay is not None and not_before is not None:
             raise InvalidArgumentError("give at most one of delay and not_before")
-        body, content_type = self._body(message.body, message.content_type, as_json, target)
+        body, content_type = self._body(body, get("content_type"), as_json, target)
+        method, headers, retries = get("method"), get("headers"), get("retries")
+        retry_delay, callback, failure_callback = (
+            get("retry_delay"),
+            get("callback"),
+            get("failure_callback"),
+        )
+        timeout, deduplication_id = get("timeout"), get("deduplication_id")
         return PublishMessageRequest(
             body=body,
-            url=UNSET if message.url is None else _check_url(message.url, name="url"),
+            url=UNSET if url is None else _check_url(url, name="url"),
             url_group=UNSET
-            if message.url_group is None
-            else check_resource_name(message.url_group, what="URL group"),
+            if url_group is None
+            else check_resource_name(url_group, what="URL group"),
             content_type=UNSET if content_type is None else content_type,
-            method=UNSET if message.method is None else _check_method(message.method),
-            headers=UNSET if message.headers is None else _headers(message.headers),
+            method=UNSET if method is None else _check_method(method),
+            headers=UNSET if headers is None else _headers(headers),
             delay=UNSET
-            if message.delay is None
-            else to_seconds(message.delay, name="delay", minimum=0, maximum=DELAY_MAX_SECONDS),
-            not_before=UNSET
-            if message.not_before is None
-            else to_datetime(message.not_before, name="not_before"),
+            if delay is None
+            else to_seconds(delay, name="delay", minimum=0, maximum=DELAY_MAX_SECONDS),
+            not_before=UNSET if not_before is None else to_datetime(not_before, name="not_before"),
             retries=UNSET
-            if message.retries is None
-            else check_count(message.retries, name="retries", minimum=0, maximum=RETRIES_MAX),
-            retry_delay=UNSET if message.retry_delay is None else _retry_delay(message.retry_delay),
-            callback=UNSET
-            if message.callback is None
-            else _check_url(message.callback, name="callback"),
+            if retries is None
+            else check_count(retries, name="retries", minimum=0, maximum=RETRIES_MAX),
+            retry_delay=UNSET if retry_delay is None else _retry_delay(retry_delay),
+            callback=UNSET if callback is None else _check_url(callback, name="callback"),
             failure_callback=UNSET
-            if message.failure_callback is None
-            else _check_url(message.failure_callback, name="failure_callback"),
+            if failure_callback is None
+            else _check_url(failure_callback, name="failure_callback"),
             timeout=UNSET
-            if message.timeout is None
+            if timeout is None
             else to_seconds(
-                message.timeout,
+                timeout,
                 name="timeout",
                 minimum=MESSAGE_TIMEOUT_MIN_SECONDS,
                 maximum=MESSAGE_TIMEOUT_MAX_SECONDS,
             ),
-            deduplication_id=UNSET
-            if message.deduplication_id is None
-            else message.deduplication_id,
-            content_based_deduplication=message.content_based_deduplication or UNSET,
+            deduplication_id=UNSET if deduplication_id is None else deduplication_id,
+            content_based_deduplication=get("content_based_deduplication") or UNSET,
         )
 
     def _body(
-        self, body: Any, content_type: str | None, as_json: bool, target: str
+        self, body: Any, content_type: str | None, as_json: bool, target: PublishTarget
     ) -> tuple[Any, str | None]:
         if not as_json:
             if isinstance(body, bytes):
@@ -246,7 +243,8 @@ class _MessageCalls:
                     return body.decode("utf-8"), content_type
                 except UnicodeDecodeError as error:
                     raise PublishError(
-                        target, f"body could not be encoded: bytes must be UTF-8 ({error})"
+                        describe_target(target),
+                        f"body could not be encoded: bytes must be UTF-8 ({error})",
                     ) from error
             if not isinstance(body, str):
                 raise InvalidArgumentError(
@@ -254,7 +252,11 @@ class _MessageCalls:
                     "use publish_json for other values"
                 )
             return body, content_type
-        encoded = encode_body(self.codec, body, target=target)
+        if type(self.codec) is JsonCodec and (body is None or isinstance(body, _JSON_CONTAINERS)):
+            # Never a JSON string, so it can go into the request as it is and be encoded once,
+            # with the request.
+            return encode_body(self.codec, body, target=target), content_type
+        encoded = json_value(self.codec, body, target=target)
         if isinstance(encoded, str):
             # The API delivers a string body as raw text; a JSON string must go pre-encoded.
             return json.dumps(encoded), content_type or "application/json"
@@ -262,16 +264,18 @@ class _MessageCalls:
 
     @staticmethod
     def get(message_id: str) -> Call[Message]:
-        return make_call(get_message, message_id, read=_message)
+        return make_call(endpoint("messages.get_message"), message_id, read=_message)
 
     @staticmethod
     def cancel(message_id: str) -> Call[Message]:
-        return make_call(cancel_message, message_id, read=_message)
+        return make_call(endpoint("messages.cancel_message"), message_id, read=_message)
 
     @staticmethod
     def signing_keys() -> Call[SigningKeys]:
+        from ._types import SigningKeys
+
         return make_call(
-            get_signing_keys,
+            endpoint("messages.get_signing_keys"),
             read=lambda keys: SigningKeys(current=keys.current, next=keys.next_),
         )
 
@@ -281,9 +285,12 @@ class _UrlGroupCalls:
 
     @staticmethod
     def upsert(name: str, endpoints: Iterable[str | UrlEndpoint]) -> Call[UrlGroup]:
+        from generated.models import UrlEndpoint as GeneratedUrlEndpoint, UrlGroupSettings
+        from generated.types import UNSET
+
         generated = []
-        for endpoint in endpoints:
-            item = endpoint if isinstance(endpoint, UrlEndpoint) else UrlEndpoint(endpoint)
+        for item_or_url in endpoints:
+            item = item_or_url if isinstance(item_or_url, UrlEndpoint) else UrlEndpoint(item_or_url)
             generated.append(
                 GeneratedUrlEndpoint(
                     url=_check_url(item.url, name="endpoint url"),
@@ -293,7 +300,7 @@ class _UrlGroupCalls:
         if not generated:
             raise InvalidArgumentError("a URL group needs at least one endpoint")
         return make_call(
-            put_url_group,
+            endpoint("messages.put_url_group"),
             check_resource_name(name, what="URL group"),
             body=UrlGroupSettings(endpoints=generated),
             read=_url_group,
@@ -302,19 +309,24 @@ class _UrlGroupCalls:
     @staticmethod
     def get(name: str) -> Call[UrlGroup]:
         return make_call(
-            get_url_group, check_resource_name(name, what="URL group"), read=_url_group
+            endpoint("messages.get_url_group"),
+            check_resource_name(name, what="URL group"),
+            read=_url_group,
         )
 
     @staticmethod
     def list() -> Call[builtins.list[UrlGroup]]:
         return make_call(
-            list_url_groups, read=lambda result: [_url_group(group) for group in result.url_groups]
+            endpoint("messages.list_url_groups"),
+            read=lambda result: [_url_group(group) for group in result.url_groups],
         )
 
     @staticmethod
     def delete(name: str) -> Call[None]:
         return make_call(
-            delete_url_group, check_resource_name(name, what="URL group"), read=lambda _: None
+            endpoint("messages.delete_url_group"),
+            check_resource_name(name, what="URL group"),
+            read=lambda _: None,
         )
 
 
@@ -324,18 +336,18 @@ class _DeadLetterCalls:
     @staticmethod
     def list(limit: int) -> Call[builtins.list[DeadLetter]]:
         return make_call(
-            list_dead_letters,
+            endpoint("messages.list_dead_letters"),
             limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
             read=lambda result: [_dead_letter(letter) for letter in result.dead_letters],
         )
 
     @staticmethod
     def retry(message_id: str) -> Call[MessageReceipt]:
-        return make_call(retry_dead_letter, message_id, read=_receipt)
+        return make_call(endpoint("messages.retry_dead_letter"), message_id, read=_receipt)
 
     @staticmethod
     def delete(message_id: str) -> Call[None]:
-        return make_call(delete_dead_letter, message_id, read=lambda _: None)
+        return make_call(endpoint("messages.delete_dead_letter"), message_id, read=lambda _: None)
 
 
 class Messages:
@@ -596,9 +608,13 @@ class AsyncDeadLetters:
         await self._transport.send(_DeadLetterCalls.delete(message_id))
 
 
-def _target(url: str | None, url_group: str | None) -> str:
+def _target(url: str | None, url_group: str | None) -> PublishTarget:
     if url_group is not None and url is None:
         return f"URL group {url_group}"
+    return partial(_describe_url, url)
+
+
+def _describe_url(url: object) -> str:
     return redact_url(url) if isinstance(url, str) else repr(url)
 
 
@@ -615,6 +631,8 @@ def _check_method(method: str) -> HttpMethod:
 
 
 def _headers(headers: Mapping[str, str]) -> PublishMessageRequestHeaders:
+    from generated.models import PublishMessageRequestHeaders
+
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
         raise InvalidArgumentError("headers must map str names to str values")
     return PublishMessageRequestHeaders.from_dict(dict(headers))
@@ -637,6 +655,8 @@ def _retry_delay(value: str | timedelta) -> str:
 
 
 def _receipt(receipt: GeneratedMessageReceipt) -> MessageReceipt:
+    from ._types import MessageReceipt
+
     return MessageReceipt(
         message_id=receipt.message_id, url=receipt.url, deduplicated=receipt.deduplicated
     )
@@ -654,6 +674,8 @@ def _one_receipt(result: GeneratedMessageReceiptList) -> builtins.list[MessageRe
 
 
 def _message(message: GeneratedMessage) -> Message:
+    from ._types import DeliveryAttempt, Message
+
     return Message(
         message_id=message.message_id,
         url=message.url,
@@ -686,6 +708,8 @@ def _message(message: GeneratedMessage) -> Message:
 
 
 def _url_group(group: GeneratedUrlGroup) -> UrlGroup:
+    from ._types import UrlGroup
+
     return UrlGroup(
         name=group.name,
         endpoints=[
@@ -698,6 +722,8 @@ def _url_group(group: GeneratedUrlGroup) -> UrlGroup:
 
 
 def _dead_letter(letter: GeneratedDeadLetter) -> DeadLetter:
+    from ._types import DeadLetter
+
     return DeadLetter(
         message_id=letter.message_id,
         url=letter.url,

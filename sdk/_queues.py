@@ -5,38 +5,9 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from generated.api.queues import (
-    ack_job,
-    delete_queue,
-    extend_lease,
-    get_job,
-    get_queue,
-    lease_jobs,
-    list_jobs,
-    list_queues,
-    nack_job,
-    publish_job,
-    publish_jobs,
-    put_queue,
-    retry_job,
-)
-from generated.models import (
-    ExtendLeaseRequest,
-    Job as GeneratedJob,
-    JobReceipt as GeneratedJobReceipt,
-    LeasedJob as GeneratedLeasedJob,
-    LeaseRef,
-    LeaseRequest,
-    NackRequest,
-    PublishJobRequest,
-    PublishJobsRequest,
-    Queue as GeneratedQueue,
-    QueueSettings,
-)
-from generated.types import UNSET
-
+from ._arguments import JobRequest, JobState
 from ._checks import check_count, check_group_name, check_resource_name, check_topic
 from ._codec import Codec, encode_body
 from ._durations import Duration, to_millis, to_seconds
@@ -45,6 +16,7 @@ from ._http import (
     AsyncTransport,
     Call,
     SyncTransport,
+    endpoint,
     make_call,
     optional,
     resolve_idempotency_key,
@@ -63,7 +35,17 @@ from ._limits import (
     WAIT_MS_MAX,
 )
 from ._subscriptions import QueueSubscription, Subscription, check_handler
-from ._types import Job, JobReceipt, JobRequest, JobState, LeasedJob, QueueInfo, QueueStats
+
+if TYPE_CHECKING:
+    from generated.models import (
+        Job as GeneratedJob,
+        JobReceipt as GeneratedJobReceipt,
+        LeasedJob as GeneratedLeasedJob,
+        PublishJobRequest,
+        Queue as GeneratedQueue,
+    )
+
+    from ._types import Job, JobReceipt, LeasedJob, QueueInfo
 
 __all__ = ["AsyncQueue", "AsyncQueues", "Queue", "Queues"]
 
@@ -84,6 +66,9 @@ class _QueueAdminCalls:
     ) -> Call[QueueInfo]:
         # Only what the caller gives is sent, so changing one setting of an existing queue does
         # not quietly reset the others to the generated model's defaults.
+        from generated.models import QueueSettings
+        from generated.types import UNSET
+
         settings = QueueSettings(
             max_attempts=UNSET
             if max_attempts is None
@@ -110,21 +95,24 @@ class _QueueAdminCalls:
                 maximum=DEDUPLICATION_WINDOW_MAX_SECONDS,
             ),
         )
-        return make_call(put_queue, _queue_name(name), body=settings, read=_queue_info)
+        return make_call(
+            endpoint("queues.put_queue"), _queue_name(name), body=settings, read=_queue_info
+        )
 
     @staticmethod
     def get(name: str) -> Call[QueueInfo]:
-        return make_call(get_queue, _queue_name(name), read=_queue_info)
+        return make_call(endpoint("queues.get_queue"), _queue_name(name), read=_queue_info)
 
     @staticmethod
     def list() -> Call[builtins.list[QueueInfo]]:
         return make_call(
-            list_queues, read=lambda result: [_queue_info(queue) for queue in result.queues]
+            endpoint("queues.list_queues"),
+            read=lambda result: [_queue_info(queue) for queue in result.queues],
         )
 
     @staticmethod
     def delete(name: str) -> Call[None]:
-        return make_call(delete_queue, _queue_name(name), read=lambda _: None)
+        return make_call(endpoint("queues.delete_queue"), _queue_name(name), read=lambda _: None)
 
 
 class _QueueCalls:
@@ -147,17 +135,20 @@ class _QueueCalls:
             JobRequest(topic, payload, delay=delay, deduplication_id=deduplication_id)
         )
         return make_call(
-            publish_job,
+            endpoint("queues.publish_job"),
             self.name,
             body=request,
             idempotency_key=resolve_idempotency_key(idempotency_key),
             read=_receipt,
             publish_target=f"{self.name}/{topic}",
+            codec=self.codec,
         )
 
     def publish_many(
         self, jobs: Iterable[JobRequest | tuple[str, Any]], *, idempotency_key: str | None
     ) -> Call[builtins.list[JobReceipt]] | None:
+        from generated.models import PublishJobsRequest
+
         key = resolve_idempotency_key(idempotency_key)
         items = [job if isinstance(job, JobRequest) else JobRequest(*job) for job in jobs]
         if not items:
@@ -165,15 +156,19 @@ class _QueueCalls:
         check_count(len(items), name="number of jobs", minimum=1, maximum=BATCH_MAX)
         request = PublishJobsRequest(jobs=[self._job(item) for item in items])
         return make_call(
-            publish_jobs,
+            endpoint("queues.publish_jobs"),
             self.name,
             body=request,
             idempotency_key=key,
             read=lambda result: [_receipt(receipt) for receipt in result.receipts],
             publish_target=self.name,
+            codec=self.codec,
         )
 
     def _job(self, job: JobRequest) -> PublishJobRequest:
+        from generated.models import PublishJobRequest
+        from generated.types import UNSET
+
         topic = check_topic(job.topic, publishing=True)
         delay = (
             UNSET
@@ -188,11 +183,13 @@ class _QueueCalls:
         )
 
     def info(self) -> Call[QueueInfo]:
-        return make_call(get_queue, self.name, read=_queue_info)
+        return make_call(endpoint("queues.get_queue"), self.name, read=_queue_info)
 
     def jobs(self, *, state: JobState | None, limit: int) -> Call[builtins.list[Job]]:
+        from generated.types import UNSET
+
         return make_call(
-            list_jobs,
+            endpoint("queues.list_jobs"),
             self.name,
             state=UNSET if state is None else state,
             limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
@@ -200,10 +197,10 @@ class _QueueCalls:
         )
 
     def job(self, job_id: str) -> Call[Job]:
-        return make_call(get_job, self.name, job_id, read=self._job_info)
+        return make_call(endpoint("queues.get_job"), self.name, job_id, read=self._job_info)
 
     def retry(self, job_id: str) -> Call[Job]:
-        return make_call(retry_job, self.name, job_id, read=self._job_info)
+        return make_call(endpoint("queues.retry_job"), self.name, job_id, read=self._job_info)
 
     def lease(
         self,
@@ -214,6 +211,9 @@ class _QueueCalls:
         lease: Duration | None,
         wait: Duration,
     ) -> Call[builtins.list[LeasedJob]]:
+        from generated.models import LeaseRequest
+        from generated.types import UNSET
+
         topic_list = [check_topic(topic, publishing=False) for topic in topics]
         if len(topic_list) > LEASE_TOPICS_MAX:
             raise InvalidArgumentError(
@@ -229,15 +229,17 @@ class _QueueCalls:
             wait_ms=to_millis(wait, name="wait", minimum=0, maximum=WAIT_MS_MAX),
         )
         return make_call(
-            lease_jobs,
+            endpoint("queues.lease_jobs"),
             self.name,
             body=request,
             read=lambda result: [self._leased(job) for job in result.jobs],
         )
 
     def ack(self, job: LeasedJob) -> Call[Job]:
+        from generated.models import LeaseRef
+
         return make_call(
-            ack_job,
+            endpoint("queues.ack_job"),
             self.name,
             job.job_id,
             body=LeaseRef(lease_id=job.lease_id),
@@ -245,6 +247,9 @@ class _QueueCalls:
         )
 
     def nack(self, job: LeasedJob, *, retry_delay: Duration, error: str | None) -> Call[Job]:
+        from generated.models import NackRequest
+        from generated.types import UNSET
+
         request = NackRequest(
             lease_id=job.lease_id,
             retry_delay=to_seconds(
@@ -252,16 +257,28 @@ class _QueueCalls:
             ),
             error=UNSET if error is None else error[:NACK_ERROR_MAX_LENGTH],
         )
-        return make_call(nack_job, self.name, job.job_id, body=request, read=self._job_info)
+        return make_call(
+            endpoint("queues.nack_job"), self.name, job.job_id, body=request, read=self._job_info
+        )
 
     def extend(self, job: LeasedJob, *, lease: Duration) -> Call[Job]:
+        from generated.models import ExtendLeaseRequest
+
         request = ExtendLeaseRequest(
             lease_id=job.lease_id,
             lease_seconds=to_seconds(lease, name="lease", minimum=1, maximum=LEASE_SECONDS_MAX),
         )
-        return make_call(extend_lease, self.name, job.job_id, body=request, read=self._job_info)
+        return make_call(
+            endpoint("queues.extend_lease"),
+            self.name,
+            job.job_id,
+            body=request,
+            read=self._job_info,
+        )
 
     def _job_info(self, job: GeneratedJob) -> Job:
+        from ._types import Job
+
         return Job(
             job_id=job.job_id,
             queue=job.queue,
@@ -278,6 +295,8 @@ class _QueueCalls:
         )
 
     def _leased(self, job: GeneratedLeasedJob) -> LeasedJob:
+        from ._types import LeasedJob
+
         return LeasedJob(
             job_id=job.job_id,
             queue=job.queue,
@@ -672,6 +691,8 @@ def _queue_name(name: str) -> str:
 
 
 def _queue_info(queue: GeneratedQueue) -> QueueInfo:
+    from ._types import QueueInfo, QueueStats
+
     return QueueInfo(
         name=queue.name,
         max_attempts=queue.max_attempts,
@@ -689,6 +710,8 @@ def _queue_info(queue: GeneratedQueue) -> QueueInfo:
 
 
 def _receipt(receipt: GeneratedJobReceipt) -> JobReceipt:
+    from ._types import JobReceipt
+
     return JobReceipt(
         job_id=receipt.job_id,
         queue=receipt.queue,

@@ -8,7 +8,6 @@ after the last attempt: the error is raised at once.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import time
@@ -38,6 +37,8 @@ def sleep(seconds: float) -> None:
 
 async def asleep(seconds: float) -> None:
     """Wait `seconds` without blocking the event loop; replaceable by tests like `sleep`."""
+    import asyncio  # only async clients wait here, and they have imported it already
+
     await asyncio.sleep(seconds)
 
 

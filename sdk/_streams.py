@@ -5,37 +5,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable
 from datetime import timedelta
-from typing import Any
-
-from generated.api.streams import (
-    ack_entries,
-    append_entries,
-    append_entry,
-    claim_entries,
-    create_group,
-    delete_group,
-    delete_stream,
-    get_stream,
-    list_pending,
-    range_entries,
-    read_group,
-    trim_stream,
-)
-from generated.models import (
-    AckRequest,
-    AppendEntriesRequest,
-    AppendEntryRequest,
-    BatchEntry,
-    ClaimRequest,
-    ClaimResult as GeneratedClaimResult,
-    CreateGroupRequest,
-    DeliveredEntry as GeneratedDeliveredEntry,
-    GroupInfo as GeneratedGroupInfo,
-    ReadGroupRequest,
-    StreamInfo as GeneratedStreamInfo,
-    TrimRequest,
-)
-from generated.types import UNSET
+from typing import TYPE_CHECKING, Any
 
 from ._checks import check_count, check_group_name
 from ._codec import Codec, encode_body
@@ -45,21 +15,31 @@ from ._http import (
     AsyncTransport,
     Call,
     SyncTransport,
+    endpoint,
     make_call,
     optional,
     resolve_idempotency_key,
 )
 from ._limits import BATCH_MAX, COUNT_MAX, MIN_IDLE_MS_MAX, WAIT_MS_MAX
 from ._stream import Stream, as_stream, check_maxlen
-from ._types import (
-    ClaimResult,
-    DeliveredEntry,
-    Entry,
-    GroupInfo,
-    PendingEntry,
-    StreamInfo,
-    TrimResult,
-)
+
+if TYPE_CHECKING:
+    from generated.models import (
+        ClaimResult as GeneratedClaimResult,
+        DeliveredEntry as GeneratedDeliveredEntry,
+        GroupInfo as GeneratedGroupInfo,
+        StreamInfo as GeneratedStreamInfo,
+    )
+
+    from ._types import (
+        ClaimResult,
+        DeliveredEntry,
+        Entry,
+        GroupInfo,
+        PendingEntry,
+        StreamInfo,
+        TrimResult,
+    )
 
 __all__ = ["AsyncStreams", "Streams"]
 
@@ -81,21 +61,26 @@ class _StreamCalls:
         nomkstream: bool,
         idempotency_key: str | None,
     ) -> Call[str]:
+        from generated.models import AppendEntryRequest
+        from generated.types import UNSET
+
         definition = as_stream(stream)
         trim = self._trim_options(definition, maxlen, approximate, minid)
         key = resolve_idempotency_key(idempotency_key)
+        codec = definition.codec or self.codec
         request = AppendEntryRequest(
-            body=encode_body(definition.codec or self.codec, body, target=definition.name),
+            body=encode_body(codec, body, target=definition.name),
             nomkstream=nomkstream or UNSET,
             **trim,
         )
         return make_call(
-            append_entry,
+            endpoint("streams.append_entry"),
             definition.name,
             body=request,
             idempotency_key=key,
             read=lambda result: str(result.id),
             publish_target=definition.name,
+            codec=codec,
         )
 
     def publish_many(
@@ -109,6 +94,9 @@ class _StreamCalls:
         nomkstream: bool,
         idempotency_key: str | None,
     ) -> Call[builtins.list[str]] | None:
+        from generated.models import AppendEntriesRequest, BatchEntry
+        from generated.types import UNSET
+
         definition = as_stream(stream)
         trim = self._trim_options(definition, maxlen, approximate, minid)
         key = resolve_idempotency_key(idempotency_key)
@@ -122,18 +110,21 @@ class _StreamCalls:
         ]
         request = AppendEntriesRequest(entries=entries, nomkstream=nomkstream or UNSET, **trim)
         return make_call(
-            append_entries,
+            endpoint("streams.append_entries"),
             definition.name,
             body=request,
             idempotency_key=key,
             read=lambda result: [str(entry_id) for entry_id in result.ids],
             publish_target=definition.name,
+            codec=codec,
         )
 
     @staticmethod
     def _trim_options(
         definition: Stream, maxlen: int | None, approximate: bool, minid: str | None
     ) -> dict[str, Any]:
+        from generated.types import UNSET
+
         cap = check_maxlen(maxlen) if maxlen is not None else definition.maxlen
         trims = cap is not None or minid is not None
         # Explicit UNSETs: the generated models default `approximate` to True and would send it
@@ -145,18 +136,24 @@ class _StreamCalls:
         }
 
     def info(self, stream: str | Stream) -> Call[StreamInfo]:
-        return make_call(get_stream, as_stream(stream).name, read=_stream_info)
+        return make_call(endpoint("streams.get_stream"), as_stream(stream).name, read=_stream_info)
 
     def length(self, stream: str | Stream) -> Call[int]:
-        return make_call(get_stream, as_stream(stream).name, read=lambda info: int(info.length))
+        return make_call(
+            endpoint("streams.get_stream"),
+            as_stream(stream).name,
+            read=lambda info: int(info.length),
+        )
 
     def range(
         self, stream: str | Stream, *, start: str, end: str, count: int, reverse: bool
     ) -> Call[builtins.list[Entry]]:
+        from ._types import Entry
+
         definition = as_stream(stream)
         codec = definition.codec or self.codec
         return make_call(
-            range_entries,
+            endpoint("streams.range_entries"),
             definition.name,
             start=start,
             end=end,
@@ -168,6 +165,11 @@ class _StreamCalls:
     def trim(
         self, stream: str | Stream, *, maxlen: int | None, minid: str | None, approximate: bool
     ) -> Call[TrimResult]:
+        from generated.models import TrimRequest
+        from generated.types import UNSET
+
+        from ._types import TrimResult
+
         if (maxlen is None) == (minid is None):
             raise InvalidArgumentError("trim needs exactly one of maxlen and minid")
         request = TrimRequest(
@@ -176,27 +178,36 @@ class _StreamCalls:
             approximate=approximate,
         )
         return make_call(
-            trim_stream,
+            endpoint("streams.trim_stream"),
             as_stream(stream).name,
             body=request,
             read=lambda result: TrimResult(length=result.length, trimmed=result.trimmed),
         )
 
     def delete(self, stream: str | Stream) -> Call[None]:
-        return make_call(delete_stream, as_stream(stream).name, read=_nothing)
+        return make_call(endpoint("streams.delete_stream"), as_stream(stream).name, read=_nothing)
 
     def create_group(
         self, stream: str | Stream, group: str | None, *, start_id: str, mkstream: bool
     ) -> Call[GroupInfo]:
+        from generated.models import CreateGroupRequest
+
         definition = as_stream(stream)
         request = CreateGroupRequest(
             group=_group(definition, group), start_id=start_id, mkstream=mkstream
         )
-        return make_call(create_group, definition.name, body=request, read=_group_info)
+        return make_call(
+            endpoint("streams.create_group"), definition.name, body=request, read=_group_info
+        )
 
     def delete_group(self, stream: str | Stream, group: str | None) -> Call[None]:
         definition = as_stream(stream)
-        return make_call(delete_group, definition.name, _group(definition, group), read=_nothing)
+        return make_call(
+            endpoint("streams.delete_group"),
+            definition.name,
+            _group(definition, group),
+            read=_nothing,
+        )
 
     def read_group(
         self,
@@ -207,6 +218,8 @@ class _StreamCalls:
         count: int,
         wait: Duration,
     ) -> Call[builtins.list[DeliveredEntry]]:
+        from generated.models import ReadGroupRequest
+
         definition = as_stream(stream)
         codec = definition.codec or self.codec
         request = ReadGroupRequest(
@@ -215,7 +228,7 @@ class _StreamCalls:
             wait_ms=to_millis(wait, name="wait", minimum=0, maximum=WAIT_MS_MAX),
         )
         return make_call(
-            read_group,
+            endpoint("streams.read_group"),
             definition.name,
             _group(definition, group),
             body=request,
@@ -223,13 +236,15 @@ class _StreamCalls:
         )
 
     def ack(self, stream: str | Stream, group: str | None, ids: Iterable[str]) -> Call[int] | None:
+        from generated.models import AckRequest
+
         definition = as_stream(stream)
         id_list = list(ids)
         if not id_list:
             return None
         check_count(len(id_list), name="number of ids", minimum=1, maximum=COUNT_MAX)
         return make_call(
-            ack_entries,
+            endpoint("streams.ack_entries"),
             definition.name,
             _group(definition, group),
             body=AckRequest(ids=id_list),
@@ -246,6 +261,8 @@ class _StreamCalls:
         count: int,
         start_id: str,
     ) -> Call[ClaimResult]:
+        from generated.models import ClaimRequest
+
         definition = as_stream(stream)
         codec = definition.codec or self.codec
         request = ClaimRequest(
@@ -255,7 +272,7 @@ class _StreamCalls:
             start_id=start_id,
         )
         return make_call(
-            claim_entries,
+            endpoint("streams.claim_entries"),
             definition.name,
             _group(definition, group),
             body=request,
@@ -265,9 +282,11 @@ class _StreamCalls:
     def pending(
         self, stream: str | Stream, group: str | None, *, count: int
     ) -> Call[builtins.list[PendingEntry]]:
+        from ._types import PendingEntry
+
         definition = as_stream(stream)
         return make_call(
-            list_pending,
+            endpoint("streams.list_pending"),
             definition.name,
             _group(definition, group),
             count=check_count(count, name="count", minimum=1, maximum=COUNT_MAX),
@@ -604,6 +623,8 @@ def _nothing(_: object) -> None:
 
 
 def _stream_info(info: GeneratedStreamInfo) -> StreamInfo:
+    from ._types import StreamInfo
+
     return StreamInfo(
         name=info.stream,
         length=info.length,
@@ -614,6 +635,8 @@ def _stream_info(info: GeneratedStreamInfo) -> StreamInfo:
 
 
 def _group_info(group: GeneratedGroupInfo) -> GroupInfo:
+    from ._types import GroupInfo
+
     return GroupInfo(
         group=group.group,
         consumers=group.consumers,
@@ -623,12 +646,16 @@ def _group_info(group: GeneratedGroupInfo) -> GroupInfo:
 
 
 def _delivered(entry: GeneratedDeliveredEntry, codec: Codec) -> DeliveredEntry:
+    from ._types import DeliveredEntry
+
     return DeliveredEntry(
         id=entry.id, body=codec.decode(entry.body), delivery_count=entry.delivery_count
     )
 
 
 def _claim_result(result: GeneratedClaimResult, codec: Codec) -> ClaimResult:
+    from ._types import ClaimResult
+
     return ClaimResult(
         entries=[_delivered(entry, codec) for entry in result.entries],
         deleted_ids=list(result.deleted_ids),

@@ -1,16 +1,21 @@
-"""What the SDK returns and the few request objects it accepts: plain frozen dataclasses.
+"""What the SDK returns: plain frozen dataclasses.
 
 Optional fields are `None` when absent (never the generated layer's UNSET), times are aware
 datetimes and durations are timedeltas.
+
+Creating these classes is a good part of what importing the SDK would cost, and a program needs
+them only once answers arrive, so this module is imported then: by the first call that reads an
+answer, or by `sdk.<name>` (see `sdk.__getattr__`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal
 
-from ._durations import Duration, Timestamp
+if TYPE_CHECKING:
+    from ._arguments import HttpMethod, JobState, MessageState, UrlEndpoint
 
 __all__ = [
     "ClaimResult",
@@ -20,29 +25,19 @@ __all__ = [
     "Entry",
     "GroupInfo",
     "Health",
-    "HttpMethod",
     "Job",
     "JobReceipt",
-    "JobRequest",
-    "JobState",
     "LeasedJob",
     "Message",
     "MessageReceipt",
-    "MessageRequest",
-    "MessageState",
     "PendingEntry",
     "QueueInfo",
     "QueueStats",
     "SigningKeys",
     "StreamInfo",
     "TrimResult",
-    "UrlEndpoint",
     "UrlGroup",
 ]
-
-JobState: TypeAlias = Literal["ready", "delayed", "leased", "succeeded", "dead"]
-MessageState: TypeAlias = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
-HttpMethod: TypeAlias = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,16 +171,6 @@ class LeasedJob:
 
 
 @dataclass(frozen=True, slots=True)
-class JobRequest:
-    """One job of `Queue.publish_many`."""
-
-    topic: str
-    payload: Any
-    delay: Duration | None = field(default=None, kw_only=True)
-    deduplication_id: str | None = field(default=None, kw_only=True)
-
-
-@dataclass(frozen=True, slots=True)
 class MessageReceipt:
     """Confirms a message to one URL was accepted; `deduplicated` when an earlier one matched."""
 
@@ -230,39 +215,6 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True)
-class MessageRequest:
-    """One message of `messages.batch`: a `str` or `bytes` body is sent as is, others as JSON.
-
-    Give exactly one of `url` and `url_group`; the options mean what they mean for
-    `messages.publish_json`.
-    """
-
-    body: Any
-    url: str | None = field(default=None, kw_only=True)
-    url_group: str | None = field(default=None, kw_only=True)
-    content_type: str | None = field(default=None, kw_only=True)
-    method: HttpMethod | None = field(default=None, kw_only=True)
-    headers: dict[str, str] | None = field(default=None, kw_only=True)
-    delay: Duration | None = field(default=None, kw_only=True)
-    not_before: Timestamp | None = field(default=None, kw_only=True)
-    retries: int | None = field(default=None, kw_only=True)
-    retry_delay: str | timedelta | None = field(default=None, kw_only=True)
-    callback: str | None = field(default=None, kw_only=True)
-    failure_callback: str | None = field(default=None, kw_only=True)
-    timeout: Duration | None = field(default=None, kw_only=True)
-    deduplication_id: str | None = field(default=None, kw_only=True)
-    content_based_deduplication: bool = field(default=False, kw_only=True)
-
-
-@dataclass(frozen=True, slots=True)
-class UrlEndpoint:
-    """One URL of a URL group, with an optional name."""
-
-    url: str
-    name: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class UrlGroup:
     """A named set of URLs that a message can be published to at once."""
 
@@ -299,3 +251,9 @@ class Health:
     status: Literal["ok"]
     store: Literal["sqlite", "redis"]
     version: str
+
+
+# Shown as sdk.Message rather than sdk._types.Message, like the classes sdk/__init__.py exports.
+for _name in __all__:
+    globals()[_name].__module__ = "sdk"
+del _name

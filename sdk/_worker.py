@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _retry
 from ._checks import check_group_name
@@ -34,7 +34,9 @@ from ._queues import AsyncQueue, Queue
 from ._retry import RetryPolicy, is_retryable
 from ._streams import AsyncStreams, Streams
 from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
-from ._types import DeliveredEntry, LeasedJob
+
+if TYPE_CHECKING:
+    from ._types import DeliveredEntry, LeasedJob
 
 __all__ = ["AsyncWorker", "RunOptions", "SyncWorker", "default_consumer_name"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import delivery, facade, http, stores
+from bench import client, delivery, facade, http, stores
 from bench.__main__ import main
 from bench._load import post_request, run_load
 from bench._report import Report, format_report
@@ -54,6 +54,32 @@ def test_facade_compares_the_sdk_with_the_generated_client() -> None:
 
     _assert_complete(report)
     assert {ratio.name for ratio in report.ratios} >= {"sdk / generated + key", "sdk / generated"}
+
+
+def test_client_measures_cpu_import_async_and_memory_beside_their_anchors() -> None:
+    """The client benchmark's three goals each have their anchor, and memory is reported."""
+    report = client.run(quick=True)
+
+    _assert_complete(report)
+    assert [(goal.name, goal.anchor_name) for goal in report.goals] == [
+        ("client CPU per publish_json (mock transport)", "qstash-py 3.4.0"),
+        ("import sdk (runtime dependencies only)", "import httpx"),
+        ("AsyncClient, 64 publish_json in flight", "sync Client, one at a time"),
+    ]
+    for goal in report.goals:
+        assert goal.anchor is not None and goal.anchor.median > 0 and goal.spool.median > 0
+    assert {row.name for row in report.rows} >= {
+        "RSS per sdk.Client (5 made)",
+        "RSS per bare httpx.Client (5 made)",
+    }
+
+
+def test_the_import_benchmark_hides_only_what_the_sdk_does_not_depend_on() -> None:
+    """httpx's dependencies stay importable; tools installed beside the SDK are hidden."""
+    hidden = set(client._hidden_modules())
+    assert hidden.isdisjoint({"httpx", "httpcore", "h11", "anyio", "idna", "certifi", "sniffio"})
+    assert hidden.isdisjoint({"attr", "attrs", "dateutil", "sdk", "generated"})
+    assert {"pytest", "qstash", "pydantic"} <= hidden
 
 
 def test_delivery_measures_lags_or_says_the_engine_is_missing() -> None:
@@ -145,6 +171,6 @@ def test_main_refuses_unknown_benchmarks(capsys: pytest.CaptureFixture[str]) -> 
 
     assert exit_info.value.code == 2
     assert (
-        "unknown benchmark nope; choose from stores, facade, delivery, http"
+        "unknown benchmark nope; choose from stores, facade, delivery, http, client"
         in capsys.readouterr().err
     )

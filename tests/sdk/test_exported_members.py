@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import sdk
 from tests.conftest import ROOT
 
@@ -122,3 +124,39 @@ def test_importing_the_sdk_loads_neither_the_server_nor_pydantic() -> None:
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_importing_the_sdk_defers_what_a_first_call_or_answer_needs() -> None:
+    """`import sdk` loads neither the generated modules (attrs models), nor asyncio, nor the
+    result dataclasses, the embedded service or the worker loop: they load on first use.
+    """
+    deferred = (
+        "generated",
+        "attr",
+        "attrs",
+        "asyncio",
+        "sdk._types",
+        "sdk._embedded",
+        "sdk._worker",
+    )
+    probe = (
+        "import sys, sdk\n"
+        f"deferred = {deferred!r}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in deferred or m in deferred))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_deferred_results_are_the_result_module() -> None:
+    """sdk.__getattr__ serves exactly the classes of sdk/_types.py, as sdk's own."""
+    from sdk import _types
+
+    assert sdk._RESULTS == set(_types.__all__)
+    for name in _types.__all__:
+        assert getattr(sdk, name) is getattr(_types, name)
+        assert getattr(sdk, name).__module__ == "sdk"
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        sdk.Nope  # type: ignore[attr-defined]  # noqa: B018

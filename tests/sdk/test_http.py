@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import re
+import ssl
+
 import httpx
 import pytest
 import respx
 
 import sdk
-from tests.sdk._support import API_KEY, appended, problem, resolve
+from sdk import _http
+from tests.conftest import ROOT
+from tests.sdk._support import API_KEY, BASE_URL, appended, problem, resolve
 
 STATUS_CLASSES = [
     (400, "invalid_name", sdk.BadRequestError),
@@ -178,3 +185,103 @@ async def test_publishing_succeeds(
     """A 201 returns the new entry id."""
     api.post("/v1/streams/events/entries").mock(return_value=appended("7-0"))
     assert await resolve(client.publish("events", {"x": 1})) == "7-0"
+
+
+async def test_the_async_client_spreads_requests_in_flight_over_small_pools(
+    api: respx.MockRouter,
+) -> None:
+    """A lone request uses one lane; requests beyond a lane's connections open the next lane,
+    up to MAX_LANES, each pointed at the service; closing the client closes every lane.
+    """
+    release = asyncio.Event()
+    started = 0
+
+    async def answer(request: httpx.Request) -> httpx.Response:
+        nonlocal started
+        started += 1
+        await release.wait()
+        return httpx.Response(200, json=STREAM_INFO)
+
+    api.get("/v1/streams/events").mock(side_effect=answer)
+    client = sdk.AsyncClient(BASE_URL, API_KEY)
+    transport = client._transport
+    assert await _released(client, release) == 3 and len(transport._lanes) == 1
+    release.clear()
+    in_flight = _http.LANE_CONNECTIONS * _http.MAX_LANES + 3
+    tasks = [asyncio.ensure_future(client.streams.length("events")) for _ in range(in_flight)]
+    while started < 1 + in_flight:
+        await asyncio.sleep(0)
+    assert len(transport._lanes) == _http.MAX_LANES
+    assert sorted(transport._in_flight) == sorted(
+        [_http.LANE_CONNECTIONS] * (_http.MAX_LANES - 3) + [_http.LANE_CONNECTIONS + 1] * 3
+    )
+    for lane in transport._lanes:
+        assert lane.headers["Authorization"] == f"Bearer {API_KEY}"
+        assert str(lane.base_url).rstrip("/") == BASE_URL
+    release.set()
+    assert await asyncio.gather(*tasks) == [3] * in_flight
+    assert transport._in_flight == [0] * _http.MAX_LANES
+    await client.close()
+    assert all(lane.is_closed for lane in transport._lanes)
+
+
+async def _released(client: sdk.AsyncClient, release: asyncio.Event) -> int:
+    task = asyncio.ensure_future(client.streams.length("events"))
+    await asyncio.sleep(0)
+    release.set()
+    return int(await task)
+
+
+async def test_a_callers_async_http_client_is_the_only_lane(api: respx.MockRouter) -> None:
+    """The SDK never opens pools of its own beside an httpx.AsyncClient it was given."""
+    api.get("/v1/streams/events").mock(return_value=httpx.Response(200, json=STREAM_INFO))
+    http = httpx.AsyncClient()
+    client = sdk.AsyncClient(BASE_URL, API_KEY, http_client=http)
+    lengths = await asyncio.gather(*(client.streams.length("events") for _ in range(20)))
+    assert lengths == [3] * 20
+    assert client._transport._lanes == [http]
+    await client.close()
+    assert not http.is_closed
+    await http.aclose()
+
+
+@pytest.mark.parametrize("base_url", [BASE_URL, f"{BASE_URL}/prefix", f"{BASE_URL}/prefix/"])
+async def test_paths_join_the_base_url_as_httpx_joins_them(
+    make_client: object, api: respx.MockRouter, base_url: str
+) -> None:
+    """A base URL with a path prefix keeps it, whatever its trailing slash, for every call."""
+    route = api.get(f"{base_url.rstrip('/')}/v1/streams/orders:eu").mock(
+        return_value=httpx.Response(200, json=STREAM_INFO)
+    )
+    client = make_client(base_url=base_url)  # type: ignore[operator]
+    for _ in range(2):  # the second call reuses the joined URL
+        assert await resolve(client.streams.length("orders:eu")) == 3
+    assert route.call_count == 2
+
+
+def test_every_generated_endpoint_has_the_halves_the_transport_uses() -> None:
+    """Each generated module has `_get_kwargs` and `_parse_response`, and asks to send only
+    what the transport sends (method, url, params, headers, json).
+    """
+    modules = sorted((ROOT / "generated" / "api").glob("*/*.py"))
+    names = [f"{path.parent.name}.{path.stem}" for path in modules if path.stem != "__init__"]
+    assert len(names) >= 30
+    for name in names:
+        module = _http.endpoint(name)
+        assert callable(module._get_kwargs) and callable(module._parse_response), name
+        source = inspect.getsource(module._get_kwargs)
+        sent = set(re.findall(r'_kwargs\["(\w+)"\]', source)) | set(
+            re.findall(r'^\s+"(\w+)": ', source, re.M)
+        )
+        assert sent <= {"method", "url", "params", "headers", "json"}, (name, sent)
+
+
+def test_the_sdks_own_http_clients_share_one_verifying_tls_context() -> None:
+    """Every client the SDK makes uses one TLS context, httpx's default: verification on."""
+    context = _http._tls()
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    first, second = sdk.Client(BASE_URL, API_KEY), sdk.AsyncClient(BASE_URL, API_KEY)
+    pools = [first._transport._http._transport._pool, second._transport._http._transport._pool]  # type: ignore[attr-defined]
+    assert all(pool._ssl_context is context for pool in pools)
+    first.close()
+    asyncio.run(second.close())

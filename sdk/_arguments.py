@@ -1,0 +1,65 @@
+"""The request objects the SDK accepts besides plain arguments, and the API's enumerations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Literal, TypeAlias
+
+from ._durations import Duration, Timestamp
+
+__all__ = [
+    "HttpMethod",
+    "JobRequest",
+    "JobState",
+    "MessageRequest",
+    "MessageState",
+    "UrlEndpoint",
+]
+
+JobState: TypeAlias = Literal["ready", "delayed", "leased", "succeeded", "dead"]
+MessageState: TypeAlias = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
+HttpMethod: TypeAlias = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+
+@dataclass(frozen=True, slots=True)
+class JobRequest:
+    """One job of `Queue.publish_many`."""
+
+    topic: str
+    payload: Any
+    delay: Duration | None = field(default=None, kw_only=True)
+    deduplication_id: str | None = field(default=None, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRequest:
+    """One message of `messages.batch`: a `str` or `bytes` body is sent as is, others as JSON.
+
+    Give exactly one of `url` and `url_group`; the options mean what they mean for
+    `messages.publish_json`.
+    """
+
+    body: Any
+    url: str | None = field(default=None, kw_only=True)
+    url_group: str | None = field(default=None, kw_only=True)
+    content_type: str | None = field(default=None, kw_only=True)
+    method: HttpMethod | None = field(default=None, kw_only=True)
+    headers: dict[str, str] | None = field(default=None, kw_only=True)
+    delay: Duration | None = field(default=None, kw_only=True)
+    not_before: Timestamp | None = field(default=None, kw_only=True)
+    retries: int | None = field(default=None, kw_only=True)
+    retry_delay: str | timedelta | None = field(default=None, kw_only=True)
+    callback: str | None = field(default=None, kw_only=True)
+    failure_callback: str | None = field(default=None, kw_only=True)
+    timeout: Duration | None = field(default=None, kw_only=True)
+    deduplication_id: str | None = field(default=None, kw_only=True)
+    content_based_deduplication: bool = field(default=False, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class UrlEndpoint:
+    """One URL of a URL group, with an optional name."""
+
+    url: str
+    name: str | None = None
