@@ -15,6 +15,7 @@ import importlib as _importlib
 import typing as _typing
 
 from ._arguments import *
+from ._batching import Batching
 from ._client import *
 from ._codec import *
 from ._durations import *
@@ -45,6 +46,7 @@ __all__ = [
     "AsyncUrlGroups",
     "AuthenticationError",
     "BadRequestError",
+    "Batching",
     "ClaimResult",
     "Client",
     "Codec",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import httpx
 
+from ._batching import Batching, batching_of
 from ._checks import check_count, check_resource_name
 from ._codec import Codec, JsonCodec
 from ._config import (
@@ -36,7 +37,7 @@ from ._messages import (
     UrlGroups,
 )
 from ._publisher import AsyncPublisher, Publisher
-from ._queues import AsyncQueue, AsyncQueues, Queue, Queues
+from ._queues import AsyncQueue, AsyncQueues, Queue, Queues, async_job_batcher, job_batcher
 from ._stream import Stream, as_stream, check_maxlen
 from ._streams import AsyncStreams, Streams
 from ._subscriptions import StreamSubscription, Subscription, check_handler
@@ -199,6 +200,10 @@ class Client:
     * `codec` - how bodies are encoded; default `JsonCodec` (`json.dumps(body, default=str)`).
     * `http_client` - an `httpx.Client` of your own (custom transport, proxies, limits); the SDK
       sets its base URL, Authorization header and timeout, and leaves closing it to you.
+    * `batching` - `True` or a `Batching(linger=..., max_items=...)` to coalesce single publishes
+      to one stream (same trim options) or one queue, made at the same time from several threads,
+      into batch requests; each caller still gets its own id or receipt. Off by default. A
+      publish with its own `idempotency_key` is always sent alone. See the README's "Batching".
     """
 
     def __init__(
@@ -210,15 +215,22 @@ class Client:
         max_retries: int = DEFAULT_MAX_RETRIES,
         codec: Codec | None = None,
         http_client: httpx.Client | None = None,
+        batching: Batching | bool = False,
     ) -> None:
         self._settings = _settings(base_url, api_key, timeout, max_retries, http_client)
         self._codec = _codec(codec)
+        self._batching = batching_of(batching)
         self._transport = SyncTransport(self._settings, http_client=http_client)
         self._exit_stack = contextlib.ExitStack()
         self._exit_stack.callback(self._transport.close)
         self._subscriptions: builtins.list[Subscription] = []
         self._stop = threading.Event()
-        self.streams = Streams(self._transport, codec=self._codec)
+        self._jobs_batched = (
+            None
+            if self._batching is None
+            else job_batcher(self._transport, self._codec, self._batching)
+        )
+        self.streams = Streams(self._transport, codec=self._codec, batching=self._batching)
         self.queues = Queues(self._transport)
         self.messages = Messages(self._transport, codec=self._codec)
         self.url_groups = UrlGroups(self._transport)
@@ -236,6 +248,7 @@ class Client:
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         codec: Codec | None = None,
+        batching: Batching | bool = False,
     ) -> Self:
         """A client of its own reference service, started in a child process; for development.
 
@@ -255,7 +268,7 @@ class Client:
           loopback by default, so messages reach an app on this machine; `()` refuses them too.
         * `startup_timeout` - seconds to wait for the service; then EmbeddedServiceError, with
           the end of its log. A missing `server` extra is a ConfigurationError.
-        * `timeout`, `max_retries`, `codec` - as for `Client`.
+        * `timeout`, `max_retries`, `codec`, `batching` - as for `Client`.
         """
         from ._embedded import EmbeddedService
 
@@ -273,6 +286,7 @@ class Client:
                 timeout=timeout,
                 max_retries=max_retries,
                 codec=codec,
+                batching=batching,
             )
         except BaseException:
             service.stop()
@@ -399,6 +413,7 @@ class Client:
             check_resource_name(name, what="queue"),
             codec=self._codec,
             subscriptions=self._subscriptions,
+            batched=self._jobs_batched,
         )
 
     def run(
@@ -465,7 +480,8 @@ class AsyncClient:
         await client.publish("events", {"type": "signup", "user": 42})
     ```
 
-    The parameters are `Client`'s; `http_client` is an `httpx.AsyncClient`.
+    The parameters are `Client`'s; `http_client` is an `httpx.AsyncClient`, and `batching`
+    coalesces the publishes that concurrent tasks make.
     """
 
     def __init__(
@@ -477,15 +493,24 @@ class AsyncClient:
         max_retries: int = DEFAULT_MAX_RETRIES,
         codec: Codec | None = None,
         http_client: httpx.AsyncClient | None = None,
+        batching: Batching | bool = False,
     ) -> None:
         self._settings = _settings(base_url, api_key, timeout, max_retries, http_client)
         self._codec = _codec(codec)
+        self._batching = batching_of(batching)
         self._transport = AsyncTransport(self._settings, http_client=http_client)
         self._exit_stack = contextlib.AsyncExitStack()
         self._exit_stack.push_async_callback(self._transport.aclose)
         self._subscriptions: builtins.list[Subscription] = []
         self._stop = threading.Event()
-        self.streams = AsyncStreams(self._transport, codec=self._codec)
+        self._jobs_batched = (
+            None
+            if self._batching is None
+            else async_job_batcher(self._transport, self._codec, self._batching)
+        )
+        self.streams = AsyncStreams(self._transport, codec=self._codec, batching=self._batching)
+        # Publishes still lingering in an open batch go out before the connections close.
+        self._exit_stack.push_async_callback(self._flush_batches)
         self.queues = AsyncQueues(self._transport)
         self.messages = AsyncMessages(self._transport, codec=self._codec)
         self.url_groups = AsyncUrlGroups(self._transport)
@@ -503,6 +528,7 @@ class AsyncClient:
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         codec: Codec | None = None,
+        batching: Batching | bool = False,
     ) -> Self:
         """An AsyncClient of its own reference service; awaitable, otherwise `Client.embedded`.
 
@@ -540,6 +566,7 @@ class AsyncClient:
                 timeout=timeout,
                 max_retries=max_retries,
                 codec=codec,
+                batching=batching,
             )
         except BaseException:
             await asyncio.to_thread(service.stop)
@@ -664,7 +691,13 @@ class AsyncClient:
             check_resource_name(name, what="queue"),
             codec=self._codec,
             subscriptions=self._subscriptions,
+            batched=self._jobs_batched,
         )
+
+    async def _flush_batches(self) -> None:
+        await self.streams.flush_batches()
+        if self._jobs_batched is not None:
+            await self._jobs_batched.flush()
 
     async def run(
         self,

@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._arguments import JobRequest, JobState
+from ._batching import AsyncCoalescer, Batching, SyncCoalescer
 from ._checks import check_count, check_group_name, check_resource_name, check_topic
 from ._codec import Codec, encode_body
 from ._durations import Duration, to_millis, to_seconds
@@ -162,6 +163,40 @@ class _QueueCalls:
             idempotency_key=key,
             read=lambda result: [_receipt(receipt) for receipt in result.receipts],
             publish_target=self.name,
+            codec=self.codec,
+        )
+
+    def batch_item(
+        self, topic: str, payload: Any, *, delay: Duration | None, deduplication_id: str | None
+    ) -> PublishJobRequest:
+        """A single publish checked and encoded now, ready to join a batch to this queue."""
+        return self._job(JobRequest(topic, payload, delay=delay, deduplication_id=deduplication_id))
+
+    def publish_batch(
+        self, jobs: builtins.list[PublishJobRequest]
+    ) -> Call[builtins.list[JobReceipt]]:
+        """One publishJobs of checked jobs, under a fresh Idempotency-Key."""
+        from generated.models import PublishJobsRequest
+
+        return make_call(
+            endpoint("queues.publish_jobs"),
+            self.name,
+            body=PublishJobsRequest(jobs=jobs),
+            idempotency_key=resolve_idempotency_key(None),
+            read=lambda result: [_receipt(receipt) for receipt in result.receipts],
+            publish_target=self.name,
+            codec=self.codec,
+        )
+
+    def publish_one(self, job: PublishJobRequest) -> Call[JobReceipt]:
+        """One publishJob of a checked job, under a fresh Idempotency-Key."""
+        return make_call(
+            endpoint("queues.publish_job"),
+            self.name,
+            body=job,
+            idempotency_key=resolve_idempotency_key(None),
+            read=_receipt,
+            publish_target=f"{self.name}/{job.topic}",
             codec=self.codec,
         )
 
@@ -458,11 +493,13 @@ class Queue:
         *,
         codec: Codec,
         subscriptions: builtins.list[Subscription],
+        batched: SyncCoalescer[str, PublishJobRequest, JobReceipt] | None = None,
     ) -> None:
         self.name = name
         self._transport = transport
         self._calls = _QueueCalls(name, codec)
         self._subscriptions = subscriptions
+        self._batched = batched
 
     def __repr__(self) -> str:
         return f"Queue({self.name!r})"
@@ -481,6 +518,11 @@ class Queue:
         An invalid topic raises InvalidTopicError, a reserved one ReservedTopicError, before any
         request. Anything else that stops the job being accepted raises PublishError.
         """
+        if self._batched is not None and idempotency_key is None:
+            job = self._calls.batch_item(
+                topic, payload, delay=delay, deduplication_id=deduplication_id
+            )
+            return self._batched.submit(self.name, job)
         return self._transport.send(
             self._calls.publish(
                 topic,
@@ -580,11 +622,13 @@ class AsyncQueue:
         *,
         codec: Codec,
         subscriptions: builtins.list[Subscription],
+        batched: AsyncCoalescer[str, PublishJobRequest, JobReceipt] | None = None,
     ) -> None:
         self.name = name
         self._transport = transport
         self._calls = _QueueCalls(name, codec)
         self._subscriptions = subscriptions
+        self._batched = batched
 
     def __repr__(self) -> str:
         return f"AsyncQueue({self.name!r})"
@@ -599,6 +643,11 @@ class AsyncQueue:
         idempotency_key: str | None = None,
     ) -> JobReceipt:
         """Submit a job; the receipt confirms acceptance, not execution (see `Queue.publish`)."""
+        if self._batched is not None and idempotency_key is None:
+            job = self._calls.batch_item(
+                topic, payload, delay=delay, deduplication_id=deduplication_id
+            )
+            return await self._batched.submit(self.name, job)
         return await self._transport.send(
             self._calls.publish(
                 topic,
@@ -718,3 +767,30 @@ def _receipt(receipt: GeneratedJobReceipt) -> JobReceipt:
         topic=receipt.topic,
         deduplicated=receipt.deduplicated,
     )
+
+
+def job_batcher(
+    transport: SyncTransport, codec: Codec, batching: Batching
+) -> SyncCoalescer[str, PublishJobRequest, JobReceipt]:
+    """A `Client`'s batching of single job publishes, by queue name."""
+    return SyncCoalescer(
+        batching,
+        send_batch=lambda name, jobs: transport.send(_QueueCalls(name, codec).publish_batch(jobs)),
+        send_one=lambda name, job: transport.send(_QueueCalls(name, codec).publish_one(job)),
+    )
+
+
+def async_job_batcher(
+    transport: AsyncTransport, codec: Codec, batching: Batching
+) -> AsyncCoalescer[str, PublishJobRequest, JobReceipt]:
+    """An `AsyncClient`'s batching of single job publishes, by queue name."""
+
+    async def send_batch(
+        name: str, jobs: builtins.list[PublishJobRequest]
+    ) -> builtins.list[JobReceipt]:
+        return await transport.send(_QueueCalls(name, codec).publish_batch(jobs))
+
+    async def send_one(name: str, job: PublishJobRequest) -> JobReceipt:
+        return await transport.send(_QueueCalls(name, codec).publish_one(job))
+
+    return AsyncCoalescer(batching, send_batch=send_batch, send_one=send_one)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from ._batching import AsyncCoalescer, Batching, SyncCoalescer
 from ._checks import check_count, check_group_name
 from ._codec import Codec, encode_body
 from ._durations import Duration, to_millis
@@ -42,6 +44,28 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["AsyncStreams", "Streams"]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamBatchKey:
+    """What single publishes must share to go out in one batch: the stream, how it is trimmed,
+    whether it may be created, and the codec (the very object) that encoded the bodies.
+    """
+
+    stream: str
+    maxlen: Any
+    minid: Any
+    approximate: Any
+    nomkstream: bool
+    codec: Codec = field(compare=False, hash=False)
+    codec_id: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "codec_id", id(self.codec))
+
+    def trim(self) -> dict[str, Any]:
+        """The trim options as the generated request models take them."""
+        return {"maxlen": self.maxlen, "minid": self.minid, "approximate": self.approximate}
 
 
 class _StreamCalls:
@@ -117,6 +141,70 @@ class _StreamCalls:
             read=lambda result: [str(entry_id) for entry_id in result.ids],
             publish_target=definition.name,
             codec=codec,
+        )
+
+    def batch_item(
+        self,
+        stream: str | Stream,
+        body: Any,
+        *,
+        maxlen: int | None,
+        approximate: bool,
+        minid: str | None,
+        nomkstream: bool,
+    ) -> tuple[StreamBatchKey, Any]:
+        """A single publish checked and encoded now, and the batch it may join: publishes with
+        the same stream, trim options and codec.
+        """
+        definition = as_stream(stream)
+        trim = self._trim_options(definition, maxlen, approximate, minid)
+        codec = definition.codec or self.codec
+        key = StreamBatchKey(
+            definition.name,
+            trim["maxlen"],
+            trim["minid"],
+            trim["approximate"],
+            nomkstream,
+            codec,
+        )
+        return key, encode_body(codec, body, target=definition.name)
+
+    def append_batch(
+        self, key: StreamBatchKey, bodies: builtins.list[Any]
+    ) -> Call[builtins.list[str]]:
+        """One appendEntries of encoded bodies, under a fresh Idempotency-Key."""
+        from generated.models import AppendEntriesRequest, BatchEntry
+        from generated.types import UNSET
+
+        request = AppendEntriesRequest(
+            entries=[BatchEntry(body=body) for body in bodies],
+            nomkstream=key.nomkstream or UNSET,
+            **key.trim(),
+        )
+        return make_call(
+            endpoint("streams.append_entries"),
+            key.stream,
+            body=request,
+            idempotency_key=resolve_idempotency_key(None),
+            read=lambda result: [str(entry_id) for entry_id in result.ids],
+            publish_target=key.stream,
+            codec=key.codec,
+        )
+
+    def append_one(self, key: StreamBatchKey, body: Any) -> Call[str]:
+        """One appendEntry of an encoded body, under a fresh Idempotency-Key."""
+        from generated.models import AppendEntryRequest
+        from generated.types import UNSET
+
+        request = AppendEntryRequest(body=body, nomkstream=key.nomkstream or UNSET, **key.trim())
+        return make_call(
+            endpoint("streams.append_entry"),
+            key.stream,
+            body=request,
+            idempotency_key=resolve_idempotency_key(None),
+            read=lambda result: str(result.id),
+            publish_target=key.stream,
+            codec=key.codec,
         )
 
     @staticmethod
@@ -305,9 +393,20 @@ class _StreamCalls:
 class Streams:
     """Stream operations of a `Client` (`client.streams`)."""
 
-    def __init__(self, transport: SyncTransport, *, codec: Codec) -> None:
+    def __init__(
+        self, transport: SyncTransport, *, codec: Codec, batching: Batching | None = None
+    ) -> None:
         self._transport = transport
         self._calls = _StreamCalls(codec)
+        self._batched: SyncCoalescer[StreamBatchKey, Any, str] | None = None
+        if batching is not None:
+            self._batched = SyncCoalescer(
+                batching,
+                send_batch=lambda key, bodies: transport.send(
+                    self._calls.append_batch(key, bodies)
+                ),
+                send_one=lambda key, body: transport.send(self._calls.append_one(key, body)),
+            )
 
     def publish(
         self,
@@ -321,6 +420,16 @@ class Streams:
         idempotency_key: str | None = None,
     ) -> str:
         """Append `body` to `stream` and return the new entry id; see `Client.publish`."""
+        if self._batched is not None and idempotency_key is None:
+            key, encoded = self._calls.batch_item(
+                stream,
+                body,
+                maxlen=maxlen,
+                approximate=approximate,
+                minid=minid,
+                nomkstream=nomkstream,
+            )
+            return self._batched.submit(key, encoded)
         return self._transport.send(
             self._calls.publish(
                 stream,
@@ -458,9 +567,29 @@ class Streams:
 class AsyncStreams:
     """Stream operations of an `AsyncClient` (`aclient.streams`)."""
 
-    def __init__(self, transport: AsyncTransport, *, codec: Codec) -> None:
+    def __init__(
+        self, transport: AsyncTransport, *, codec: Codec, batching: Batching | None = None
+    ) -> None:
         self._transport = transport
         self._calls = _StreamCalls(codec)
+        self._batched: AsyncCoalescer[StreamBatchKey, Any, str] | None = None
+        if batching is not None:
+            self._batched = AsyncCoalescer(
+                batching, send_batch=self._send_batch, send_one=self._send_one
+            )
+
+    async def _send_batch(
+        self, key: StreamBatchKey, bodies: builtins.list[Any]
+    ) -> builtins.list[str]:
+        return await self._transport.send(self._calls.append_batch(key, bodies))
+
+    async def _send_one(self, key: StreamBatchKey, body: Any) -> str:
+        return await self._transport.send(self._calls.append_one(key, body))
+
+    async def flush_batches(self) -> None:
+        """Send every open batch of single publishes now and wait for their answers."""
+        if self._batched is not None:
+            await self._batched.flush()
 
     async def publish(
         self,
@@ -474,6 +603,16 @@ class AsyncStreams:
         idempotency_key: str | None = None,
     ) -> str:
         """Append `body` to `stream` and return the new entry id; see `AsyncClient.publish`."""
+        if self._batched is not None and idempotency_key is None:
+            key, encoded = self._calls.batch_item(
+                stream,
+                body,
+                maxlen=maxlen,
+                approximate=approximate,
+                minid=minid,
+                nomkstream=nomkstream,
+            )
+            return await self._batched.submit(key, encoded)
         return await self._transport.send(
             self._calls.publish(
                 stream,

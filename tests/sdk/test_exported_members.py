@@ -26,6 +26,7 @@ PUBLIC_NAMES = [
     "AsyncUrlGroups",
     "AuthenticationError",
     "BadRequestError",
+    "Batching",
     "ClaimResult",
     "Client",
     "Codec",
