@@ -39,7 +39,7 @@ from ._messages import (
 from ._publisher import AsyncPublisher, Publisher
 from ._queues import AsyncQueue, AsyncQueues, Queue, Queues, async_job_batcher, job_batcher
 from ._stream import Stream, as_stream, check_maxlen
-from ._streams import AsyncStreams, Streams
+from ._streams import AsyncStreams, Streams, async_stream_batcher, stream_batcher
 from ._subscriptions import StreamSubscription, Subscription, check_handler
 
 # Imported when first needed: the embedded service (subprocess machinery), the worker loop and
@@ -60,6 +60,7 @@ def _settings(
     api_key: str | None,
     timeout: float | httpx.Timeout,
     max_retries: int,
+    retry_timeout: Duration | None,
     http_client: httpx.Client | httpx.AsyncClient | None,
 ) -> Settings:
     http_client_base_url = (
@@ -72,6 +73,7 @@ def _settings(
         api_key=api_key,
         timeout=timeout,
         max_retries=max_retries,
+        retry_timeout=retry_timeout,
         http_client_base_url=http_client_base_url,
     )
 
@@ -197,6 +199,10 @@ class Client:
     * `max_retries` - how often a failed request is retried (connection errors, 408, 429
       `rate_limited` and 5xx) with exponential backoff and jitter; 3 by default. Publishes keep
       one Idempotency-Key across their retries, so a retry never creates a duplicate.
+    * `retry_timeout` - a time budget for the same retries (seconds, a `timedelta` or `"30s"`):
+      after `max_retries` retries, keep retrying while the next attempt starts within
+      `retry_timeout` of the first, waiting as `Retry-After` says. Set it to ride out a restart
+      of the service or its store: `retry_timeout="30s"`. None (the default) counts retries only.
     * `codec` - how bodies are encoded; default `JsonCodec` (`json.dumps(body, default=str)`).
     * `http_client` - an `httpx.Client` of your own (custom transport, proxies, limits); the SDK
       sets its base URL, Authorization header and timeout, and leaves closing it to you.
@@ -213,11 +219,14 @@ class Client:
         *,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_timeout: Duration | None = None,
         codec: Codec | None = None,
         http_client: httpx.Client | None = None,
         batching: Batching | bool = False,
     ) -> None:
-        self._settings = _settings(base_url, api_key, timeout, max_retries, http_client)
+        self._settings = _settings(
+            base_url, api_key, timeout, max_retries, retry_timeout, http_client
+        )
         self._codec = _codec(codec)
         self._batching = batching_of(batching)
         self._transport = SyncTransport(self._settings, http_client=http_client)
@@ -230,7 +239,10 @@ class Client:
             if self._batching is None
             else job_batcher(self._transport, self._codec, self._batching)
         )
-        self.streams = Streams(self._transport, codec=self._codec, batching=self._batching)
+        self._entries_batched = (
+            None if self._batching is None else stream_batcher(self._transport, self._batching)
+        )
+        self.streams = Streams(self._transport, codec=self._codec, batched=self._entries_batched)
         self.queues = Queues(self._transport)
         self.messages = Messages(self._transport, codec=self._codec)
         self.url_groups = UrlGroups(self._transport)
@@ -247,6 +259,7 @@ class Client:
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_timeout: Duration | None = None,
         codec: Codec | None = None,
         batching: Batching | bool = False,
     ) -> Self:
@@ -268,7 +281,7 @@ class Client:
           loopback by default, so messages reach an app on this machine; `()` refuses them too.
         * `startup_timeout` - seconds to wait for the service; then EmbeddedServiceError, with
           the end of its log. A missing `server` extra is a ConfigurationError.
-        * `timeout`, `max_retries`, `codec`, `batching` - as for `Client`.
+        * `timeout`, `max_retries`, `retry_timeout`, `codec`, `batching` - as for `Client`.
         """
         from ._embedded import EmbeddedService
 
@@ -285,6 +298,7 @@ class Client:
                 service.token,
                 timeout=timeout,
                 max_retries=max_retries,
+                retry_timeout=retry_timeout,
                 codec=codec,
                 batching=batching,
             )
@@ -491,11 +505,14 @@ class AsyncClient:
         *,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_timeout: Duration | None = None,
         codec: Codec | None = None,
         http_client: httpx.AsyncClient | None = None,
         batching: Batching | bool = False,
     ) -> None:
-        self._settings = _settings(base_url, api_key, timeout, max_retries, http_client)
+        self._settings = _settings(
+            base_url, api_key, timeout, max_retries, retry_timeout, http_client
+        )
         self._codec = _codec(codec)
         self._batching = batching_of(batching)
         self._transport = AsyncTransport(self._settings, http_client=http_client)
@@ -508,7 +525,14 @@ class AsyncClient:
             if self._batching is None
             else async_job_batcher(self._transport, self._codec, self._batching)
         )
-        self.streams = AsyncStreams(self._transport, codec=self._codec, batching=self._batching)
+        self._entries_batched = (
+            None
+            if self._batching is None
+            else async_stream_batcher(self._transport, self._batching)
+        )
+        self.streams = AsyncStreams(
+            self._transport, codec=self._codec, batched=self._entries_batched
+        )
         # Publishes still lingering in an open batch go out before the connections close.
         self._exit_stack.push_async_callback(self._flush_batches)
         self.queues = AsyncQueues(self._transport)
@@ -527,6 +551,7 @@ class AsyncClient:
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_timeout: Duration | None = None,
         codec: Codec | None = None,
         batching: Batching | bool = False,
     ) -> Self:
@@ -565,6 +590,7 @@ class AsyncClient:
                 service.token,
                 timeout=timeout,
                 max_retries=max_retries,
+                retry_timeout=retry_timeout,
                 codec=codec,
                 batching=batching,
             )
@@ -695,9 +721,9 @@ class AsyncClient:
         )
 
     async def _flush_batches(self) -> None:
-        await self.streams.flush_batches()
-        if self._jobs_batched is not None:
-            await self._jobs_batched.flush()
+        for batched in (self._entries_batched, self._jobs_batched):
+            if batched is not None:
+                await batched.flush()
 
     async def run(
         self,

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from ._exceptions import ConfigurationError
+from ._durations import Duration, to_timedelta
+from ._exceptions import ConfigurationError, InvalidArgumentError
 
 __all__ = [
     "API_KEY_ENV",
@@ -41,6 +42,7 @@ class Settings:
     api_key: str | None = field(repr=False)
     timeout: httpx.Timeout
     max_retries: int
+    retry_timeout: float | None = None
 
     @property
     def display_url(self) -> str:
@@ -54,6 +56,7 @@ def resolve_settings(
     api_key: str | None,
     timeout: float | httpx.Timeout,
     max_retries: int,
+    retry_timeout: Duration | None = None,
     http_client_base_url: str | None = None,
 ) -> Settings:
     """Settings from the arguments, then the HTTP client, then $SPOOL_BASE_URL/$SPOOL_API_KEY."""
@@ -68,6 +71,7 @@ def resolve_settings(
         api_key=_check_api_key(key),
         timeout=_check_timeout(timeout),
         max_retries=_check_max_retries(max_retries),
+        retry_timeout=_check_retry_timeout(retry_timeout),
     )
 
 
@@ -121,3 +125,12 @@ def _check_max_retries(max_retries: int) -> int:
     if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
         raise ConfigurationError(f"max_retries must be an int >= 0, got {max_retries!r}")
     return max_retries
+
+
+def _check_retry_timeout(retry_timeout: Duration | None) -> float | None:
+    if retry_timeout is None:
+        return None
+    try:
+        return to_timedelta(retry_timeout, name="retry_timeout").total_seconds()
+    except InvalidArgumentError as error:
+        raise ConfigurationError(str(error)) from None

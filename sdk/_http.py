@@ -196,7 +196,7 @@ class _Transport:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._policy = RetryPolicy(max_retries=settings.max_retries)
+        self._policy = RetryPolicy(max_retries=settings.max_retries, timeout=settings.retry_timeout)
         self._urls: dict[str, httpx.URL] = {}
         self._generated_client: GeneratedClient | None = None
 

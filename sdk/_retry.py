@@ -2,8 +2,9 @@
 
 Retried: no answer at all (connection errors and timeouts), 408, 429 `rate_limited` and 5xx.
 Not retried: `quota_exceeded` (it will not recover by waiting) and every other 4xx. The wait is
-exponential with jitter, or the service's Retry-After when it gives a sane one. There is no wait
-after the last attempt: the error is raised at once.
+exponential with jitter, or the service's Retry-After when it gives a sane one. A policy allows
+`max_retries` retries and, with a `timeout`, as many more as start within `timeout` seconds of the
+first attempt. There is no wait after the last attempt: the error is raised at once.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TypeVar
 
 from ._exceptions import APIConnectionError, APIError, APIStatusError, QuotaExceededError
 
-__all__ = ["RetryPolicy", "asleep", "is_retryable", "retry_async", "retry_sync", "sleep"]
+__all__ = ["RetryPolicy", "asleep", "is_retryable", "now", "retry_async", "retry_sync", "sleep"]
 
 T = TypeVar("T")
 
@@ -28,6 +29,11 @@ MAX_DELAY = 8.0
 # A longer Retry-After is more likely a misconfigured proxy than advice worth blocking a caller
 # for; beyond it the SDK falls back to its own backoff.
 MAX_RETRY_AFTER = 60.0
+
+
+def now() -> float:
+    """Monotonic seconds; a module-level function so tests can replace it along with `sleep`."""
+    return time.monotonic()
 
 
 def sleep(seconds: float) -> None:
@@ -53,9 +59,20 @@ def is_retryable(error: APIError) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """How many times to retry and how long to wait before each retry."""
+    """How many times (and, with `timeout`, for how long) to retry, and how long to wait before
+    each retry.
+    """
 
     max_retries: int
+    timeout: float | None = None
+
+    def allows(self, retry_number: int, *, started: float, delay: float) -> bool:
+        """Whether retry `retry_number` (0 for the first), `delay` seconds from now, may be made
+        for an attempt loop that began at `started` (see `now`).
+        """
+        if retry_number < self.max_retries:
+            return True
+        return self.timeout is not None and now() + delay - started <= self.timeout
 
     def delay(self, retry_number: int, error: APIError) -> float:
         """Seconds to wait before retry `retry_number` (0 for the first retry) after `error`."""
@@ -70,13 +87,16 @@ class RetryPolicy:
 def retry_sync(attempt: Callable[[], T], *, policy: RetryPolicy, what: str) -> T:
     """`attempt()`, repeated while it fails with a retryable APIError and retries remain."""
     retry_number = 0
+    started = now()
     while True:
         try:
             return attempt()
         except APIError as error:
-            if retry_number >= policy.max_retries or not is_retryable(error):
+            if not is_retryable(error):
                 raise
             delay = policy.delay(retry_number, error)
+            if not policy.allows(retry_number, started=started, delay=delay):
+                raise
             _log_retry(what, delay, retry_number, policy, error)
             sleep(delay)
             retry_number += 1
@@ -85,13 +105,16 @@ def retry_sync(attempt: Callable[[], T], *, policy: RetryPolicy, what: str) -> T
 async def retry_async(attempt: Callable[[], Awaitable[T]], *, policy: RetryPolicy, what: str) -> T:
     """The awaitable twin of `retry_sync`."""
     retry_number = 0
+    started = now()
     while True:
         try:
             return await attempt()
         except APIError as error:
-            if retry_number >= policy.max_retries or not is_retryable(error):
+            if not is_retryable(error):
                 raise
             delay = policy.delay(retry_number, error)
+            if not policy.allows(retry_number, started=started, delay=delay):
+                raise
             _log_retry(what, delay, retry_number, policy, error)
             await asleep(delay)
             retry_number += 1
@@ -100,11 +123,12 @@ async def retry_async(attempt: Callable[[], Awaitable[T]], *, policy: RetryPolic
 def _log_retry(
     what: str, delay: float, retry_number: int, policy: RetryPolicy, error: APIError
 ) -> None:
+    budget = f"{policy.max_retries}" if policy.timeout is None else f"{policy.max_retries}+"
     logger.info(
-        "retrying %s in %.2f s (retry %d of %d) after: %s",
+        "retrying %s in %.2f s (retry %d of %s) after: %s",
         what,
         delay,
         retry_number + 1,
-        policy.max_retries,
+        budget,
         error,
     )

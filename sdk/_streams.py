@@ -169,44 +169,6 @@ class _StreamCalls:
         )
         return key, encode_body(codec, body, target=definition.name)
 
-    def append_batch(
-        self, key: StreamBatchKey, bodies: builtins.list[Any]
-    ) -> Call[builtins.list[str]]:
-        """One appendEntries of encoded bodies, under a fresh Idempotency-Key."""
-        from generated.models import AppendEntriesRequest, BatchEntry
-        from generated.types import UNSET
-
-        request = AppendEntriesRequest(
-            entries=[BatchEntry(body=body) for body in bodies],
-            nomkstream=key.nomkstream or UNSET,
-            **key.trim(),
-        )
-        return make_call(
-            endpoint("streams.append_entries"),
-            key.stream,
-            body=request,
-            idempotency_key=resolve_idempotency_key(None),
-            read=lambda result: [str(entry_id) for entry_id in result.ids],
-            publish_target=key.stream,
-            codec=key.codec,
-        )
-
-    def append_one(self, key: StreamBatchKey, body: Any) -> Call[str]:
-        """One appendEntry of an encoded body, under a fresh Idempotency-Key."""
-        from generated.models import AppendEntryRequest
-        from generated.types import UNSET
-
-        request = AppendEntryRequest(body=body, nomkstream=key.nomkstream or UNSET, **key.trim())
-        return make_call(
-            endpoint("streams.append_entry"),
-            key.stream,
-            body=request,
-            idempotency_key=resolve_idempotency_key(None),
-            read=lambda result: str(result.id),
-            publish_target=key.stream,
-            codec=key.codec,
-        )
-
     @staticmethod
     def _trim_options(
         definition: Stream, maxlen: int | None, approximate: bool, minid: str | None
@@ -394,19 +356,15 @@ class Streams:
     """Stream operations of a `Client` (`client.streams`)."""
 
     def __init__(
-        self, transport: SyncTransport, *, codec: Codec, batching: Batching | None = None
+        self,
+        transport: SyncTransport,
+        *,
+        codec: Codec,
+        batched: SyncCoalescer[StreamBatchKey, Any, str] | None = None,
     ) -> None:
         self._transport = transport
         self._calls = _StreamCalls(codec)
-        self._batched: SyncCoalescer[StreamBatchKey, Any, str] | None = None
-        if batching is not None:
-            self._batched = SyncCoalescer(
-                batching,
-                send_batch=lambda key, bodies: transport.send(
-                    self._calls.append_batch(key, bodies)
-                ),
-                send_one=lambda key, body: transport.send(self._calls.append_one(key, body)),
-            )
+        self._batched = batched
 
     def publish(
         self,
@@ -568,28 +526,15 @@ class AsyncStreams:
     """Stream operations of an `AsyncClient` (`aclient.streams`)."""
 
     def __init__(
-        self, transport: AsyncTransport, *, codec: Codec, batching: Batching | None = None
+        self,
+        transport: AsyncTransport,
+        *,
+        codec: Codec,
+        batched: AsyncCoalescer[StreamBatchKey, Any, str] | None = None,
     ) -> None:
         self._transport = transport
         self._calls = _StreamCalls(codec)
-        self._batched: AsyncCoalescer[StreamBatchKey, Any, str] | None = None
-        if batching is not None:
-            self._batched = AsyncCoalescer(
-                batching, send_batch=self._send_batch, send_one=self._send_one
-            )
-
-    async def _send_batch(
-        self, key: StreamBatchKey, bodies: builtins.list[Any]
-    ) -> builtins.list[str]:
-        return await self._transport.send(self._calls.append_batch(key, bodies))
-
-    async def _send_one(self, key: StreamBatchKey, body: Any) -> str:
-        return await self._transport.send(self._calls.append_one(key, body))
-
-    async def flush_batches(self) -> None:
-        """Send every open batch of single publishes now and wait for their answers."""
-        if self._batched is not None:
-            await self._batched.flush()
+        self._batched = batched
 
     async def publish(
         self,
@@ -800,3 +745,66 @@ def _claim_result(result: GeneratedClaimResult, codec: Codec) -> ClaimResult:
         deleted_ids=list(result.deleted_ids),
         next_start_id=result.next_start_id,
     )
+
+
+def _append_batch(key: StreamBatchKey, bodies: builtins.list[Any]) -> Call[builtins.list[str]]:
+    """One appendEntries of encoded bodies, under a fresh Idempotency-Key."""
+    from generated.models import AppendEntriesRequest, BatchEntry
+    from generated.types import UNSET
+
+    request = AppendEntriesRequest(
+        entries=[BatchEntry(body=body) for body in bodies],
+        nomkstream=key.nomkstream or UNSET,
+        **key.trim(),
+    )
+    return make_call(
+        endpoint("streams.append_entries"),
+        key.stream,
+        body=request,
+        idempotency_key=resolve_idempotency_key(None),
+        read=lambda result: [str(entry_id) for entry_id in result.ids],
+        publish_target=key.stream,
+        codec=key.codec,
+    )
+
+
+def _append_one(key: StreamBatchKey, body: Any) -> Call[str]:
+    """One appendEntry of an encoded body, under a fresh Idempotency-Key."""
+    from generated.models import AppendEntryRequest
+    from generated.types import UNSET
+
+    request = AppendEntryRequest(body=body, nomkstream=key.nomkstream or UNSET, **key.trim())
+    return make_call(
+        endpoint("streams.append_entry"),
+        key.stream,
+        body=request,
+        idempotency_key=resolve_idempotency_key(None),
+        read=lambda result: str(result.id),
+        publish_target=key.stream,
+        codec=key.codec,
+    )
+
+
+def stream_batcher(
+    transport: SyncTransport, batching: Batching
+) -> SyncCoalescer[StreamBatchKey, Any, str]:
+    """A `Client`'s batching of single stream publishes."""
+    return SyncCoalescer(
+        batching,
+        send_batch=lambda key, bodies: transport.send(_append_batch(key, bodies)),
+        send_one=lambda key, body: transport.send(_append_one(key, body)),
+    )
+
+
+def async_stream_batcher(
+    transport: AsyncTransport, batching: Batching
+) -> AsyncCoalescer[StreamBatchKey, Any, str]:
+    """An `AsyncClient`'s batching of single stream publishes."""
+
+    async def send_batch(key: StreamBatchKey, bodies: builtins.list[Any]) -> builtins.list[str]:
+        return await transport.send(_append_batch(key, bodies))
+
+    async def send_one(key: StreamBatchKey, body: Any) -> str:
+        return await transport.send(_append_one(key, body))
+
+    return AsyncCoalescer(batching, send_batch=send_batch, send_one=send_one)

@@ -25,11 +25,16 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """Every wait the SDK asks for, recorded instead of slept: no test ever really sleeps."""
     waits: list[float] = []
 
-    async def record(seconds: float) -> None:
+    def record(seconds: float) -> None:
         waits.append(seconds)
 
-    monkeypatch.setattr(_retry, "sleep", waits.append)
-    monkeypatch.setattr(_retry, "asleep", record)
+    async def arecord(seconds: float) -> None:
+        waits.append(seconds)
+
+    # The retry budget's clock moves by the waits alone, as if they had been slept.
+    monkeypatch.setattr(_retry, "sleep", record)
+    monkeypatch.setattr(_retry, "asleep", arecord)
+    monkeypatch.setattr(_retry, "now", lambda: sum(waits))
     return waits
 
 

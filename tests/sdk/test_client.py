@@ -71,8 +71,10 @@ def test_the_constructors_take_the_same_arguments() -> None:
             "api_key",
             "timeout",
             "max_retries",
+            "retry_timeout",
             "codec",
             "http_client",
+            "batching",
         ]
         assert parameters["timeout"].default == 10.0
         assert parameters["max_retries"].default == 3

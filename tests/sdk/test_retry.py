@@ -180,3 +180,49 @@ def test_backoff_grows_exponentially_with_jitter_and_a_cap() -> None:
         base = min(0.5 * 2**retry_number, MAX_DELAY)
         for _ in range(20):
             assert 0.75 * base <= policy.delay(retry_number, error) <= base
+
+
+async def test_a_retry_budget_keeps_retrying_past_max_retries(
+    make_client: ClientFactory, api: respx.MockRouter, sleeps: list[float]
+) -> None:
+    """With retry_timeout, a service down for a while (503, Retry-After: 1) is waited out beyond
+    max_retries, and the publish lands with its one Idempotency-Key.
+    """
+    client = make_client(max_retries=2, retry_timeout="30s")
+    down = [problem(503, "unavailable", headers={"Retry-After": "1"}) for _ in range(12)]
+    route = api.post("/v1/streams/events/entries").mock(side_effect=[*down, appended()])
+    await resolve(client.publish("events", {}))
+    assert sleeps == [1.0] * 12
+    keys = {call.request.headers["idempotency-key"] for call in route.calls}
+    assert len(keys) == 1
+
+
+async def test_a_spent_retry_budget_raises_the_last_error(
+    make_client: ClientFactory, api: respx.MockRouter, sleeps: list[float]
+) -> None:
+    """No retry starts later than retry_timeout after the first attempt."""
+    client = make_client(max_retries=0, retry_timeout=10)
+    api.post("/v1/streams/events/entries").mock(
+        side_effect=lambda request: problem(503, "unavailable", headers={"Retry-After": "3"})
+    )
+    with pytest.raises(sdk.PublishError) as raised:
+        await resolve(client.publish("events", {}))
+    assert isinstance(raised.value.__cause__, sdk.InternalServerError)
+    assert sleeps == [3.0, 3.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    ("retry_timeout", "message"),
+    [("soon", "retry_timeout must look like"), (-1, "must not be negative"), (True, "seconds")],
+)
+def test_a_bad_retry_timeout_is_a_configuration_error(retry_timeout: object, message: str) -> None:
+    """The budget is checked when the client is made."""
+    with pytest.raises(sdk.ConfigurationError, match=message):
+        sdk.Client("http://spool.test", retry_timeout=retry_timeout)  # type: ignore[arg-type]
+
+
+def test_retry_policy_budget() -> None:
+    """Retries within max_retries always; beyond, only while they start within the timeout."""
+    policy = RetryPolicy(max_retries=1, timeout=5.0)
+    assert policy.allows(0, started=0.0, delay=100.0)
+    assert RetryPolicy(max_retries=0).allows(0, started=0.0, delay=0.0) is False
