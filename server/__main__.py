@@ -18,10 +18,12 @@ import copy
 import logging
 import logging.config
 import os
+import signal
 import socket
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -110,6 +112,14 @@ class _AnnouncingServer(uvicorn.Server):
         await super().startup(sockets=sockets)
         if self.started:
             _announce(self._host, self._port)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        if sig == signal.SIGTERM and sig in self._captured_signals:
+            # uvicorn raises a captured signal again once it has shut down, so a graceful stop
+            # on request would end with status -15; SIGTERM is how supervisors ask to stop, and
+            # having stopped cleanly is a success (0), as it is with several workers.
+            self._captured_signals.remove(sig)
 
     def request_exit(self) -> None:
         """Shut down gracefully, as SIGTERM does; callable from any thread."""

@@ -210,8 +210,8 @@ def test_sigterm_shuts_down_gracefully(
     """SIGTERM runs the app's shutdown (the store is closed) before the process ends."""
     server = spool_server(sqlite_store_url, log_level="info")
     assert httpx.get(f"{server.base_url}/v1/health", timeout=30).status_code == 200
-    # uvicorn re-raises the signal once it has shut down, so the status says "terminated".
-    assert server.stop() in (0, -signal.SIGTERM)
+    # A clean stop on request is a success, not "terminated by SIGTERM" (-15).
+    assert server.stop() == 0
     log = server.log()
     assert "Application shutdown complete" in log
     assert "Traceback" not in log
