@@ -75,7 +75,11 @@ def to_seconds(value: Duration, *, name: str, minimum: int, maximum: int) -> int
     else:
         delta = to_timedelta(value, name=name)
         if delta % _SECOND:
-            raise InvalidDurationError(f"{name} must be a whole number of seconds, got {value!r}")
+            # "500ms" is a well-formed duration; this field just counts whole seconds.
+            raise InvalidDurationError(
+                f"{name} is counted in whole seconds, and {value!r} is not a whole number of "
+                "seconds (use '1s' or more, in steps of one second)"
+            )
         seconds = delta // _SECOND
     _check_range(seconds, value, name=name, minimum=minimum, maximum=maximum, unit="s")
     return seconds
@@ -85,7 +89,10 @@ def to_millis(value: Duration, *, name: str, minimum: int, maximum: int) -> int:
     """`value` as whole milliseconds within [minimum, maximum]."""
     delta = to_timedelta(value, name=name)
     if delta % _MILLISECOND:
-        raise InvalidDurationError(f"{name} must be a whole number of milliseconds, got {value!r}")
+        raise InvalidDurationError(
+            f"{name} is counted in whole milliseconds, and {value!r} is not a whole number of "
+            "milliseconds"
+        )
     millis = delta // _MILLISECOND
     _check_range(millis, value, name=name, minimum=minimum, maximum=maximum, unit="ms")
     return millis

@@ -294,6 +294,9 @@ def status_error_class(status_code: int, code: str | None) -> type[APIStatusErro
     return _BY_STATUS.get(status_code, APIStatusError)
 
 
+_SHOWN_ERRORS = 3
+
+
 def make_status_error(
     status_code: int, headers: Mapping[str, str], content: bytes
 ) -> APIStatusError:
@@ -307,6 +310,11 @@ def make_status_error(
     message = f"{status_code} {code}" if code else f"HTTP {status_code}"
     if detail:
         message += f": {detail}"
+    if errors:
+        # The field and the reason belong in the message people read, not only on `errors`.
+        shown = "; ".join(f"{error.location}: {error.message}" for error in errors[:_SHOWN_ERRORS])
+        more = len(errors) - _SHOWN_ERRORS
+        message += f" ({shown}{f'; and {more} more' if more > 0 else ''})"
     if request_id:
         message += f" (request {request_id})"
     return status_error_class(status_code, code)(

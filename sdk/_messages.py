@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import builtins
+import difflib
 import json
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack, get_args, overload
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack, get_args, overload
 
 from ._arguments import HttpMethod, MessageRequest, UrlEndpoint
 from ._checks import check_count, check_resource_name
@@ -111,6 +112,35 @@ class MessageOptions(TypedDict, total=False):
     idempotency_key: str | None
 
 
+_OPTION_NAMES = frozenset(MessageOptions.__annotations__)
+_OPTIONS_HELP = """
+
+        Options, all keyword-only and optional (see `MessageOptions`): `content_type`, `method`,
+        `headers`, `delay`, `not_before`, `retries`, `retry_delay`, `callback`,
+        `failure_callback`, `timeout`, `deduplication_id`, `content_based_deduplication`,
+        `idempotency_key`. Any other keyword is a TypeError, as for every other publish.
+"""
+PublishT = TypeVar("PublishT", bound=Callable[..., Any])
+
+
+def _lists_options(method: PublishT) -> PublishT:
+    """`method` with the message options in its docstring, which `**options` hides from help()."""
+    method.__doc__ = (method.__doc__ or "").rstrip() + _OPTIONS_HELP
+    return method
+
+
+def _check_option_names(options: Mapping[str, Any], method: str) -> None:
+    # `**options: Unpack[MessageOptions]` is checked by type checkers only; at run time a typo
+    # such as `dealy=` would be dropped in silence and the message sent with the defaults.
+    for name in options:
+        if name not in _OPTION_NAMES:
+            close = difflib.get_close_matches(name, _OPTION_NAMES, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(
+                f"messages.{method}() got an unexpected keyword argument {name!r}{hint}"
+            )
+
+
 class _MessageCalls:
     """Builds every message call; shared by the sync and async resources."""
 
@@ -126,6 +156,7 @@ class _MessageCalls:
         as_json: bool,
         options: MessageOptions,
     ) -> Call[builtins.list[MessageReceipt]]:
+        _check_option_names(options, "publish_json" if as_json else "publish")
         target = _target(url, url_group)
         request = self._request(
             body, url=url, url_group=url_group, options=options, as_json=as_json, target=target
@@ -379,6 +410,7 @@ class Messages:
         self, *, url_group: str, body: str | bytes, **options: Unpack[MessageOptions]
     ) -> builtins.list[MessageReceipt]: ...
 
+    @_lists_options
     def publish(
         self,
         *,
@@ -405,6 +437,7 @@ class Messages:
         self, *, url_group: str, body: Any, **options: Unpack[MessageOptions]
     ) -> builtins.list[MessageReceipt]: ...
 
+    @_lists_options
     def publish_json(
         self,
         *,
@@ -462,6 +495,7 @@ class AsyncMessages:
         self, *, url_group: str, body: str | bytes, **options: Unpack[MessageOptions]
     ) -> builtins.list[MessageReceipt]: ...
 
+    @_lists_options
     async def publish(
         self,
         *,
@@ -488,6 +522,7 @@ class AsyncMessages:
         self, *, url_group: str, body: Any, **options: Unpack[MessageOptions]
     ) -> builtins.list[MessageReceipt]: ...
 
+    @_lists_options
     async def publish_json(
         self,
         *,

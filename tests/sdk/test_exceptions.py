@@ -172,7 +172,9 @@ def test_problem_fields_are_kept() -> None:
     assert error.request_id == "req_header"
     assert error.errors == (sdk.FieldError(location="body.maxlen", message="too small"),)
     assert error.retry_after == 7.0
-    assert str(error) == "422 validation_failed: 1 field is invalid (request req_header)"
+    assert str(error) == (
+        "422 validation_failed: 1 field is invalid (body.maxlen: too small) (request req_header)"
+    )
 
 
 def test_request_id_falls_back_to_the_problem_body() -> None:
@@ -241,3 +243,14 @@ def test_publish_error_names_its_target_and_reason() -> None:
     error = sdk.PublishError("events", "connection refused")
     assert str(error) == "could not publish to events: connection refused"
     assert (error.target, error.reason) == ("events", "connection refused")
+
+
+def test_the_message_names_at_most_three_field_errors() -> None:
+    """Each field and reason is in the message, up to three, then how many more there are."""
+    errors = [{"location": f"body.f{n}", "message": "bad"} for n in range(5)]
+    document = json.dumps({"code": "validation_failed", "detail": "5 fields are invalid"})
+    error = make_status_error(422, {}, document.replace("}", f', "errors": {json.dumps(errors)}}}'))
+    assert str(error) == (
+        "422 validation_failed: 5 fields are invalid "
+        "(body.f0: bad; body.f1: bad; body.f2: bad; and 2 more)"
+    )

@@ -376,3 +376,22 @@ async def test_a_url_publish_without_exactly_one_receipt_is_unreadable(
     with pytest.raises(sdk.PublishError) as raised:
         await resolve(client.messages.publish_json(url="https://my-api.test/hook", body={}))
     assert isinstance(raised.value.__cause__, sdk.APIResponseValidationError)
+
+
+@pytest.mark.parametrize("method", ["publish", "publish_json"])
+async def test_a_misspelled_option_is_a_type_error(client: Any, method: str) -> None:
+    """An unknown keyword is refused before anything is sent, naming the likely intent."""
+    with pytest.raises(
+        TypeError, match=r"unexpected keyword argument 'dealy'; did you mean 'delay'"
+    ):
+        await resolve(
+            getattr(client.messages, method)(url="https://example.com/hook", body="x", dealy="1h")
+        )
+
+
+@pytest.mark.parametrize("resource", [sdk.Messages, sdk.AsyncMessages])
+def test_help_shows_the_message_options(resource: type) -> None:
+    """help() lists every option, which `**options` alone would hide."""
+    for method in (resource.publish, resource.publish_json):
+        for option in ("delay", "retries", "headers", "content_based_deduplication"):
+            assert f"`{option}`" in (method.__doc__ or "")
