@@ -86,7 +86,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal, ParamSpec, TypeVar, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -96,10 +96,14 @@ from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.connection import SSLConnection, parse_url
 from redis.commands.core import AsyncScript
 from redis.exceptions import (
+    ClusterDownError,
     ConnectionError as RedisConnectionError,
+    RedisClusterException,
     RedisError,
     ResponseError,
+    SlotNotCoveredError,
     TimeoutError as RedisTimeoutError,
+    TryAgainError,
 )
 
 from ..ids import new_id
@@ -1222,11 +1226,24 @@ def _unavailable_on_outage(method: Callable[_P, Awaitable[_T]]) -> Callable[_P, 
     async def call(*args: _P.args, **kwargs: _P.kwargs) -> _T:
         try:
             return await method(*args, **kwargs)
-        except (RedisConnectionError, RedisTimeoutError) as exc:
+        except (RedisError, RedisClusterException) as exc:
+            if not _is_outage(exc):
+                raise
             # redis-py names the host and port it tried, never the password of the URL.
             raise StoreUnavailableError(f"Redis does not answer: {exc}") from exc
 
     return call
+
+
+def _is_outage(exc: RedisError | RedisClusterException) -> bool:
+    """A lost, refused or timed-out connection, or a cluster that cannot serve a slot now (down,
+    or still moving the slot after the client's retries).
+    """
+    lost = (RedisConnectionError, RedisTimeoutError)
+    if isinstance(exc, (*lost, ClusterDownError, SlotNotCoveredError, TryAgainError)):
+        return True
+    # A cluster client that reaches none of its startup nodes wraps the connection's error.
+    return isinstance(exc, RedisClusterException) and isinstance(exc.__cause__, lost)
 
 
 def _outages_raise_unavailable(store_class: _Class) -> _Class:
@@ -1267,6 +1284,7 @@ class RedisStore(Store):
         self._waiting_client: _Client | None = None
         self._scripts: dict[str, AsyncScript] = {}
         self._changed = asyncio.Event()
+        self._blocked_reads = asyncio.Semaphore(_MAX_CONNECTIONS)
 
     @classmethod
     def from_url(cls, url: str) -> RedisStore:
@@ -1599,12 +1617,13 @@ class RedisStore(Store):
         key = self._stream_key(stream)
         try:
             if wait_ms > 0:
-                answer: Any = await _within(
-                    self._waiting_redis.xreadgroup(
-                        group, consumer, {key: ">"}, count=count, block=wait_ms
-                    ),
-                    seconds=wait_ms / 1000 + _BLOCKED_READ_GRACE_SECONDS,
-                )
+                async with self._blocked_read_turn():
+                    answer: Any = await _within(
+                        self._waiting_redis.xreadgroup(
+                            group, consumer, {key: ">"}, count=count, block=wait_ms
+                        ),
+                        seconds=wait_ms / 1000 + _BLOCKED_READ_GRACE_SECONDS,
+                    )
             else:
                 answer = await self._redis.xreadgroup(group, consumer, {key: ">"}, count=count)
         except ResponseError as exc:
@@ -1623,6 +1642,23 @@ class RedisStore(Store):
             for _, entries in answer or []
             for entry_id, fields in entries
         ]
+
+    @contextlib.asynccontextmanager
+    async def _blocked_read_turn(self) -> AsyncIterator[None]:
+        """On a cluster, wait for a free connection for a blocked read as the standalone pool
+        does: a cluster node refuses at once any connection beyond ``_MAX_CONNECTIONS``.
+        """
+        if self._cluster_nodes is None:
+            yield
+            return
+        try:
+            await asyncio.wait_for(self._blocked_reads.acquire(), timeout=_POOL_WAIT_SECONDS)
+        except TimeoutError as exc:
+            raise RedisConnectionError("no connection free for a blocked read") from exc
+        try:
+            yield
+        finally:
+            self._blocked_reads.release()
 
     async def ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
         """XACK after checking that the stream and group exist."""
