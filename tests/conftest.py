@@ -103,19 +103,31 @@ def _cluster_is_ok(port: int) -> bool:
     return "cluster_state:ok" in _redis_cli(port, "cluster", "info")
 
 
-@pytest.fixture(scope="session")
-def redis_cluster_url() -> Iterator[str]:
-    """A private Redis Cluster of three masters on free loopback ports, started from the
-    ``redis-server`` binary for the session and torn down afterwards. Skips without the binaries
-    (or, with SPOOL_REQUIRE_REDIS=1 as in CI, fails).
-    """
+@dataclasses.dataclass
+class LocalCluster:
+    """A Redis Cluster of local ``redis-server`` processes: its store URL and its masters."""
+
+    url: str
+    nodes: list[subprocess.Popen[bytes]]
+
+
+def _require_cluster_binaries() -> None:
     missing = [name for name in ("redis-server", "redis-cli") if shutil.which(name) is None]
     if missing:
         reason = f"needs {' and '.join(missing)} on PATH to start a local Redis Cluster"
         if os.environ.get("SPOOL_REQUIRE_REDIS") == "1":
             pytest.fail(f"SPOOL_REQUIRE_REDIS=1 but the cluster cannot start: {reason}")
         pytest.skip(reason)
-    ports = _free_ports(_CLUSTER_MASTERS)
+
+
+@contextlib.contextmanager
+def local_redis_cluster(masters: int = _CLUSTER_MASTERS) -> Iterator[LocalCluster]:
+    """Start a private cluster of ``masters`` masters (no replicas, nothing saved) on free
+    loopback ports, wait until it serves every slot, and stop it afterwards. Skips without the
+    binaries (or, with SPOOL_REQUIRE_REDIS=1 as in CI, fails).
+    """
+    _require_cluster_binaries()
+    ports = _free_ports(masters)
     nodes: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryDirectory(prefix="spool-cluster-") as directory:
         try:
@@ -143,12 +155,19 @@ def redis_cluster_url() -> Iterator[str]:
                 if time.monotonic() > deadline:
                     pytest.fail(f"the cluster on ports {ports} never reached cluster_state:ok")
                 time.sleep(0.05)
-            yield "redis+cluster://" + ",".join(addresses) + "/"
+            yield LocalCluster(url="redis+cluster://" + ",".join(addresses) + "/", nodes=nodes)
         finally:
             for node in nodes:
                 node.terminate()
             for node in nodes:
                 node.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """The URL of a private three-master Redis Cluster that lives for the whole session."""
+    with local_redis_cluster() as cluster:
+        yield cluster.url
 
 
 @pytest.fixture

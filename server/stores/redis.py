@@ -7,8 +7,20 @@ script (``EVALSHA``), so it is atomic and safe against the other processes. A re
 timed-out connection raises ``StoreUnavailableError`` from any method; connecting gives up after
 5 s unless the URL sets ``socket_connect_timeout``.
 
+On Redis Cluster: ``redis+cluster://host:port[,host:port...]/?prefix=spool`` (``rediss+cluster://``
+for TLS; database 0 only; the nodes listed are where discovery starts). The store then uses
+redis-py's cluster client, and nothing else changes: every script and every MULTI touches keys of
+one hash tag only (below), so each runs whole on the master of that slot, atomic as on one Redis.
+Only these differ: listing queues runs their scripts side by side (a cluster pipeline refuses
+EVALSHA); a blocked read waits for one of ``_MAX_CONNECTIONS`` turns (a cluster node refuses a
+connection past its limit rather than waiting for one); a master that is down, or a slot still
+moving once redis-py's retries end, raises ``StoreUnavailableError`` for the keys it holds only.
+
 Key scheme (``<p>`` is the prefix). A hash tag (``{…}``) puts everything one script touches in one
-Redis Cluster slot: one stream, one queue, all messages, all URL groups.
+Redis Cluster slot: one stream, one queue, all messages, all URL groups. So streams and queues
+spread over a cluster's masters, while all messages (their due index, dead letters, deduplication
+keys and sequence) share one slot, and so one master; a quota counter and the queue name set are
+keys of their own, each changed by one command or single-key script.
 
 =================================================  ============================================
 ``<p>:s:{<stream>}``                               the stream itself (a Redis stream)
@@ -1414,10 +1426,10 @@ class RedisStore(Store):
                 await client.aclose()
 
     async def ping(self) -> bool:
-        """True when Redis answers PING."""
+        """True when Redis answers PING (on a cluster, the node the client asks)."""
         try:
             return bool(await self._redis.ping())
-        except (RedisError, OSError, RuntimeError):
+        except (RedisError, RedisClusterException, OSError, RuntimeError):
             return False
 
     # Helpers -------------------------------------------------------------------------------

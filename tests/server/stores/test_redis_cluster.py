@@ -16,6 +16,7 @@ import redis
 from server.stores import InvalidStoreURL, store_from_url
 from server.stores.base import IdempotencyClaim, NewJob, QueueSettings, StoreUnavailableError
 from server.stores.redis import RedisStore
+from tests.conftest import local_redis_cluster
 
 pytestmark = pytest.mark.redis
 
@@ -136,3 +137,35 @@ async def test_a_cluster_that_cannot_be_reached_is_unavailable_at_open() -> None
     assert (raised.value.code, raised.value.status) == ("unavailable", 503)
     assert "127.0.0.1:1" in raised.value.detail
     await store.close()
+
+
+@pytest.mark.slow
+async def test_a_lost_master_makes_only_what_it_holds_unavailable(redis_prefix: str) -> None:
+    """With one master of a private cluster killed, a stream it held raises
+    ``StoreUnavailableError`` (503) once redis-py's retries end, while streams on the other masters
+    are read and written as before, and the store still answers PING.
+    """
+    with local_redis_cluster() as cluster:
+        store = RedisStore.from_url(f"{cluster.url}?socket_connect_timeout=1&prefix={redis_prefix}")
+        await store.open()
+        try:
+            names = [f"s{number}" for number in range(12)]
+            for name in names:
+                await store.append(name, [1], trim=None, nomkstream=False)
+            doomed = cluster.nodes[-1]
+            port = urlsplit(cluster.url).netloc.split(",")[-1].rpartition(":")[2]
+            with redis.Redis(port=int(port), decode_responses=True) as node:
+                local = set(node.scan_iter(match=f"{redis_prefix}*"))
+            held = {name for name in names if f"{redis_prefix}:s:{{{name}}}" in local}
+            assert held and held != set(names)
+            doomed.kill()
+            doomed.wait(timeout=30)
+
+            with pytest.raises(StoreUnavailableError) as raised:
+                await store.stream_info(min(held))
+            assert raised.value.status == 503
+            kept = min(set(names) - held)
+            assert (await store.append(kept, [2], trim=None, nomkstream=True)).length == 2
+            assert await store.ping()
+        finally:
+            await store.close()
