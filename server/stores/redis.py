@@ -12,9 +12,10 @@ for TLS; database 0 only; the nodes listed are where discovery starts). The stor
 redis-py's cluster client, and nothing else changes: every script and every MULTI touches keys of
 one hash tag only (below), so each runs whole on the master of that slot, atomic as on one Redis.
 Only these differ: listing queues runs their scripts side by side (a cluster pipeline refuses
-EVALSHA); a blocked read waits for one of ``_MAX_CONNECTIONS`` turns (a cluster node refuses a
-connection past its limit rather than waiting for one); a master that is down, or a slot still
-moving once redis-py's retries end, raises ``StoreUnavailableError`` for the keys it holds only.
+EVALSHA); each client's commands wait for one of ``_MAX_CONNECTIONS`` turns (``_Turns``), since a
+cluster node refuses a connection past its limit rather than waiting for one; a master that is
+down, or a slot still moving once redis-py's retries end, raises ``StoreUnavailableError`` for the
+keys it holds only.
 
 Key scheme (``<p>`` is the prefix). A hash tag (``{…}``) puts everything one script touches in one
 Redis Cluster slot: one stream, one queue, all messages, all URL groups. So streams and queues
@@ -91,6 +92,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import contextvars
 import dataclasses
 import functools
 import inspect
@@ -104,7 +106,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
-from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.asyncio.connection import SSLConnection, parse_url
 from redis.commands.core import AsyncScript
 from redis.exceptions import (
@@ -1296,7 +1298,6 @@ class RedisStore(Store):
         self._waiting_client: _Client | None = None
         self._scripts: dict[str, AsyncScript] = {}
         self._changed = asyncio.Event()
-        self._blocked_reads = asyncio.Semaphore(_MAX_CONNECTIONS)
 
     @classmethod
     def from_url(cls, url: str) -> RedisStore:
@@ -1400,7 +1401,7 @@ class RedisStore(Store):
 
     def _new_cluster_client(
         self, nodes: Sequence[tuple[str, int]], *, read_timeout: bool
-    ) -> RedisCluster:
+    ) -> _TurnTakingCluster:
         # A cluster client keeps a connection list per node, not a pool to pass in; it takes the
         # same connection options, read from the one-node URL as redis-py's own from_url does.
         options: dict[str, Any] = {"socket_connect_timeout": _CONNECT_TIMEOUT_SECONDS}
@@ -1410,7 +1411,7 @@ class RedisStore(Store):
             options["ssl"] = True
         if not read_timeout:
             options["socket_timeout"] = None
-        return RedisCluster(
+        return _TurnTakingCluster(
             startup_nodes=[ClusterNode(host, port) for host, port in nodes],
             decode_responses=True,
             max_connections=_MAX_CONNECTIONS,
@@ -1629,13 +1630,12 @@ class RedisStore(Store):
         key = self._stream_key(stream)
         try:
             if wait_ms > 0:
-                async with self._blocked_read_turn():
-                    answer: Any = await _within(
-                        self._waiting_redis.xreadgroup(
-                            group, consumer, {key: ">"}, count=count, block=wait_ms
-                        ),
-                        seconds=wait_ms / 1000 + _BLOCKED_READ_GRACE_SECONDS,
-                    )
+                answer: Any = await _within(
+                    self._waiting_redis.xreadgroup(
+                        group, consumer, {key: ">"}, count=count, block=wait_ms
+                    ),
+                    seconds=wait_ms / 1000 + _BLOCKED_READ_GRACE_SECONDS,
+                )
             else:
                 answer = await self._redis.xreadgroup(group, consumer, {key: ">"}, count=count)
         except ResponseError as exc:
@@ -1654,23 +1654,6 @@ class RedisStore(Store):
             for _, entries in answer or []
             for entry_id, fields in entries
         ]
-
-    @contextlib.asynccontextmanager
-    async def _blocked_read_turn(self) -> AsyncIterator[None]:
-        """On a cluster, wait for a free connection for a blocked read as the standalone pool
-        does: a cluster node refuses at once any connection beyond ``_MAX_CONNECTIONS``.
-        """
-        if self._cluster_nodes is None:
-            yield
-            return
-        try:
-            await asyncio.wait_for(self._blocked_reads.acquire(), timeout=_POOL_WAIT_SECONDS)
-        except TimeoutError as exc:
-            raise RedisConnectionError("no connection free for a blocked read") from exc
-        try:
-            yield
-        finally:
-            self._blocked_reads.release()
 
     async def ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
         """XACK after checking that the stream and group exist."""
@@ -2257,6 +2240,73 @@ class RedisStore(Store):
         """Take ``amount`` back, never below zero."""
         _check_amount(amount)
         await self._run("refund_quota", [self._quota_key(token_id)], [amount], details={})
+
+
+class _TurnTakingCluster(RedisCluster):
+    """A cluster client whose commands wait for a free connection, as the standalone store's
+    ``BlockingConnectionPool`` does (up to ``_POOL_WAIT_SECONDS``), where redis-py's cluster client
+    fails at once once a node has ``max_connections`` in use.
+
+    A command or a pipeline holds one of ``_MAX_CONNECTIONS`` turns while it runs, and uses at
+    most one connection of each node it reaches, so no node ever needs more connections than that.
+    What a command or pipeline runs on its own behalf (redis-py sends a pipeline's redirected
+    commands again one by one) runs in the turn it already holds.
+    """
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.turns = _Turns()
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        async with self.turns.one():
+            return await super().execute_command(*args, **kwargs)
+
+    def pipeline(
+        self, transaction: Any | None = None, shard_hint: Any | None = None
+    ) -> ClusterPipeline:
+        if shard_hint:
+            return super().pipeline(transaction, shard_hint)
+        # redis-py's typing protocol declares an _event_dispatcher that ClusterPipeline never has.
+        return _TurnTakingPipeline(self, transaction)  # type: ignore[abstract]
+
+
+class _TurnTakingPipeline(ClusterPipeline):
+    """A cluster pipeline (or MULTI/EXEC) that runs in one turn of its client."""
+
+    def __init__(self, client: _TurnTakingCluster, transaction: Any) -> None:
+        super().__init__(client, transaction)
+        self.turns = client.turns
+
+    async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
+        async with self.turns.one():
+            return await super().execute(raise_on_error, allow_redirections)
+
+
+class _Turns:
+    """``_MAX_CONNECTIONS`` turns, waited for up to ``_POOL_WAIT_SECONDS``; a task holding one
+    takes no other.
+    """
+
+    def __init__(self) -> None:
+        self._free = asyncio.Semaphore(_MAX_CONNECTIONS)
+        self._held: contextvars.ContextVar[bool] = contextvars.ContextVar("turn", default=False)
+
+    @contextlib.asynccontextmanager
+    async def one(self) -> AsyncIterator[None]:
+        if self._held.get():
+            yield
+            return
+        try:
+            await asyncio.wait_for(self._free.acquire(), timeout=_POOL_WAIT_SECONDS)
+        except TimeoutError as exc:
+            # What the standalone pool raises when it waited in vain.
+            raise RedisConnectionError("No connection available.") from exc
+        held = self._held.set(True)
+        try:
+            yield
+        finally:
+            self._held.reset(held)
+            self._free.release()
 
 
 def _url_group_record(name: str, stored: str, created_at: str | None) -> UrlGroupRecord:

@@ -109,11 +109,11 @@ async def test_each_resource_lives_on_one_node_and_resources_spread_over_the_mas
     assert [queue.name for queue in listed] == sorted(f"q{name}" for name in names)
 
 
-async def test_blocked_reads_beyond_a_nodes_connections_wait_for_one(
+async def test_commands_and_blocked_reads_beyond_a_nodes_connections_wait_for_one(
     redis_cluster_store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A cluster node refuses a connection past its limit at once; the store makes a blocked read
-    wait for a free one instead, as its standalone pool does.
+    """A cluster node refuses a connection past its limit at once; the store makes commands,
+    transactions and blocked reads wait for a free one instead, as its standalone pool does.
     """
     monkeypatch.setattr("server.stores.redis._MAX_CONNECTIONS", 2)
     store = RedisStore.from_url(redis_cluster_store_url)
@@ -125,6 +125,15 @@ async def test_blocked_reads_beyond_a_nodes_connections_wait_for_one(
             for index in range(5)
         ]
         assert await asyncio.gather(*reads) == [[]] * 5
+        appends = [
+            store.append(f"s{index % 4}", [index], trim=None, nomkstream=False)
+            for index in range(40)
+        ]
+        await asyncio.gather(*appends)
+        infos = await asyncio.gather(*(store.stream_info(f"s{index}") for index in range(4)))
+        assert [info.length for info in infos] == [10] * 4
+        assert len(await store.range("s0", start="-", end="+", count=100, reverse=False)) == 10
+        await store.delete_stream("s0")
     finally:
         await store.close()
 
