@@ -48,7 +48,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--store",
         default=os.environ.get("SPOOL_STORE", DEFAULT_STORE_URL),
-        help="sqlite:///path/to.db (default %(default)s) or redis://host:port/db",
+        help="sqlite:///path/to.db (default %(default)s), redis://host:port/db or "
+        "redis+cluster://host:port,host:port/",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (%(default)s)")
     parser.add_argument(

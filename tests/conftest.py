@@ -8,8 +8,12 @@ import json
 import os
 import re
 import select
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -64,6 +68,112 @@ def redis_store_url(redis_url: str, redis_prefix: str) -> Iterator[str]:
             client.delete(key)
     finally:
         client.close()
+
+
+# A cluster of this many masters, no replicas: enough for keys to land on different nodes.
+_CLUSTER_MASTERS = 3
+_CLUSTER_START_SECONDS = 30.0
+
+
+def _free_ports(count: int) -> list[int]:
+    """Ports the OS has just handed out and closed; a port plus 10000 is each node's bus port."""
+    sockets = []
+    try:
+        while len(sockets) < count:
+            candidate = socket.socket()
+            candidate.bind(("127.0.0.1", 0))
+            if candidate.getsockname()[1] + 10000 > 65535:
+                candidate.close()
+                continue
+            sockets.append(candidate)
+        return [candidate.getsockname()[1] for candidate in sockets]
+    finally:
+        for candidate in sockets:
+            candidate.close()
+
+
+def _redis_cli(port: int, *command: str) -> str:
+    answer = subprocess.run(
+        ["redis-cli", "-p", str(port), *command], capture_output=True, text=True, check=False
+    )
+    return answer.stdout.strip()
+
+
+def _cluster_is_ok(port: int) -> bool:
+    return "cluster_state:ok" in _redis_cli(port, "cluster", "info")
+
+
+@dataclasses.dataclass
+class LocalCluster:
+    """A Redis Cluster of local ``redis-server`` processes: its store URL and its masters."""
+
+    url: str
+    nodes: list[subprocess.Popen[bytes]]
+
+
+def _require_cluster_binaries() -> None:
+    missing = [name for name in ("redis-server", "redis-cli") if shutil.which(name) is None]
+    if missing:
+        reason = f"needs {' and '.join(missing)} on PATH to start a local Redis Cluster"
+        if os.environ.get("SPOOL_REQUIRE_REDIS") == "1":
+            pytest.fail(f"SPOOL_REQUIRE_REDIS=1 but the cluster cannot start: {reason}")
+        pytest.skip(reason)
+
+
+@contextlib.contextmanager
+def local_redis_cluster(masters: int = _CLUSTER_MASTERS) -> Iterator[LocalCluster]:
+    """Start a private cluster of ``masters`` masters (no replicas, nothing saved) on free
+    loopback ports, wait until it serves every slot, and stop it afterwards. Skips without the
+    binaries (or, with SPOOL_REQUIRE_REDIS=1 as in CI, fails).
+    """
+    _require_cluster_binaries()
+    ports = _free_ports(masters)
+    nodes: list[subprocess.Popen[bytes]] = []
+    with tempfile.TemporaryDirectory(prefix="spool-cluster-") as directory:
+        try:
+            for port in ports:
+                command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1"]
+                command += ["--cluster-enabled", "yes", "--dir", directory]
+                command += ["--cluster-config-file", f"nodes-{port}.conf"]
+                command += ["--save", "", "--appendonly", "no", "--logfile", f"{port}.log"]
+                nodes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
+            deadline = time.monotonic() + _CLUSTER_START_SECONDS
+            while not all(_redis_cli(port, "ping") == "PONG" for port in ports):
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the cluster nodes on ports {ports} never answered PING")
+                time.sleep(0.05)
+            addresses = [f"127.0.0.1:{port}" for port in ports]
+            created = subprocess.run(
+                ["redis-cli", "--cluster", "create", *addresses]
+                + ["--cluster-replicas", "0", "--cluster-yes"],
+                capture_output=True,
+                text=True,
+            )
+            if created.returncode != 0:
+                pytest.fail(f"redis-cli --cluster create failed:\n{created.stdout}")
+            while not all(_cluster_is_ok(port) for port in ports):
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the cluster on ports {ports} never reached cluster_state:ok")
+                time.sleep(0.05)
+            yield LocalCluster(url="redis+cluster://" + ",".join(addresses) + "/", nodes=nodes)
+        finally:
+            for node in nodes:
+                node.terminate()
+            for node in nodes:
+                node.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """The URL of a private three-master Redis Cluster that lives for the whole session."""
+    with local_redis_cluster() as cluster:
+        yield cluster.url
+
+
+@pytest.fixture
+def redis_cluster_store_url(redis_cluster_url: str, redis_prefix: str) -> str:
+    """A cluster store URL with a private prefix (the cluster lives only for the session)."""
+    return f"{redis_cluster_url}?prefix={redis_prefix}"
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Stores, chosen by URL scheme: ``sqlite:///path/to/file.db`` (embedded default) or ``redis://…``.
+"""Stores, chosen by URL scheme: ``sqlite:///path/to/file.db`` (embedded default), ``redis://…``
+or, on Redis Cluster, ``redis+cluster://host:port,host:port/``.
 
 Backends are imported only when their scheme is used, so the SQLite store needs nothing beyond the
 standard library.
@@ -18,6 +19,8 @@ BACKENDS: dict[str, str] = {
     "redis": "server.stores.redis:RedisStore",
     "rediss": "server.stores.redis:RedisStore",
     "unix": "server.stores.redis:RedisStore",
+    "redis+cluster": "server.stores.redis:RedisStore",
+    "rediss+cluster": "server.stores.redis:RedisStore",
 }
 
 

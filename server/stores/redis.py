@@ -7,8 +7,21 @@ script (``EVALSHA``), so it is atomic and safe against the other processes. A re
 timed-out connection raises ``StoreUnavailableError`` from any method; connecting gives up after
 5 s unless the URL sets ``socket_connect_timeout``.
 
+On Redis Cluster: ``redis+cluster://host:port[,host:port...]/?prefix=spool`` (``rediss+cluster://``
+for TLS; database 0 only; the nodes listed are where discovery starts). The store then uses
+redis-py's cluster client, and nothing else changes: every script and every MULTI touches keys of
+one hash tag only (below), so each runs whole on the master of that slot, atomic as on one Redis.
+Only these differ: listing queues runs their scripts side by side (a cluster pipeline refuses
+EVALSHA); each client's commands wait for one of ``_MAX_CONNECTIONS`` turns (``_Turns``), since a
+cluster node refuses a connection past its limit rather than waiting for one; a master that is
+down, or a slot still moving once redis-py's retries end, raises ``StoreUnavailableError`` for the
+keys it holds only.
+
 Key scheme (``<p>`` is the prefix). A hash tag (``{…}``) puts everything one script touches in one
-Redis Cluster slot: one stream, one queue, all messages, all URL groups.
+Redis Cluster slot: one stream, one queue, all messages, all URL groups. So streams and queues
+spread over a cluster's masters, while all messages (their due index, dead letters, deduplication
+keys and sequence) share one slot, and so one master; a quota counter and the queue name set are
+keys of their own, each changed by one command or single-key script.
 
 =================================================  ============================================
 ``<p>:s:{<stream>}``                               the stream itself (a Redis stream)
@@ -79,6 +92,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import contextvars
 import dataclasses
 import functools
 import inspect
@@ -86,18 +100,24 @@ import json
 import math
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal, ParamSpec, TypeVar, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
+from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
+from redis.asyncio.connection import SSLConnection, parse_url
 from redis.commands.core import AsyncScript
 from redis.exceptions import (
+    ClusterDownError,
     ConnectionError as RedisConnectionError,
+    RedisClusterException,
     RedisError,
     ResponseError,
+    SlotNotCoveredError,
     TimeoutError as RedisTimeoutError,
+    TryAgainError,
 )
 
 from ..ids import new_id
@@ -142,7 +162,11 @@ __all__ = ["DEFAULT_PREFIX", "RedisStore"]
 
 DEFAULT_PREFIX = "spool"
 _SCHEMES = frozenset({"redis", "rediss", "unix"})
+# A cluster URL's scheme, and the scheme of its nodes: TCP or TLS (a cluster has no unix sockets).
+_CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+_DEFAULT_PORT = 6379
 
+_Client = aioredis.Redis | RedisCluster
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
 _Class = TypeVar("_Class", bound=type)
@@ -155,6 +179,8 @@ _FIRST_LEASE_BATCH = 16
 # outlasts the longest long poll (30 s), which holds a connection of the waiting pool throughout.
 _POOL_WAIT_SECONDS = 35.0
 _MAX_CONNECTIONS = 100
+# How many queues' scripts listing them runs at once on a cluster, well within a node's connections.
+_CLUSTER_LISTING_CONCURRENCY = 16
 # redis-py waits for a TCP connection as long as the OS does (minutes for an address that drops
 # packets); a URL's own socket_connect_timeout still wins over this.
 _CONNECT_TIMEOUT_SECONDS = 5.0
@@ -1160,6 +1186,18 @@ def _valid_prefix(prefix: str) -> bool:
     return bool(prefix) and "{" not in prefix and "}" not in prefix
 
 
+def _split_prefix(url: str, query_text: str) -> tuple[str, list[tuple[str, str]]]:
+    """A store URL's ``prefix`` (ours) and the query parameters left for redis-py."""
+    query = parse_qsl(query_text, keep_blank_values=True)
+    prefixes = [value for name, value in query if name == "prefix"]
+    if len(prefixes) > 1:
+        raise InvalidStoreURL(f"{url!r} gives prefix more than once")
+    prefix = prefixes[0] if prefixes else DEFAULT_PREFIX
+    if not _valid_prefix(prefix):
+        raise InvalidStoreURL(f"{url!r}: the prefix must be non-empty and brace-free")
+    return prefix, [(name, value) for name, value in query if name != "prefix"]
+
+
 def _check_queue_settings(settings: QueueSettings) -> None:
     for name, value, least in (
         ("max_attempts", settings.max_attempts, 1),
@@ -1202,11 +1240,24 @@ def _unavailable_on_outage(method: Callable[_P, Awaitable[_T]]) -> Callable[_P, 
     async def call(*args: _P.args, **kwargs: _P.kwargs) -> _T:
         try:
             return await method(*args, **kwargs)
-        except (RedisConnectionError, RedisTimeoutError) as exc:
+        except (RedisError, RedisClusterException) as exc:
+            if not _is_outage(exc):
+                raise
             # redis-py names the host and port it tried, never the password of the URL.
             raise StoreUnavailableError(f"Redis does not answer: {exc}") from exc
 
     return call
+
+
+def _is_outage(exc: RedisError | RedisClusterException) -> bool:
+    """A lost, refused or timed-out connection, or a cluster that cannot serve a slot now (down,
+    or still moving the slot after the client's retries).
+    """
+    lost = (RedisConnectionError, RedisTimeoutError)
+    if isinstance(exc, (*lost, ClusterDownError, SlotNotCoveredError, TryAgainError)):
+        return True
+    # A cluster client that reaches none of its startup nodes wraps the connection's error.
+    return isinstance(exc, RedisClusterException) and isinstance(exc.__cause__, lost)
 
 
 def _outages_raise_unavailable(store_class: _Class) -> _Class:
@@ -1225,32 +1276,69 @@ class RedisStore(Store):
 
     kind = "redis"
 
-    def __init__(self, redis_url: str, *, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(
+        self,
+        redis_url: str,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        cluster_nodes: Sequence[tuple[str, int]] | None = None,
+    ) -> None:
+        """With ``cluster_nodes`` (the addresses the cluster client starts discovery from), the
+        store runs on Redis Cluster and ``redis_url`` gives only the nodes' connection options.
+        """
         if not _valid_prefix(prefix):
             raise ValueError(f"a Redis key prefix must be non-empty and brace-free, not {prefix!r}")
+        if cluster_nodes is not None and not cluster_nodes:
+            raise ValueError("a Redis Cluster needs at least one node address")
         self._redis_url = redis_url
         self._prefix = prefix
+        self._cluster_nodes = None if cluster_nodes is None else list(cluster_nodes)
         self._clock: Callable[[], float] = time.time
-        self._client: aioredis.Redis | None = None
-        self._waiting_client: aioredis.Redis | None = None
+        self._client: _Client | None = None
+        self._waiting_client: _Client | None = None
         self._scripts: dict[str, AsyncScript] = {}
         self._changed = asyncio.Event()
 
     @classmethod
     def from_url(cls, url: str) -> RedisStore:
-        """``redis://host:port/db?prefix=spool``: ``prefix`` is ours, the rest goes to redis-py."""
+        """``redis://host:port/db?prefix=spool``: ``prefix`` is ours, the rest goes to redis-py.
+
+        ``redis+cluster://host:port[,host:port...]/?prefix=spool`` (``rediss+cluster://`` for TLS)
+        runs on Redis Cluster, which has only database 0.
+        """
         parts = urlsplit(url)
+        if parts.scheme in _CLUSTER_SCHEMES:
+            return cls._from_cluster_url(url)
         if parts.scheme not in _SCHEMES:
-            raise InvalidStoreURL(f"{url!r} is not a redis://, rediss:// or unix:// URL")
-        query = parse_qsl(parts.query, keep_blank_values=True)
-        prefixes = [value for name, value in query if name == "prefix"]
-        if len(prefixes) > 1:
-            raise InvalidStoreURL(f"{url!r} gives prefix more than once")
-        prefix = prefixes[0] if prefixes else DEFAULT_PREFIX
-        if not _valid_prefix(prefix):
-            raise InvalidStoreURL(f"{url!r}: the prefix must be non-empty and brace-free")
-        rest = [(name, value) for name, value in query if name != "prefix"]
+            raise InvalidStoreURL(
+                f"{url!r} is not a redis://, rediss://, unix://, redis+cluster:// or "
+                "rediss+cluster:// URL"
+            )
+        prefix, rest = _split_prefix(url, parts.query)
         return cls(urlunsplit(parts._replace(query=urlencode(rest))), prefix=prefix)
+
+    @classmethod
+    def _from_cluster_url(cls, url: str) -> RedisStore:
+        parts = urlsplit(url)
+        credentials, _, hosts = parts.netloc.rpartition("@")
+        nodes: list[tuple[str, int]] = []
+        for address in hosts.split(","):
+            try:
+                node = urlsplit(f"//{address}")
+                host, port = node.hostname, node.port or _DEFAULT_PORT
+            except ValueError as exc:
+                raise InvalidStoreURL(f"{url!r}: {address!r} is not a host:port") from exc
+            if not host:
+                raise InvalidStoreURL(f"{url!r}: {address!r} is not a host:port")
+            nodes.append((host, port))
+        if parts.path not in ("", "/", "/0"):
+            raise InvalidStoreURL(f"{url!r}: Redis Cluster has only database 0")
+        prefix, rest = _split_prefix(url, parts.query)
+        # The nodes' options (credentials, TLS, timeouts) are read from a one-node URL.
+        first = hosts.split(",")[0]
+        netloc = f"{credentials}@{first}" if credentials else first
+        node_url = urlunsplit((_CLUSTER_SCHEMES[parts.scheme], netloc, "", urlencode(rest), ""))
+        return cls(node_url, prefix=prefix, cluster_nodes=nodes)
 
     @property
     def prefix(self) -> str:
@@ -1258,13 +1346,13 @@ class RedisStore(Store):
         return self._prefix
 
     @property
-    def _redis(self) -> aioredis.Redis:
+    def _redis(self) -> _Client:
         if self._client is None:
             raise RuntimeError("the Redis store is not open (call open() first)")
         return self._client
 
     @property
-    def _waiting_redis(self) -> aioredis.Redis:
+    def _waiting_redis(self) -> _Client:
         if self._waiting_client is None:
             raise RuntimeError("the Redis store is not open (call open() first)")
         return self._waiting_client
@@ -1296,7 +1384,9 @@ class RedisStore(Store):
             raise
         self._client, self._waiting_client = client, waiting_client
 
-    def _new_client(self, *, read_timeout: bool = True) -> aioredis.Redis:
+    def _new_client(self, *, read_timeout: bool = True) -> _Client:
+        if self._cluster_nodes is not None:
+            return self._new_cluster_client(self._cluster_nodes, read_timeout=read_timeout)
         pool = aioredis.BlockingConnectionPool.from_url(
             self._redis_url,
             decode_responses=True,
@@ -1309,6 +1399,25 @@ class RedisStore(Store):
             pool.connection_kwargs["socket_timeout"] = None
         return aioredis.Redis.from_pool(pool)
 
+    def _new_cluster_client(
+        self, nodes: Sequence[tuple[str, int]], *, read_timeout: bool
+    ) -> _TurnTakingCluster:
+        # A cluster client keeps a connection list per node, not a pool to pass in; it takes the
+        # same connection options, read from the one-node URL as redis-py's own from_url does.
+        options: dict[str, Any] = {"socket_connect_timeout": _CONNECT_TIMEOUT_SECONDS}
+        options.update(parse_url(self._redis_url))
+        del options["host"], options["port"]
+        if options.pop("connection_class", None) is SSLConnection:
+            options["ssl"] = True
+        if not read_timeout:
+            options["socket_timeout"] = None
+        return _TurnTakingCluster(
+            startup_nodes=[ClusterNode(host, port) for host, port in nodes],
+            decode_responses=True,
+            max_connections=_MAX_CONNECTIONS,
+            **options,
+        )
+
     async def close(self) -> None:
         """Close both connection pools; closing twice is harmless."""
         clients = (self._client, self._waiting_client)
@@ -1318,10 +1427,10 @@ class RedisStore(Store):
                 await client.aclose()
 
     async def ping(self) -> bool:
-        """True when Redis answers PING."""
+        """True when Redis answers PING (on a cluster, the node the client asks)."""
         try:
             return bool(await self._redis.ping())
-        except (RedisError, OSError, RuntimeError):
+        except (RedisError, RedisClusterException, OSError, RuntimeError):
             return False
 
     # Helpers -------------------------------------------------------------------------------
@@ -1657,13 +1766,17 @@ class RedisStore(Store):
         if not names:
             return []
         now = self._clock()
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for name in names:
-                keys = self._queue_keys(name)
-                await self._scripts["queue_info"](
-                    keys=keys.declared(), args=[keys.job_prefix, _number_text(now)], client=pipe
-                )
-            answers = await pipe.execute(raise_on_error=False)
+        client = self._redis
+        if isinstance(client, RedisCluster):
+            answers = await self._cluster_queue_infos(names, now)
+        else:
+            async with client.pipeline(transaction=False) as pipe:
+                for name in names:
+                    keys = self._queue_keys(name)
+                    await self._scripts["queue_info"](
+                        keys=keys.declared(), args=[keys.job_prefix, _number_text(now)], client=pipe
+                    )
+                answers = await pipe.execute(raise_on_error=False)
         records = []
         for name, answer in zip(names, answers, strict=True):
             if isinstance(answer, ResponseError) and _script_code(answer) == "queue_not_found":
@@ -1672,6 +1785,24 @@ class RedisStore(Store):
                 raise answer
             records.append(_queue_record(name, answer))
         return records
+
+    async def _cluster_queue_infos(self, names: Sequence[str], now: float) -> list[Any]:
+        """``queue_info`` of every queue, each answer (or refusal) in its place. A cluster
+        pipeline refuses EVALSHA, so the scripts run side by side instead, a few at a time.
+        """
+        limit = asyncio.Semaphore(_CLUSTER_LISTING_CONCURRENCY)
+
+        async def info(name: str) -> Any:
+            keys = self._queue_keys(name)
+            async with limit:
+                try:
+                    return await self._scripts["queue_info"](
+                        keys=keys.declared(), args=[keys.job_prefix, _number_text(now)]
+                    )
+                except ResponseError as exc:
+                    return exc
+
+        return list(await asyncio.gather(*(info(name) for name in names)))
 
     async def delete_queue(self, name: str) -> None:
         """Delete the queue's keys, then unlist it unless a concurrent put created it again."""
@@ -2111,6 +2242,73 @@ class RedisStore(Store):
         await self._run("refund_quota", [self._quota_key(token_id)], [amount], details={})
 
 
+class _TurnTakingCluster(RedisCluster):
+    """A cluster client whose commands wait for a free connection, as the standalone store's
+    ``BlockingConnectionPool`` does (up to ``_POOL_WAIT_SECONDS``), where redis-py's cluster client
+    fails at once once a node has ``max_connections`` in use.
+
+    A command or a pipeline holds one of ``_MAX_CONNECTIONS`` turns while it runs, and uses at
+    most one connection of each node it reaches, so no node ever needs more connections than that.
+    What a command or pipeline runs on its own behalf (redis-py sends a pipeline's redirected
+    commands again one by one) runs in the turn it already holds.
+    """
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.turns = _Turns()
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        async with self.turns.one():
+            return await super().execute_command(*args, **kwargs)
+
+    def pipeline(
+        self, transaction: Any | None = None, shard_hint: Any | None = None
+    ) -> ClusterPipeline:
+        if shard_hint:
+            return super().pipeline(transaction, shard_hint)
+        # redis-py's typing protocol declares an _event_dispatcher that ClusterPipeline never has.
+        return _TurnTakingPipeline(self, transaction)  # type: ignore[abstract]
+
+
+class _TurnTakingPipeline(ClusterPipeline):
+    """A cluster pipeline (or MULTI/EXEC) that runs in one turn of its client."""
+
+    def __init__(self, client: _TurnTakingCluster, transaction: Any) -> None:
+        super().__init__(client, transaction)
+        self.turns = client.turns
+
+    async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
+        async with self.turns.one():
+            return await super().execute(raise_on_error, allow_redirections)
+
+
+class _Turns:
+    """``_MAX_CONNECTIONS`` turns, waited for up to ``_POOL_WAIT_SECONDS``; a task holding one
+    takes no other.
+    """
+
+    def __init__(self) -> None:
+        self._free = asyncio.Semaphore(_MAX_CONNECTIONS)
+        self._held: contextvars.ContextVar[bool] = contextvars.ContextVar("turn", default=False)
+
+    @contextlib.asynccontextmanager
+    async def one(self) -> AsyncIterator[None]:
+        if self._held.get():
+            yield
+            return
+        try:
+            await asyncio.wait_for(self._free.acquire(), timeout=_POOL_WAIT_SECONDS)
+        except TimeoutError as exc:
+            # What the standalone pool raises when it waited in vain.
+            raise RedisConnectionError("No connection available.") from exc
+        held = self._held.set(True)
+        try:
+            yield
+        finally:
+            self._held.reset(held)
+            self._free.release()
+
+
 def _url_group_record(name: str, stored: str, created_at: str | None) -> UrlGroupRecord:
     updated_at, _, endpoints_json = stored.partition(" ")
     return UrlGroupRecord(
@@ -2138,11 +2336,20 @@ _DETAILS: dict[str, str] = {
 }
 
 
-async def _require_redis_7(client: aioredis.Redis) -> None:
-    """Refuse older servers: before 7.0, XAUTOCLAIM does not report (or drop) trimmed entries."""
-    version = str((await client.info("server"))["redis_version"])
-    if int(version.split(".")[0]) < 7:
-        raise RuntimeError(f"the Redis store needs Redis 7.0 or later; this server is {version}")
+async def _require_redis_7(client: _Client) -> None:
+    """Refuse older servers: before 7.0, XAUTOCLAIM does not report (or drop) trimmed entries.
+    On a cluster every master is asked, as any of them may serve a stream.
+    """
+    if isinstance(client, RedisCluster):
+        answers = await client.info("server", target_nodes=RedisCluster.PRIMARIES)
+        versions = [str(info["redis_version"]) for info in answers.values()]
+    else:
+        versions = [str((await client.info("server"))["redis_version"])]
+    for version in versions:
+        if int(version.split(".")[0]) < 7:
+            raise RuntimeError(
+                f"the Redis store needs Redis 7.0 or later; this server is {version}"
+            )
 
 
 async def _within(read: Awaitable[_T], *, seconds: float) -> _T:

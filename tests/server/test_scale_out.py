@@ -58,10 +58,14 @@ def _settled(
 
 
 @pytest.mark.redis
+@pytest.mark.parametrize("redis_store", ["redis_store_url", "redis_cluster_store_url"])
 def test_two_processes_on_one_redis_deliver_each_message_exactly_once(
-    redis_store_url: str, spool_server: Callable[..., ServerProcess]
+    redis_store: str, request: pytest.FixtureRequest, spool_server: Callable[..., ServerProcess]
 ) -> None:
-    """Forty messages falling due while two processes poll one Redis each arrive exactly once."""
+    """Forty messages falling due while two processes poll one Redis (standalone, then a Redis
+    Cluster) each arrive exactly once.
+    """
+    redis_store_url = str(request.getfixturevalue(redis_store))
     config = _config(poll_interval_seconds=0.05)
     servers = [spool_server(redis_store_url, config=config) for _ in range(2)]
     with ScriptedReceiver(Answer(200)) as receiver:

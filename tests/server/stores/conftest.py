@@ -12,6 +12,25 @@ from server.stores.base import Store
 from tests.server.stores._support import FakeClock
 
 
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("redis", marks=pytest.mark.redis),
+        pytest.param("redis-cluster", marks=pytest.mark.redis),
+    ]
+)
+def store_url(request: pytest.FixtureRequest) -> str:
+    """Each store's URL in turn, and here also the Redis store on a local Redis Cluster: every
+    behaviour test runs on SQLite, standalone Redis and Redis Cluster.
+    """
+    fixture = {
+        "sqlite": "sqlite_store_url",
+        "redis": "redis_store_url",
+        "redis-cluster": "redis_cluster_store_url",
+    }[request.param]
+    return str(request.getfixturevalue(fixture))
+
+
 @pytest.fixture
 def clock(store: Store, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     """A clock standing at the real time now, installed as the store's ``_clock``.
