@@ -109,7 +109,12 @@ class Problem(BaseModel):
     """
     The request path that failed.
     """
-    code: ErrorCode
+    code: ErrorCode | str
+    """
+    One of `ErrorCode`, or a code added by a newer service, which a client should treat
+    by the response's status.
+
+    """
     request_id: str | None = None
     errors: list[FieldError] | None = None
 

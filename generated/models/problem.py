@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -24,7 +24,8 @@ class Problem:
         type_ (str): A URI naming the kind of problem.
         title (str):
         status (int):
-        code (ErrorCode): A stable, machine-readable reason for an error.
+        code (ErrorCode | str): One of `ErrorCode`, or a code added by a newer service, which a client should treat
+            by the response's status.
         detail (str | Unset):
         instance (str | Unset): The request path that failed.
         request_id (str | Unset):
@@ -34,7 +35,7 @@ class Problem:
     type_: str
     title: str
     status: int
-    code: ErrorCode
+    code: ErrorCode | str
     detail: str | Unset = UNSET
     instance: str | Unset = UNSET
     request_id: str | Unset = UNSET
@@ -48,7 +49,11 @@ class Problem:
 
         status = self.status
 
-        code: str = self.code
+        code: str
+        if isinstance(self.code, str):
+            code = self.code
+        else:
+            code = self.code
 
         detail = self.detail
 
@@ -95,7 +100,18 @@ class Problem:
 
         status = d.pop("status")
 
-        code = check_error_code(d.pop("code"))
+        def _parse_code(data: object) -> ErrorCode | str:
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                code_type_0 = check_error_code(data)
+
+                return code_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ErrorCode | str, data)
+
+        code = _parse_code(d.pop("code"))
 
         detail = d.pop("detail", UNSET)
 

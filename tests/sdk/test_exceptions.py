@@ -254,3 +254,10 @@ def test_the_message_names_at_most_three_field_errors() -> None:
         "422 validation_failed: 5 fields are invalid "
         "(body.f0: bad; body.f1: bad; body.f2: bad; and 2 more)"
     )
+
+
+def test_a_code_from_a_newer_service_keeps_its_status_class() -> None:
+    """A code this SDK does not know still gives the status's typed error, with the code kept."""
+    error = make_status_error(409, {}, b'{"code": "added_later", "detail": "new rule"}')
+    assert isinstance(error, sdk.ConflictError)
+    assert (error.code, error.detail) == ("added_later", "new rule")
