@@ -1828,7 +1828,8 @@ def _require_lease(
     row = _job_row(connection, queue, job_id, now)
     if row["effective_state"] != "leased" or row["lease_id"] != lease_id:
         raise ConflictError(
-            "lease_expired", f"lease {lease_id!r} is not the current lease of job {job_id!r}"
+            "lease_expired",
+            f"lease {lease_id!r} of job {job_id!r} has ended or belongs to another worker",
         )
     return row
 

@@ -457,6 +457,10 @@ async def test_only_the_current_unexpired_lease_settles_a_job(
         with pytest.raises(ConflictError) as raised:
             await call(current.lease_id)
         assert raised.value.code == "lease_expired"
+        # Both stores say it in the same words.
+        assert raised.value.detail == (
+            f"lease {current.lease_id!r} of job {job_id!r} has ended or belongs to another worker"
+        )
 
 
 async def test_settling_an_unknown_job_is_job_not_found(store: Store) -> None:
