@@ -38,15 +38,10 @@ import dataclasses
 import functools
 import json
 import logging
-import math
-import select
-import socket
-import ssl
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from typing import Any, Literal, Protocol
+from collections.abc import Callable, Sequence
+from typing import Literal, Protocol
 
-import httpcore
 import httpx
 
 from .destinations import DestinationNotAllowed, DestinationPolicy
@@ -61,6 +56,7 @@ from .stores.base import (
     NewMessage,
     StoreUnavailableError,
 )
+from .transport import DeliveryClient, DeliveryTransport
 
 __all__ = [
     "CALLBACK_HEADER",
@@ -108,8 +104,8 @@ CALLBACK_RETRIES = 3
 HTTP_MAX_CONNECTIONS = 200
 HTTP_MAX_KEEPALIVE_CONNECTIONS = 100
 HTTP_KEEPALIVE_SECONDS = 30.0
-# Pools the client spreads its connections over (see _ShardedTransport).
-HTTP_POOL_SHARDS = 8
+# Pools the client spreads its connections over (see server/transport.py).
+HTTP_POOL_SHARDS = 16
 CALLBACK_DEDUP_WINDOW_SECONDS = 7 * 24 * 3600.0
 
 # Framing and hop-by-hop headers belong to each connection, and the engine sets the Spool-* ones;
@@ -167,189 +163,32 @@ class DeliveryStore(Protocol):
         ...
 
 
-def _readable(sock: socket.socket | None) -> bool:
-    # A socket that is gone reads as readable: its next read returns the end of the stream.
-    if sock is None or sock.fileno() < 0:
-        return True
-    poller = select.poll()
-    poller.register(sock, select.POLLIN)
-    return bool(poller.poll(0))
-
-
-class _PooledStream(httpcore.AsyncNetworkStream):
-    """httpcore's stream with a cheap ``is_readable``, which its pool asks of every idle connection
-    each time a request starts or ends.
-
-    The wrapped stream answers it by building anyio's whole table of socket attributes (a
-    ``getpeername`` system call among them) just to find the socket: a third of the engine's time
-    with 50 connections in the pool. This one looks the socket up once.
-    """
-
-    __slots__ = ("_socket", "_stream")
-
-    def __init__(self, stream: httpcore.AsyncNetworkStream) -> None:
-        self._stream = stream
-        self._socket: socket.socket | None = stream.get_extra_info("socket")
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return await self._stream.read(max_bytes, timeout)
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        await self._stream.write(buffer, timeout)
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-    async def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        return _PooledStream(await self._stream.start_tls(ssl_context, server_hostname, timeout))
-
-    def get_extra_info(self, info: str) -> Any:
-        if info == "is_readable":
-            return _readable(self._socket)
-        if info == "socket":
-            return self._socket
-        return self._stream.get_extra_info(info)
-
-
-class _NetworkBackend(httpcore.AsyncNetworkBackend):
-    """httpcore's asyncio backend, handing out :class:`_PooledStream`."""
-
-    def __init__(self) -> None:
-        self._backend = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        stream = await self._backend.connect_tcp(
-            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
-        )
-        return _PooledStream(stream)
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        stream = await self._backend.connect_unix_socket(
-            path, timeout=timeout, socket_options=socket_options
-        )
-        return _PooledStream(stream)
-
-    async def sleep(self, seconds: float) -> None:
-        await self._backend.sleep(seconds)
-
-
-class _DeliveryTransport(httpx.AsyncHTTPTransport):
-    """httpx's transport on a connection pool that uses :class:`_NetworkBackend`.
-
-    httpx offers no argument for the network backend, so the pool it built is replaced by one
-    with the same settings (``tests/server/test_delivery.py`` checks that the swap holds).
-    """
-
-    def __init__(self, limits: httpx.Limits) -> None:
-        super().__init__(trust_env=False, limits=limits)
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            network_backend=_NetworkBackend(),
-        )
-
-
-class _ReleasingStream(httpx.AsyncByteStream):
-    """A response body that calls ``release`` once when it is closed."""
-
-    def __init__(self, stream: httpx.AsyncByteStream, release: Callable[[], None]) -> None:
-        self._stream = stream
-        self._release: Callable[[], None] | None = release
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._stream:
-            yield chunk
-
-    async def aclose(self) -> None:
-        try:
-            await self._stream.aclose()
-        finally:
-            release, self._release = self._release, None
-            if release is not None:
-                release()
-
-
-class _ShardedTransport(httpx.AsyncBaseTransport):
-    """Several small connection pools; each request goes to the one with the fewest requests in
-    flight (the first of those), so that a quiet service reuses one pool's connections and a busy
-    one spreads its requests evenly.
-
-    Each time a request starts or ends, httpcore's pool checks every connection and, for each idle
-    one, counts the idle connections again: work that grows with the square of the pool's size.
-    With 50 attempts in flight to one receiver that bookkeeping took a third of the engine's time;
-    pools an eighth of that size make it negligible.
-    """
-
-    def __init__(self, limits: httpx.Limits, *, shards: int) -> None:
-        def share(total: int | None) -> int | None:
-            return None if total is None else max(1, math.ceil(total / shards))
-
-        each = httpx.Limits(
-            max_connections=share(limits.max_connections),
-            max_keepalive_connections=share(limits.max_keepalive_connections),
-            keepalive_expiry=limits.keepalive_expiry,
-        )
-        self._shards = [_DeliveryTransport(each) for _ in range(shards)]
-        self._busy = [0] * shards
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        index = self._busy.index(min(self._busy))
-        self._busy[index] += 1
-        try:
-            response = await self._shards[index].handle_async_request(request)
-        except BaseException:
-            self._busy[index] -= 1
-            raise
-        assert isinstance(response.stream, httpx.AsyncByteStream)
-        response.stream = _ReleasingStream(response.stream, functools.partial(self._done, index))
-        return response
-
-    def _done(self, index: int) -> None:
-        self._busy[index] -= 1
-
-    async def aclose(self) -> None:
-        for shard in self._shards:
-            await shard.aclose()
-
-
 def default_http_client() -> httpx.AsyncClient:
     """The client deliveries use: no redirects, no proxies from the environment.
 
     Following a redirect would let a receiver send the service to an address the destination
     policy refused, so a 3xx is just a failed attempt. Environment proxies are ignored so that
     what the policy checked is what the service connects to. One client serves every attempt,
-    keeping connections to each destination alive between them.
+    keeping connections to each destination alive between them, and no cookies: a receiver's
+    cookie never rides along on a later delivery.
     """
     limits = httpx.Limits(
         max_connections=HTTP_MAX_CONNECTIONS,
         max_keepalive_connections=HTTP_MAX_KEEPALIVE_CONNECTIONS,
         keepalive_expiry=HTTP_KEEPALIVE_SECONDS,
     )
-    return httpx.AsyncClient(
+    return DeliveryClient(
         follow_redirects=False,
         trust_env=False,
         headers={"User-Agent": "Spool-Delivery/0.1"},
-        transport=_ShardedTransport(limits, shards=HTTP_POOL_SHARDS),
+        transport=DeliveryTransport(limits, shards=HTTP_POOL_SHARDS),
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _url(url: str) -> httpx.URL:
+    # httpx parses a URL given as text again for every request; a parsed one is immutable.
+    return httpx.URL(url)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -796,7 +635,7 @@ class DeliveryEngine:
             async with asyncio.timeout(message.timeout):
                 async with client.stream(
                     message.method,
-                    message.url,
+                    _url(message.url),
                     content=message.body,
                     headers=self._headers(message, retried),
                     timeout=httpx.Timeout(message.timeout),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import dataclasses
 import json
 import time
@@ -20,7 +19,6 @@ from server.delivery import (
     RESPONSE_EXCERPT_CHARS,
     SOURCE_MESSAGE_HEADER,
     DeliveryEngine,
-    default_http_client,
 )
 from server.destinations import DestinationPolicy
 from server.ids import new_id
@@ -869,120 +867,6 @@ async def test_a_failing_next_due_time_falls_back_to_the_poll(
     message_id = await publish(store, new_message(receiver.url(), not_before=time.time() + 0.2))
     await engine(poll_interval=0.05).start()
     await eventually(settled(store, message_id))
-
-
-class KeepAliveServer:
-    """An HTTP/1.1 server on loopback that keeps connections open (unless ``close_after`` says to
-    drop each one silently after that many answers) and counts the connections it accepted.
-    """
-
-    def __init__(self, *, close_after: int | None = None) -> None:
-        self.close_after = close_after
-        self.connections = 0
-        self.closed = 0
-        self.requests = 0
-        self.url = ""
-        self._server: asyncio.Server | None = None
-
-    async def start(self) -> None:
-        """Listen on a free loopback port."""
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}/hook"
-
-    async def close(self) -> None:
-        """Stop listening."""
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        answered = 0
-        try:
-            while self.close_after is None or answered < self.close_after:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = 0
-                for line in head.decode("latin-1").lower().split("\r\n"):
-                    if line.startswith("content-length:"):
-                        length = int(line.partition(":")[2])
-                await reader.readexactly(length)
-                self.requests += 1
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-                await writer.drain()
-                answered += 1
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-            with contextlib.suppress(ConnectionError):
-                await writer.wait_closed()
-            self.closed += 1
-
-
-@pytest.fixture
-async def keep_alive_server() -> AsyncIterator[Callable[..., Awaitable[KeepAliveServer]]]:
-    """Start keep-alive servers; all are closed after the test."""
-    started: list[KeepAliveServer] = []
-
-    async def start(**options: Any) -> KeepAliveServer:
-        server = KeepAliveServer(**options)
-        await server.start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        await server.close()
-
-
-async def test_the_default_client_reuses_a_connection_between_attempts(
-    keep_alive_server: Callable[..., Awaitable[KeepAliveServer]],
-) -> None:
-    """Attempts one after the other go over one kept-alive connection."""
-    server = await keep_alive_server()
-    client = default_http_client()
-    try:
-        for _ in range(5):
-            assert (await client.post(server.url, content=b"{}")).status_code == 200
-    finally:
-        await client.aclose()
-    assert (server.requests, server.connections) == (5, 1)
-
-
-async def test_the_default_client_spreads_concurrent_attempts_and_then_reuses_them(
-    keep_alive_server: Callable[..., Awaitable[KeepAliveServer]],
-) -> None:
-    """Attempts in flight together each get a connection; later rounds reuse those connections."""
-    server = await keep_alive_server()
-    client = default_http_client()
-    try:
-        for _ in range(3):
-            answers = await asyncio.gather(
-                *(client.post(server.url, content=b"{}") for _ in range(20))
-            )
-            assert {answer.status_code for answer in answers} == {200}
-    finally:
-        await client.aclose()
-    assert server.requests == 60
-    assert server.connections <= 20
-
-
-async def test_the_default_client_does_not_reuse_a_connection_the_receiver_closed(
-    keep_alive_server: Callable[..., Awaitable[KeepAliveServer]],
-) -> None:
-    """A kept-alive connection that the receiver closed meanwhile reads as readable (its end of
-    stream), so the pool drops it and the next attempt connects afresh instead of failing.
-    """
-    server = await keep_alive_server(close_after=1)
-    client = default_http_client()
-    try:
-        for round_number in range(1, 4):
-            assert (await client.post(server.url, content=b"{}")).status_code == 200
-            # On loopback the close has reached this side once the receiver finished closing.
-            await eventually(lambda closed=round_number: server.closed == closed)
-    finally:
-        await client.aclose()
-    assert (server.requests, server.connections) == (3, 3)
 
 
 async def test_stop_interrupts_hanging_attempts_and_reschedules_them(
