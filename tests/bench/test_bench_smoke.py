@@ -54,15 +54,29 @@ def test_facade_compares_the_sdk_with_the_generated_client() -> None:
     assert {ratio.name for ratio in report.ratios} >= {"sdk / generated + key", "sdk / generated"}
 
 
-def test_delivery_measures_lags_or_says_the_engine_is_missing() -> None:
-    """The delivery benchmark reports both lags, or why it could not measure them."""
+def test_delivery_measures_lags_and_throughput_or_says_the_engine_is_missing() -> None:
+    """The delivery benchmark reports both lags, the deliveries per second beside the receiver's
+    own capacity, and both goals; or why it could not measure them.
+    """
     report = delivery.run(quick=True)
 
     if report.skipped and report.skipped[0].startswith("delivery engine not wired"):
         assert not report.rows
     else:
         _assert_complete(report)
-        assert {row.name for row in report.rows} >= {"delayed lag p50", "immediate lag p50"}
+        assert not report.skipped, format_report(report)
+        assert {row.name for row in report.rows} >= {
+            "delayed lag p50",
+            "immediate lag p50",
+            "fast receiver alone (asyncio load generator)",
+        }
+        assert [goal.name for goal in report.goals] == [
+            "HTTP deliveries per second, one server process",
+            "delay lag after not_before, p95",
+        ]
+        for goal in report.goals:
+            assert goal.anchor is None
+            assert math.isfinite(goal.value) and goal.value > 0, format_report(report)
 
 
 def test_main_prints_a_table_per_benchmark_and_writes_json(
