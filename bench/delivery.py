@@ -1,11 +1,19 @@
-"""How promptly HTTP messages are delivered: the lag past a message's due time.
+"""How promptly and how fast HTTP messages are delivered by one server process.
 
-A server process (development mode, SQLite file, loopback destinations allowed) delivers to a
-receiver in this process that notes when each message arrives. Each round publishes messages with
+A server process (development mode, SQLite file, loopback destinations allowed) delivers.
+
+Lag: a receiver in this process notes when each message arrives. Each round publishes messages with
 ``delay=1`` and with no delay, alternately, and waits for all of them. A message's lag is its
 arrival time minus its ``not_before`` as the service recorded it: for an immediate message that is
 its publish time, so its lag is the ordinary publish-to-delivery path, the baseline. The ratio of
-the medians says how much the scheduling of delayed messages adds on top of that path.
+the medians says how much the scheduling of delayed messages adds on top of that path. The goal
+bounds the delayed lag's p95 (the median over the rounds of each round's p95) at 100 ms.
+
+Throughput: each round (after an uncounted warm-up round) publishes a batch of messages that all
+fall due at one moment, a little later, to a fast receiver in a process of its own (``bench/_receiver.py``), and divides the
+deliveries by the time from the first arrival to the last. The goal is 1,000 deliveries a second;
+beside it, the receiver's own capacity, measured in the same run by a bare asyncio load generator,
+shows that the receiver is not what limits the figure.
 
 When even an immediate message does not arrive, the delivery engine is not running in the served
 app, and the benchmark says so instead of measuring.
@@ -15,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime
 import http.server
 import random
 import threading
@@ -23,7 +32,8 @@ from collections.abc import Iterator
 
 import sdk
 
-from ._report import Report, percentile
+from ._receiver import FastReceiver, fast_receiver, receiver_capacity
+from ._report import Report, Stats, percentile
 from ._server import running_server
 
 __all__ = ["run"]
@@ -37,18 +47,32 @@ _ROUND_TIMEOUT_SECONDS = DELAY_SECONDS + 10.0
 # before each publish every message would be published at the same point of the engine's polling
 # cycle, and the lags would measure that phase instead of the engine.
 _MAX_JITTER_SECONDS = 0.25
+DELIVERIES_GOAL_PER_SECOND = 1000.0
+LAG_P95_GOAL_MS = 100.0
+# The most messages one batch publish takes (openapi.yaml).
+_BATCH_LIMIT = 1000
+# A throughput round's messages fall due this long after its first publish, so that publishing them
+# is over before the engine starts sending.
+_PUBLISH_ALLOWANCE_SECONDS = 0.5
+_PUBLISH_SECONDS_PER_MESSAGE = 0.001
+_THROUGHPUT_TIMEOUT_SECONDS = 120.0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Sizes:
-    """Rounds, and messages of each kind per round."""
+    """Lag rounds and messages of each kind per round; throughput rounds and messages per round;
+    how long the receiver's capacity is measured.
+    """
 
     rounds: int
     per_kind: int
+    throughput_rounds: int
+    burst: int
+    capacity_seconds: float
 
 
-_FULL = _Sizes(rounds=5, per_kind=8)
-_QUICK = _Sizes(rounds=1, per_kind=2)
+_FULL = _Sizes(rounds=5, per_kind=20, throughput_rounds=3, burst=5000, capacity_seconds=3.0)
+_QUICK = _Sizes(rounds=1, per_kind=2, throughput_rounds=1, burst=100, capacity_seconds=0.2)
 
 
 class _Arrivals:
@@ -112,13 +136,69 @@ def _publish(client: sdk.Client, url: str, *, delay: int, label: str) -> str:
     return receipt.message_id
 
 
+def _throughput_round(client: sdk.Client, receiver: FastReceiver, burst: int) -> float | None:
+    """Deliveries per second of one burst falling due at once; None when some did not arrive."""
+    receiver.reset()
+    lead = _PUBLISH_ALLOWANCE_SECONDS + burst * _PUBLISH_SECONDS_PER_MESSAGE
+    due = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=lead)
+    for start in range(0, burst, _BATCH_LIMIT):
+        client.messages.batch(
+            [
+                sdk.MessageRequest(
+                    f"burst message {index}",
+                    url=receiver.url(f"/burst/{index}"),
+                    not_before=due,
+                    retries=0,
+                )
+                for index in range(start, min(burst, start + _BATCH_LIMIT))
+            ]
+        )
+    deadline = time.monotonic() + lead + _THROUGHPUT_TIMEOUT_SECONDS
+    while True:
+        count, first, last = receiver.stats()
+        if count >= burst:
+            break
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.1)
+    return count / (last - first) if last > first else None
+
+
+def _throughput(client: sdk.Client, report: Report, sizes: _Sizes) -> None:
+    with fast_receiver() as receiver:
+        capacity = receiver_capacity(receiver, seconds=sizes.capacity_seconds)
+        rates: list[float] = []
+        # The first burst opens the connections and warms the caches; it is not counted.
+        for _ in range(1 + sizes.throughput_rounds):
+            rate = _throughput_round(client, receiver, sizes.burst)
+            if rate is None:
+                report.skipped.append(
+                    f"throughput: a burst of {sizes.burst} messages was not delivered within "
+                    f"{_THROUGHPUT_TIMEOUT_SECONDS:.0f} s"
+                )
+                return
+            rates.append(rate)
+        rates = rates[1:]
+    report.goal(
+        "HTTP deliveries per second, one server process",
+        Stats.of(rates),
+        "deliveries/s",
+        at_least=DELIVERIES_GOAL_PER_SECOND,
+    )
+    report.add("fast receiver alone (asyncio load generator)", capacity, "req/s")
+
+
 def run(*, quick: bool = False) -> Report:
-    """Measure the delivery lag of delayed and immediate messages, published alternately."""
+    """Measure the delivery lag of delayed and immediate messages, published alternately, and the
+    deliveries per second of one server process to a fast receiver.
+    """
     sizes = _QUICK if quick else _FULL
     report = Report(
         "delivery",
         f"arrival - not_before of HTTP messages to a loopback receiver; {sizes.rounds} rounds of "
-        f"{sizes.per_kind} delay={DELAY_SECONDS}s and {sizes.per_kind} immediate, interleaved",
+        f"{sizes.per_kind} delay={DELAY_SECONDS}s and {sizes.per_kind} immediate, interleaved; "
+        f"{sizes.throughput_rounds} bursts (after a warm-up one) of {sizes.burst} messages due "
+        "at once to a fast receiver",
     )
     arrivals = _Arrivals()
     environment = {"SPOOL_ALLOW_DESTINATIONS": "127.0.0.1"}
@@ -136,34 +216,53 @@ def run(*, quick: bool = False) -> Report:
             return report
         jitter = random.Random(0)
         published: dict[str, list[str]] = {"delayed": [], "immediate": []}
+        delayed_rounds: list[list[str]] = []
         lost = 0
         for round_index in range(sizes.rounds):
             order = [("delayed", DELAY_SECONDS), ("immediate", 0)]
             if round_index % 2:
                 order.reverse()
             in_round: set[str] = set()
+            delayed_rounds.append([])
             for _ in range(sizes.per_kind):
                 for label, delay in order:
                     time.sleep(jitter.uniform(0, _MAX_JITTER_SECONDS))
                     message_id = _publish(client, url, delay=delay, label=label)
                     published[label].append(message_id)
+                    if label == "delayed":
+                        delayed_rounds[-1].append(message_id)
                     in_round.add(message_id)
             lost += len(in_round) - len(arrivals.wait_for(in_round, timeout=_ROUND_TIMEOUT_SECONDS))
         # Looked up after the rounds, so that no round's deliveries compete with these reads.
-        lags: dict[str, list[float]] = {}
-        for label, message_ids in published.items():
+        lag_of: dict[str, float] = {}
+        for message_ids in published.values():
             arrived = arrivals.wait_for(set(message_ids), timeout=0)
-            lags[label] = [
-                arrived[message_id] - client.messages.get(message_id).not_before.timestamp()
-                for message_id in message_ids
-                if message_id in arrived
-            ]
+            for message_id in message_ids:
+                if message_id in arrived:
+                    not_before = client.messages.get(message_id).not_before.timestamp()
+                    lag_of[message_id] = arrived[message_id] - not_before
+        lags = {
+            label: [lag_of[message_id] for message_id in message_ids if message_id in lag_of]
+            for label, message_ids in published.items()
+        }
+        # After the lags, so that no burst's backlog delays a lag round.
+        _throughput(client, report, sizes)
     if lost:
         report.skipped.append(f"{lost} messages did not arrive within {_ROUND_TIMEOUT_SECONDS} s")
     for label in ("delayed", "immediate"):
         if not lags[label]:
             report.skipped.append(f"no {label} message arrived")
             return report
+    round_p95s = [
+        percentile([lag_of[message_id] for message_id in message_ids if message_id in lag_of], 0.95)
+        * 1e3
+        for message_ids in delayed_rounds
+        if any(message_id in lag_of for message_id in message_ids)
+    ]
+    report.goal(
+        "delay lag after not_before, p95", Stats.of(round_p95s), "ms", at_most=LAG_P95_GOAL_MS
+    )
+    for label in ("delayed", "immediate"):
         for name, fraction in (("p50", 0.5), ("p95", 0.95), ("max", 1.0)):
             report.add(f"{label} lag {name}", percentile(lags[label], fraction) * 1e3, "ms")
     report.ratio(

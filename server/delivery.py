@@ -56,6 +56,7 @@ from .stores.base import (
     NewMessage,
     StoreUnavailableError,
 )
+from .transport import DeliveryClient, DeliveryTransport
 
 __all__ = [
     "CALLBACK_HEADER",
@@ -85,11 +86,26 @@ MAX_CAPTURED_RESPONSE_BYTES = 256 * 1024
 # record the attempt. No other process may claim the message meanwhile, so this margin (beyond the
 # timeout) is also how long a message waits to be sent again after its process died mid-attempt.
 DEFAULT_LEASE_MARGIN_SECONDS = 30.0
+# The fallback look for due messages: the longest a process takes to notice a message that another
+# process scheduled (it then wakes at that message's due time, or at once when it is already due).
+# Its own publishes, retries and callbacks wake it without waiting for this.
 DEFAULT_POLL_INTERVAL_SECONDS = 0.2
+# While more messages are due than slots are free, the engine claims once this share of its slots
+# is free, or CLAIM_LINGER_SECONDS after a first slot freed up: one store call per batch rather than
+# one per finished attempt.
+CLAIM_FLOOR_SHARE = 0.25
+CLAIM_LINGER_SECONDS = 0.005
 # How long stop() waits for the loop's store call in progress to return, and then again once it is
 # cancelled: a claim normally takes milliseconds, a Redis reconnect up to its 5 s connect timeout.
 DEFAULT_STOP_TIMEOUT_SECONDS = 5.0
 CALLBACK_RETRIES = 3
+# Connections the HTTP client opens at most, and keeps open between attempts; above the default
+# concurrency, so a connection is free for each attempt in flight.
+HTTP_MAX_CONNECTIONS = 200
+HTTP_MAX_KEEPALIVE_CONNECTIONS = 100
+HTTP_KEEPALIVE_SECONDS = 30.0
+# Pools the client spreads its connections over (see server/transport.py).
+HTTP_POOL_SHARDS = 16
 CALLBACK_DEDUP_WINDOW_SECONDS = 7 * 24 * 3600.0
 
 # Framing and hop-by-hop headers belong to each connection, and the engine sets the Spool-* ones;
@@ -142,20 +158,37 @@ class DeliveryStore(Protocol):
         """See ``Store.publish_messages``."""
         ...
 
+    async def next_due_at(self) -> float | None:
+        """See ``Store.next_due_at``."""
+        ...
+
 
 def default_http_client() -> httpx.AsyncClient:
     """The client deliveries use: no redirects, no proxies from the environment.
 
     Following a redirect would let a receiver send the service to an address the destination
     policy refused, so a 3xx is just a failed attempt. Environment proxies are ignored so that
-    what the policy checked is what the service connects to.
+    what the policy checked is what the service connects to. One client serves every attempt,
+    keeping connections to each destination alive between them, and no cookies: a receiver's
+    cookie never rides along on a later delivery.
     """
-    return httpx.AsyncClient(
+    limits = httpx.Limits(
+        max_connections=HTTP_MAX_CONNECTIONS,
+        max_keepalive_connections=HTTP_MAX_KEEPALIVE_CONNECTIONS,
+        keepalive_expiry=HTTP_KEEPALIVE_SECONDS,
+    )
+    return DeliveryClient(
         follow_redirects=False,
         trust_env=False,
         headers={"User-Agent": "Spool-Delivery/0.1"},
-        limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+        transport=DeliveryTransport(limits, shards=HTTP_POOL_SHARDS),
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _url(url: str) -> httpx.URL:
+    # httpx parses a URL given as text again for every request; a parsed one is immutable.
+    return httpx.URL(url)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -182,7 +215,11 @@ class _Response:
 class DeliveryEngine:
     """Claims due messages from the store and delivers them until stopped.
 
-    ``concurrency`` bounds attempts in flight; ``batch`` bounds one claim. Each claim lasts the
+    ``concurrency`` bounds attempts in flight; ``batch`` bounds one claim, which takes as many due
+    messages as slots are free. Between claims the engine sleeps until the earliest
+    ``next_attempt_at`` the store holds (``next_due_at``), until a publish, retry or callback of
+    this process wakes it, or for ``poll_interval`` at most, which bounds how long it takes to
+    notice what other processes scheduled. Each claim lasts the
     message's ``timeout`` (which bounds its attempt) plus ``lease_margin``, which must cover
     publishing its callback and recording the attempt, or another process may claim a message still
     being settled. ``default_retry_delay`` gives the milliseconds before retry ``retried`` for
@@ -235,6 +272,14 @@ class DeliveryEngine:
         # The lease each message in flight is settled under: a claim of our own may renew it.
         self._leases: dict[str, str] = {}
         self._wake = asyncio.Event()
+        # Whether messages may be due now: set by wake(), by the timers and by a full claim; a
+        # claim that found fewer than it asked for clears it.
+        self._look = True
+        # The store's earliest next_attempt_at as last read, and the earliest retry this process
+        # scheduled since that read began.
+        self._due_at: float | None = None
+        self._retry_due_at: float | None = None
+        self._claim_floor = max(1, int(min(batch, concurrency) * CLAIM_FLOOR_SHARE))
 
     @property
     def running(self) -> bool:
@@ -247,6 +292,8 @@ class DeliveryEngine:
             raise RuntimeError("the delivery engine is already running")
         self._client = self._http_client_factory()
         self._wake = asyncio.Event()
+        self._look = True
+        self._due_at = self._retry_due_at = None
         self._stopping = asyncio.Event()
         self._loop_task = asyncio.create_task(self._run(self._stopping), name="spool-delivery-loop")
 
@@ -303,42 +350,101 @@ class DeliveryEngine:
             logger.error("the delivery loop failed", exc_info=loop_task.exception())
 
     def wake(self) -> None:
-        """Look for due messages now instead of at the next poll (e.g. right after a publish)."""
+        """Look for due messages now instead of at the next due time or poll (e.g. right after a
+        publish).
+        """
+        self._look = True
+        self._wake.set()
+
+    def _retry_scheduled(self, at: float) -> None:
+        """This process scheduled a retry for ``at``: wake then, however far the poll is."""
+        if self._retry_due_at is None or at < self._retry_due_at:
+            self._retry_due_at = at
+            self._wake.set()
+
+    def _timer_fired(self) -> None:
+        self._look = True
         self._wake.set()
 
     async def _run(self, stopping: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
+        linger_until: float | None = None
         while not stopping.is_set():
             self._wake.clear()
-            free = min(self._batch, self._concurrency - len(self._in_flight))
-            claimed: list[MessageRecord] = []
-            if free > 0:
-                try:
-                    claimed = await self._store.claim_due_messages(
-                        now=time.time(), limit=free, lease_margin=self._lease_margin
-                    )
-                except StoreUnavailableError as error:
-                    # An outage is expected to pass; a traceback per poll would only bury it.
-                    logger.warning("claiming due messages failed: %s; trying again", error.detail)
-                except Exception:
-                    logger.exception("claiming due messages failed; trying again after a pause")
-            # Launched even when stopping: they are claimed now, and stop() gives them its grace
-            # instead of leaving them to wait for their lease.
-            for message in claimed:
-                self._launch(message)
-            if stopping.is_set():
-                return
-            if free > 0 and len(claimed) == free:
-                # A full claim means more may be due: claim again without waiting for the poll.
-                await asyncio.sleep(0)
-                continue
-            # A timer that sets the event, not asyncio.timeout or wait_for: both read a task's
-            # pending cancellations, which a swallowed cancellation leaves miscounted.
-            poll = loop.call_later(self._poll_interval, self._wake.set)
-            try:
-                await self._wake.wait()
-            finally:
-                poll.cancel()
+            free = self._concurrency - len(self._in_flight)
+            if self._look and free > 0:
+                if free < self._claim_floor and linger_until is None:
+                    linger_until = loop.time() + CLAIM_LINGER_SECONDS
+                if linger_until is None or free >= self._claim_floor or loop.time() >= linger_until:
+                    linger_until = None
+                    full = await self._claim(min(self._batch, free), stopping)
+                    if stopping.is_set():
+                        return
+                    if full:
+                        # More may be due: claim again as soon as slots are free.
+                        await asyncio.sleep(0)
+                        continue
+            await self._sleep(loop, free, linger_until)
+
+    async def _claim(self, limit: int, stopping: asyncio.Event) -> bool:
+        """Claim and launch up to ``limit`` due messages; True when the claim was full."""
+        self._look = False
+        self._retry_due_at = None
+        try:
+            claimed = await self._store.claim_due_messages(
+                now=time.time(), limit=limit, lease_margin=self._lease_margin
+            )
+        except StoreUnavailableError as error:
+            # An outage is expected to pass; a traceback per poll would only bury it.
+            logger.warning("claiming due messages failed: %s; trying again", error.detail)
+            self._due_at = None
+            return False
+        except Exception:
+            logger.exception("claiming due messages failed; trying again after a pause")
+            self._due_at = None
+            return False
+        # Launched even when stopping: they are claimed now, and stop() gives them its grace
+        # instead of leaving them to wait for their lease.
+        for message in claimed:
+            self._launch(message)
+        if len(claimed) == limit:
+            self._look = True
+            return True
+        if not stopping.is_set():
+            await self._read_next_due()
+        return False
+
+    async def _read_next_due(self) -> None:
+        try:
+            self._due_at = await self._store.next_due_at()
+        except StoreUnavailableError as error:
+            logger.warning("reading the next due time failed: %s; polling", error.detail)
+            self._due_at = None
+        except Exception:
+            logger.exception("reading the next due time failed; polling")
+            self._due_at = None
+
+    async def _sleep(
+        self, loop: asyncio.AbstractEventLoop, free: int, linger_until: float | None
+    ) -> None:
+        """Wait for a wake-up, or until the next due time, the poll or the end of a linger."""
+        delay: float | None = None
+        if free > 0:
+            delay = self._poll_interval
+            for due_at in (self._due_at, self._retry_due_at):
+                if due_at is not None:
+                    delay = min(delay, max(0.0, due_at - time.time()))
+            if linger_until is not None:
+                delay = min(delay, max(0.0, linger_until - loop.time()))
+        # With every slot busy, only a finishing attempt (or stop()) can let the loop claim, and
+        # each one wakes it. A timer that sets the event, not asyncio.timeout or wait_for: both
+        # read a task's pending cancellations, which a swallowed cancellation leaves miscounted.
+        timer = None if delay is None else loop.call_later(delay, self._timer_fired)
+        try:
+            await self._wake.wait()
+        finally:
+            if timer is not None:
+                timer.cancel()
 
     def _launch(self, message: MessageRecord) -> None:
         if self._client is None:
@@ -382,7 +488,7 @@ class DeliveryEngine:
             )
         self._in_flight.pop(message_id, None)
         self._leases.pop(message_id, None)
-        # A slot is free: claim more now if the loop was waiting because all slots were busy.
+        # A slot is free: the loop claims more if messages are still due.
         self._wake.set()
 
     async def _deliver(self, message: MessageRecord) -> None:
@@ -464,13 +570,15 @@ class DeliveryEngine:
             return
         if retried < message.retries:
             delay_ms = self._retry_delay_ms(message, retried + 1)
+            next_attempt_at = time.time() + delay_ms / 1000.0
             await self._store.record_attempt(
                 message.message_id,
                 attempt,
                 lease_id=lease_id,
                 outcome="retry",
-                next_attempt_at=time.time() + delay_ms / 1000.0,
+                next_attempt_at=next_attempt_at,
             )
+            self._retry_scheduled(next_attempt_at)
             return
         if message.failure_callback:
             await self._publish_callback(
@@ -527,7 +635,7 @@ class DeliveryEngine:
             async with asyncio.timeout(message.timeout):
                 async with client.stream(
                     message.method,
-                    message.url,
+                    _url(message.url),
                     content=message.body,
                     headers=self._headers(message, retried),
                     timeout=httpx.Timeout(message.timeout),

@@ -46,6 +46,9 @@ def _json_segment(value: object) -> str:
     return _base64url(json.dumps(value, separators=(",", ":"), sort_keys=True).encode("utf-8"))
 
 
+_HEADER_SEGMENT = _json_segment(_HEADER)
+
+
 def body_hash(body: bytes) -> str:
     """The ``body`` claim: unpadded base64url of the SHA-256 of the exact body bytes."""
     return _base64url(hashlib.sha256(body).digest())
@@ -75,7 +78,7 @@ def sign(
         "exp": math.ceil(now + ttl),
         "jti": new_id("jwt", now=now),
     }
-    signing_input = f"{_json_segment(_HEADER)}.{_json_segment(claims)}"
+    signing_input = f"{_HEADER_SEGMENT}.{_json_segment(claims)}"
     signature = hmac.new(key.encode("utf-8"), signing_input.encode("ascii"), hashlib.sha256)
     return f"{signing_input}.{_base64url(signature.digest())}"
 

@@ -730,6 +730,15 @@ class Store(abc.ABC):
         (``dead_letter_not_found``).
         """
 
+    @abc.abstractmethod
+    async def next_due_at(self) -> float | None:
+        """For the delivery engine: the earliest ``next_attempt_at`` of the messages that are
+        ``scheduled`` or ``delivering`` (for a delivering message, when its lease ends), whether
+        that time has passed or not; None when no message is either. A claim with ``now`` at or
+        after that time finds the message, unless it was claimed, settled or cancelled meanwhile.
+        Reads only.
+        """
+
     # Quotas --------------------------------------------------------------------------------
 
     @abc.abstractmethod

@@ -2223,6 +2223,13 @@ class RedisStore(Store):
         )
         return _message_record(_pairs(fields))
 
+    async def next_due_at(self) -> float | None:
+        """The lowest score of the due set: every scheduled or delivering message, by its next
+        attempt or lease end.
+        """
+        first = await self._redis.zrange(f"{self._message_keys.base}:due", 0, 0, withscores=True)
+        return float(first[0][1]) if first else None
+
     # Quotas --------------------------------------------------------------------------------
 
     def _quota_key(self, token_id: str) -> str:

@@ -1565,6 +1565,20 @@ class SQLiteStore(Store):
 
         return await self._run(work)
 
+    async def next_due_at(self) -> float | None:
+        """The earliest next attempt (or lease end) of a scheduled or delivering message."""
+
+        def work(connection: sqlite3.Connection, _now: float) -> float | None:
+            # The same index and order as claim_due_messages' scan.
+            row = connection.execute(
+                """SELECT next_attempt_at FROM messages
+                   WHERE state IN ('scheduled', 'delivering') AND next_attempt_at IS NOT NULL
+                   ORDER BY next_attempt_at, seq LIMIT 1"""
+            ).fetchone()
+            return None if row is None else float(row["next_attempt_at"])
+
+        return await self._run(work, write=False)
+
     # Quotas --------------------------------------------------------------------------------
 
     async def consume_quota(self, token_id: str, amount: int, *, limit: int) -> bool:

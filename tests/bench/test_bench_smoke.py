@@ -57,7 +57,7 @@ def test_facade_compares_the_sdk_with_the_generated_client() -> None:
 
 
 def test_client_measures_cpu_import_async_and_memory_beside_their_anchors() -> None:
-    """The client benchmark's three goals each have their anchor, and memory is reported."""
+    """The client benchmark's goals each have their anchor, and memory is reported."""
     report = client.run(quick=True)
 
     _assert_complete(report)
@@ -65,6 +65,11 @@ def test_client_measures_cpu_import_async_and_memory_beside_their_anchors() -> N
         ("client CPU per publish_json (mock transport)", "qstash-py 3.4.0"),
         ("import sdk (runtime dependencies only)", "import httpx"),
         ("AsyncClient, 64 publish_json in flight", "sync Client, one at a time"),
+        (
+            "AsyncClient, 64 in flight, of the service's own ceiling",
+            "raw load generator, 64 connections",
+        ),
+        ("64 concurrent single publishes, batching on", "batching off"),
     ]
     for goal in report.goals:
         assert goal.anchor is not None and goal.anchor.median > 0 and goal.spool.median > 0
@@ -82,15 +87,29 @@ def test_the_import_benchmark_hides_only_what_the_sdk_does_not_depend_on() -> No
     assert {"pytest", "qstash", "pydantic"} <= hidden
 
 
-def test_delivery_measures_lags_or_says_the_engine_is_missing() -> None:
-    """The delivery benchmark reports both lags, or why it could not measure them."""
+def test_delivery_measures_lags_and_throughput_or_says_the_engine_is_missing() -> None:
+    """The delivery benchmark reports both lags, the deliveries per second beside the receiver's
+    own capacity, and both goals; or why it could not measure them.
+    """
     report = delivery.run(quick=True)
 
     if report.skipped and report.skipped[0].startswith("delivery engine not wired"):
         assert not report.rows
     else:
         _assert_complete(report)
-        assert {row.name for row in report.rows} >= {"delayed lag p50", "immediate lag p50"}
+        assert not report.skipped, format_report(report)
+        assert {row.name for row in report.rows} >= {
+            "delayed lag p50",
+            "immediate lag p50",
+            "fast receiver alone (asyncio load generator)",
+        }
+        assert [goal.name for goal in report.goals] == [
+            "HTTP deliveries per second, one server process",
+            "delay lag after not_before, p95",
+        ]
+        for goal in report.goals:
+            assert goal.anchor is None
+            assert math.isfinite(goal.value) and goal.value > 0, format_report(report)
 
 
 @pytest.mark.redis

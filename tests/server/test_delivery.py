@@ -145,6 +145,15 @@ class MemoryStore:
             self.dead_letters.append(message_id)
         return settled
 
+    async def next_due_at(self) -> float | None:
+        """The earliest next attempt of a scheduled or delivering message."""
+        times = [
+            message.next_attempt_at
+            for message in self.messages.values()
+            if message.state in ("scheduled", "delivering") and message.next_attempt_at is not None
+        ]
+        return min(times, default=None)
+
     def take_over(self, message_id: str) -> None:
         """Claim the message again under a new lease, as another process would once it ended."""
         self.messages[message_id] = dataclasses.replace(
@@ -706,6 +715,158 @@ async def test_many_messages_are_delivered_with_bounded_concurrency(
     assert sorted(request.body for request in receiver.requests) == sorted(
         str(n).encode() for n in range(30)
     )
+
+
+class GatedTransport:
+    """An HTTP transport whose requests wait at a gate the test opens; it counts how many are in
+    flight at once.
+    """
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Event()
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.started = 0
+
+    async def handle(self, request: httpx.Request) -> httpx.Response:
+        """Answer 200 once the gate opens."""
+        self.started += 1
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            await self.gate.wait()
+        finally:
+            self.in_flight -= 1
+        return httpx.Response(200, text="ok")
+
+    def client(self) -> httpx.AsyncClient:
+        """An HTTP client factory's product that sends through this transport."""
+        return httpx.AsyncClient(transport=httpx.MockTransport(self.handle))
+
+
+def record_claims(store: MemoryStore) -> list[tuple[int, int]]:
+    """Wrap the store's claim to note each claim's ``limit`` and how many messages it took."""
+    claims: list[tuple[int, int]] = []
+    real_claim = store.claim_due_messages
+
+    async def claim(*, now: float, limit: int, lease_margin: float) -> list[MessageRecord]:
+        claimed = await real_claim(now=now, limit=limit, lease_margin=lease_margin)
+        claims.append((limit, len(claimed)))
+        return claimed
+
+    store.claim_due_messages = claim  # type: ignore[method-assign]
+    return claims
+
+
+async def test_one_claim_takes_as_many_due_messages_as_slots_are_free(
+    store: MemoryStore, engine: EngineFactory
+) -> None:
+    """Due messages are claimed in one batch up to the free slots, never more than are free, and
+    no more are sent at once than ``concurrency`` allows.
+    """
+    transport = GatedTransport()
+    ids = [await publish(store, new_message(f"http://127.0.0.1:9/m/{n}")) for n in range(12)]
+    claims = record_claims(store)
+    await engine(concurrency=5, batch=50, http_client_factory=transport.client).start()
+    await eventually(lambda: transport.started == 5)
+    await asyncio.sleep(0.1)
+    assert claims == [(5, 5)]
+    assert transport.started == 5
+
+    transport.gate.set()
+    await eventually(lambda: all(settled(store, message_id)() for message_id in ids))
+    assert transport.most_in_flight <= 5
+    assert all(limit <= 5 for limit, _ in claims)
+    assert sum(taken for _, taken in claims) == 12
+
+
+async def test_a_future_message_is_sent_at_its_due_time_without_a_poll(
+    store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
+) -> None:
+    """The engine sleeps until the store's next due time: with an hour-long poll, only that wake-up
+    can deliver a message due in a moment.
+    """
+    receiver = await endpoint(Reply(200))
+    message_id = await publish(store, new_message(receiver.url(), not_before=time.time() + 0.3))
+    await engine(poll_interval=3600.0).start()
+    await eventually(settled(store, message_id))
+    assert len(receiver.requests) == 1
+
+
+async def test_a_message_published_after_start_is_found_after_the_wake(
+    store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
+) -> None:
+    """A publish in this process wakes the engine, which then also learns a later due time."""
+    receiver = await endpoint(Reply(200))
+    delivery = engine(poll_interval=3600.0)
+    await delivery.start()
+    now_id = await publish(store, new_message(receiver.url("/now")))
+    later_id = await publish(
+        store, new_message(receiver.url("/later"), not_before=time.time() + 0.3)
+    )
+    delivery.wake()
+    await eventually(settled(store, now_id))
+    await eventually(settled(store, later_id))
+
+
+async def test_a_retry_this_process_scheduled_wakes_it(
+    store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
+) -> None:
+    """The engine wakes for a retry it scheduled itself, however long its poll is."""
+    receiver = await endpoint(Reply(500), Reply(200))
+    message_id = await publish(store, new_message(receiver.url(), retry_delay="200"))
+    await engine(poll_interval=3600.0).start()
+    await eventually(settled(store, message_id))
+    assert [a.status_code for a in store.messages[message_id].attempts] == [500, 200]
+
+
+async def test_the_poll_finds_what_another_process_scheduled(
+    store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
+) -> None:
+    """A message written by another process (no wake-up here) is found by the fallback poll."""
+    receiver = await endpoint(Reply(200))
+    await engine(poll_interval=0.05).start()
+    await asyncio.sleep(0.1)
+    message_id = await publish(store, new_message(receiver.url()))
+    await eventually(settled(store, message_id))
+
+
+async def test_an_idle_engine_sleeps_until_the_next_due_time(
+    store: MemoryStore, engine: EngineFactory
+) -> None:
+    """With only a message due in an hour, the engine claims once and reads the due time once,
+    then sleeps instead of asking the store again and again.
+    """
+    await publish(store, new_message("http://127.0.0.1:9/later", not_before=time.time() + 3600))
+    claims = record_claims(store)
+    reads: list[float | None] = []
+    real_next_due_at = store.next_due_at
+
+    async def next_due_at() -> float | None:
+        reads.append(await real_next_due_at())
+        return reads[-1]
+
+    store.next_due_at = next_due_at  # type: ignore[method-assign]
+    await engine(poll_interval=3600.0).start()
+    await eventually(lambda: len(reads) == 1)
+    await asyncio.sleep(0.2)
+    assert claims == [(50, 0)]
+    assert len(reads) == 1
+
+
+async def test_a_failing_next_due_time_falls_back_to_the_poll(
+    store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
+) -> None:
+    """When the store cannot tell the next due time, the poll still finds the message."""
+    receiver = await endpoint(Reply(200))
+
+    async def unavailable() -> float | None:
+        raise StoreUnavailableError("Redis does not answer")
+
+    store.next_due_at = unavailable  # type: ignore[method-assign]
+    message_id = await publish(store, new_message(receiver.url(), not_before=time.time() + 0.2))
+    await engine(poll_interval=0.05).start()
+    await eventually(settled(store, message_id))
 
 
 async def test_stop_interrupts_hanging_attempts_and_reschedules_them(

@@ -566,6 +566,61 @@ async def test_a_dead_letter_for_an_unknown_message_is_not_found(store: Store) -
         assert raised.value.code == "dead_letter_not_found"
 
 
+# The next due time -------------------------------------------------------------------------
+
+
+async def test_next_due_at_is_none_without_a_scheduled_or_delivering_message(
+    store: Store, clock: FakeClock
+) -> None:
+    """An empty store, and one whose messages are all final, have no next due time."""
+    assert await store.next_due_at() is None
+    delivered = await publish_one(store, clock)
+    failed = await publish_one(store, clock)
+    cancelled = await publish_one(store, clock, not_before=clock.now + 60)
+    claimed = await store.claim_due_messages(now=clock.now, limit=10, lease_margin=60)
+    leases = {message.message_id: message.lease_id for message in claimed}
+    for message_id, outcome in ((delivered, "delivered"), (failed, "failed")):
+        lease = leases[message_id]
+        assert lease is not None
+        await store.record_attempt(message_id, attempt(1), lease_id=lease, outcome=outcome)
+    await store.cancel_message(cancelled)
+    assert await store.next_due_at() is None
+
+
+async def test_next_due_at_is_the_earliest_next_attempt_past_or_future(
+    store: Store, clock: FakeClock
+) -> None:
+    """The earliest ``next_attempt_at`` wins, also when it has already passed."""
+    for offset in (600.0, 60.0, 3600.0):
+        await publish_one(store, clock, not_before=clock.now + offset)
+    assert await store.next_due_at() == pytest.approx(clock.now + 60, abs=0.01)
+    await publish_one(store, clock, not_before=clock.now - 5)
+    assert await store.next_due_at() == pytest.approx(clock.now - 5, abs=0.01)
+
+
+async def test_next_due_at_follows_claims_retries_and_cancels(
+    store: Store, clock: FakeClock
+) -> None:
+    """A claimed message counts with its lease end, a retry with its next attempt, and a message
+    that was settled or cancelled no longer counts.
+    """
+    first = await publish_one(store, clock, timeout=5)
+    later = await publish_one(store, clock, not_before=clock.now + 100)
+    assert await store.next_due_at() == pytest.approx(clock.now, abs=0.01)
+    lease = await claim_lease(store, clock, first)
+    assert await store.next_due_at() == pytest.approx(clock.now + 65, abs=0.01)
+    await store.record_attempt(
+        first, attempt(1), lease_id=lease, outcome="retry", next_attempt_at=clock.now + 10
+    )
+    assert await store.next_due_at() == pytest.approx(clock.now + 10, abs=0.01)
+    clock.advance(10)
+    lease = await claim_lease(store, clock, first)
+    await store.record_attempt(first, attempt(2), lease_id=lease, outcome="delivered")
+    assert await store.next_due_at() == pytest.approx(clock.now + 90, abs=0.01)
+    await store.cancel_message(later)
+    assert await store.next_due_at() is None
+
+
 # URL groups --------------------------------------------------------------------------------
 
 

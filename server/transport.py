@@ -1,0 +1,392 @@
+"""The HTTP client the delivery engine sends through: httpx and httpcore, made cheap per request.
+
+A profile of one server delivering to a fast local receiver, 50 attempts in flight, found most of
+the engine's time in the connection pool and the network layer rather than in HTTP itself:
+
+- httpcore's pool, each time a request starts or ends, checks every connection and, for each idle
+  one, counts the idle connections again: work that grows with the square of the pool's size.
+  :class:`DeliveryTransport` spreads requests over several small pools instead of one large one.
+- It also asks every idle connection ``is_readable`` (has the receiver closed it?). httpcore's anyio
+  stream answers with a ``poll`` system call after building anyio's whole table of socket
+  attributes (a ``getpeername`` call among them), and it stops and restarts reading the socket
+  around every read, two more system calls per response. :class:`_Stream` sits on an asyncio
+  protocol that keeps reading: the receiver's data or its close is already in hand, so
+  ``is_readable`` is a look at a buffer and a flag.
+- httpcore writes a request's head and its body separately, and on loopback each send costs about
+  as much as the rest of the request's handling; :class:`_Stream` holds the writes until the answer
+  is read and sends them together.
+- httpx files every answer's cookies in the client's jar (7% of the engine's time) and sends them
+  on later requests to the same site. :class:`DeliveryClient` keeps none: each delivery stands
+  alone, and one publisher's receiver must not set what another publisher's message carries.
+
+What is sent, and to which address, is httpcore's and httpx's business as before: connections are
+opened to the host httpx names (resolved by the event loop), TLS verifies as httpx configures it,
+and timeouts raise httpcore's exceptions, which httpx maps to its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import math
+import ssl
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any
+
+import httpcore
+import httpx
+
+__all__ = ["DeliveryClient", "DeliveryTransport"]
+
+# Reading stops while this much of an answer waits unread, and starts again below a quarter of it.
+_READ_BUFFER_LIMIT = 256 * 1024
+# A request's writes are held and sent together up to this size.
+_MAX_HELD_BYTES = 64 * 1024
+# Like anyio's: a second address of the host is tried this long after the first one's connect
+# began, when that one has not succeeded yet.
+_HAPPY_EYEBALLS_DELAY_SECONDS = 0.25
+
+
+class _Protocol(asyncio.Protocol):
+    """Buffers what the connection receives and notes its end, for :class:`_Stream`."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.ended = False
+        self.error: Exception | None = None
+        self.paused = False
+        self._reader: asyncio.Future[None] | None = None
+        self._writable = True
+        self._drained: asyncio.Future[None] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if len(self.buffer) > _READ_BUFFER_LIMIT and not self.paused and self.transport:
+            self.transport.pause_reading()
+            self.paused = True
+        self._wake_reader()
+
+    def eof_received(self) -> bool:
+        self.ended = True
+        self._wake_reader()
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.ended = True
+        self.error = exc
+        self._wake_reader()
+        self._wake_writer()
+
+    def pause_writing(self) -> None:
+        self._writable = False
+
+    def resume_writing(self) -> None:
+        self._writable = True
+        self._wake_writer()
+
+    def _wake_reader(self) -> None:
+        if self._reader is not None and not self._reader.done():
+            self._reader.set_result(None)
+
+    def _wake_writer(self) -> None:
+        if self._drained is not None and not self._drained.done():
+            self._drained.set_result(None)
+
+    async def wait_readable(self) -> None:
+        """Return once data or the connection's end is here."""
+        self._reader = asyncio.get_running_loop().create_future()
+        try:
+            await self._reader
+        finally:
+            self._reader = None
+
+    async def wait_writable(self) -> None:
+        """Return once the transport's write buffer has drained (or the connection ended)."""
+        if self._writable or self.ended:
+            return
+        self._drained = asyncio.get_running_loop().create_future()
+        try:
+            await self._drained
+        finally:
+            self._drained = None
+
+
+class _Stream(httpcore.AsyncNetworkStream):
+    """One connection for httpcore, on :class:`_Protocol`."""
+
+    def __init__(self, transport: asyncio.Transport, protocol: _Protocol) -> None:
+        self._transport = transport
+        self._protocol = protocol
+        self._held: list[bytes] = []
+        self._held_size = 0
+        self._write_timeout: float | None = None
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self._held:
+            # As httpcore does with a failed write: read the answer all the same, since a
+            # receiver may answer (and close) before it has read the whole request.
+            with contextlib.suppress(httpcore.WriteError):
+                await self._send_held()
+        protocol = self._protocol
+        if not protocol.buffer and not protocol.ended:
+            try:
+                async with asyncio.timeout(timeout):
+                    await protocol.wait_readable()
+            except TimeoutError:
+                raise httpcore.ReadTimeout(f"no data within {timeout} s") from None
+        if protocol.buffer:
+            data = bytes(protocol.buffer[:max_bytes])
+            del protocol.buffer[:max_bytes]
+            if protocol.paused and len(protocol.buffer) < _READ_BUFFER_LIMIT // 4:
+                protocol.paused = False
+                self._transport.resume_reading()
+            return data
+        if protocol.error is not None:
+            raise httpcore.ReadError(str(protocol.error)) from protocol.error
+        return b""
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if not buffer:
+            return
+        self._held.append(buffer)
+        self._held_size += len(buffer)
+        self._write_timeout = timeout
+        if self._held_size >= _MAX_HELD_BYTES:
+            await self._send_held()
+
+    async def _send_held(self) -> None:
+        data = b"".join(self._held)
+        self._held.clear()
+        self._held_size = 0
+        protocol = self._protocol
+        if protocol.ended or self._transport.is_closing():
+            raise httpcore.WriteError("the connection is closed")
+        self._transport.write(data)
+        try:
+            async with asyncio.timeout(self._write_timeout):
+                await protocol.wait_writable()
+        except TimeoutError:
+            raise httpcore.WriteTimeout(f"could not send within {self._write_timeout} s") from None
+        if protocol.ended and protocol.error is not None:
+            raise httpcore.WriteError(str(protocol.error)) from protocol.error
+
+    async def aclose(self) -> None:
+        self._held.clear()
+        self._held_size = 0
+        self._transport.close()
+
+    async def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        if self._held:
+            await self._send_held()
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout):
+                transport = await loop.start_tls(
+                    self._transport, self._protocol, ssl_context, server_hostname=server_hostname
+                )
+        except TimeoutError:
+            self._transport.abort()
+            raise httpcore.ConnectTimeout(f"no TLS handshake within {timeout} s") from None
+        except (OSError, ssl.SSLError) as error:
+            self._transport.abort()
+            raise httpcore.ConnectError(str(error)) from error
+        if transport is None:
+            raise httpcore.ConnectError("the connection closed during the TLS handshake")
+        self._protocol.transport = transport
+        return _Stream(transport, self._protocol)
+
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable":
+            # The protocol reads all the time, so a receiver's close (or stray data) is here
+            # already; a connection in either state must not carry another request.
+            return bool(self._protocol.buffer) or self._protocol.ended
+        name = {
+            "ssl_object": "ssl_object",
+            "client_addr": "sockname",
+            "server_addr": "peername",
+            "socket": "socket",
+        }.get(info)
+        return None if name is None else self._transport.get_extra_info(name)
+
+
+class _NetworkBackend(httpcore.AsyncNetworkBackend):
+    """Opens :class:`_Stream` connections with the event loop's own ``create_connection``."""
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout):
+                transport, protocol = await loop.create_connection(
+                    _Protocol,
+                    host,
+                    port,
+                    local_addr=None if local_address is None else (local_address, 0),
+                    happy_eyeballs_delay=_HAPPY_EYEBALLS_DELAY_SECONDS,
+                )
+        except TimeoutError:
+            raise httpcore.ConnectTimeout(f"no connection within {timeout} s") from None
+        except OSError as error:
+            raise httpcore.ConnectError(str(error)) from error
+        return _connected(transport, protocol, socket_options)
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout):
+                transport, protocol = await loop.create_unix_connection(_Protocol, path)
+        except TimeoutError:
+            raise httpcore.ConnectTimeout(f"no connection within {timeout} s") from None
+        except OSError as error:
+            raise httpcore.ConnectError(str(error)) from error
+        return _connected(transport, protocol, socket_options)
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+def _connected(
+    transport: asyncio.BaseTransport,
+    protocol: _Protocol,
+    socket_options: Iterable[httpcore.SOCKET_OPTION] | None,
+) -> _Stream:
+    assert isinstance(transport, asyncio.Transport)
+    sock = transport.get_extra_info("socket")
+    for option in socket_options or ():
+        sock.setsockopt(*option)
+    return _Stream(transport, protocol)
+
+
+class _PoolTransport(httpx.AsyncHTTPTransport):
+    """httpx's transport on a connection pool that uses :class:`_NetworkBackend`.
+
+    httpx takes no network backend, so the pool it built is replaced by one with the same settings
+    (``tests/server/test_transport.py`` checks that connections go through :class:`_Stream`).
+    """
+
+    def __init__(self, limits: httpx.Limits, ssl_context: ssl.SSLContext) -> None:
+        super().__init__(trust_env=False, limits=limits)
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=ssl_context,
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=_NetworkBackend(),
+        )
+
+
+class _ReleasingStream(httpx.AsyncByteStream):
+    """A response body that calls ``release`` once, when it is closed."""
+
+    def __init__(self, stream: httpx.AsyncByteStream, release: Callable[[], None]) -> None:
+        self._stream = stream
+        self._release: Callable[[], None] | None = release
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._stream:
+            yield chunk
+
+    async def aclose(self) -> None:
+        try:
+            await self._stream.aclose()
+        finally:
+            release, self._release = self._release, None
+            if release is not None:
+                release()
+
+
+class DeliveryTransport(httpx.AsyncBaseTransport):
+    """``shards`` small connection pools sharing ``limits``; each request goes to the pool with
+    the fewest requests in flight (the first of those), so that a quiet service reuses one pool's
+    connections and a busy one spreads its requests evenly. ``ssl_context`` defaults to httpx's
+    (the system's certificate authorities, environment ignored).
+    """
+
+    def __init__(
+        self, limits: httpx.Limits, *, shards: int, ssl_context: ssl.SSLContext | None = None
+    ) -> None:
+        if shards < 1:
+            raise ValueError("shards must be >= 1")
+
+        def share(total: int | None) -> int | None:
+            return None if total is None else max(1, math.ceil(total / shards))
+
+        each = httpx.Limits(
+            max_connections=share(limits.max_connections),
+            max_keepalive_connections=share(limits.max_keepalive_connections),
+            keepalive_expiry=limits.keepalive_expiry,
+        )
+        context = ssl_context or httpx.create_ssl_context(trust_env=False)
+        self._shards = [_PoolTransport(each, context) for _ in range(shards)]
+        self._busy = [0] * shards
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        index = self._busy.index(min(self._busy))
+        self._busy[index] += 1
+        try:
+            response = await self._shards[index].handle_async_request(request)
+        except BaseException:
+            self._busy[index] -= 1
+            raise
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        response.stream = _ReleasingStream(response.stream, functools.partial(self._done, index))
+        return response
+
+    def _done(self, index: int) -> None:
+        self._busy[index] -= 1
+
+    async def aclose(self) -> None:
+        for shard in self._shards:
+            await shard.aclose()
+
+
+class _NoCookies(httpx.Cookies):
+    """A cookie jar that stays empty: answers' cookies are not kept, requests get none added."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        pass
+
+    def set_cookie_header(self, request: httpx.Request) -> None:
+        pass
+
+
+class DeliveryClient(httpx.AsyncClient):
+    """An ``httpx.AsyncClient`` that keeps no cookies (see the module's docstring); it takes
+    ``httpx.AsyncClient``'s options except ``cookies``.
+    """
+
+    def __init__(self, **options: Any) -> None:
+        if "cookies" in options:
+            raise TypeError("the delivery client keeps no cookies")
+        super().__init__(**options)
+        self._no_cookies = _NoCookies()
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return self._no_cookies
+
+    @cookies.setter
+    def cookies(self, _cookies: object) -> None:
+        raise TypeError("the delivery client keeps no cookies")

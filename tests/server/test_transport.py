@@ -1,0 +1,278 @@
+"""The delivery engine's HTTP client (server/transport.py, as ``default_http_client`` builds it)
+against real HTTP/1.1 servers on loopback: kept-alive connections, closed ones, cookies and TLS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import ssl
+import subprocess
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from server.delivery import HTTP_MAX_CONNECTIONS, default_http_client
+from server.transport import DeliveryClient, DeliveryTransport
+
+
+class KeepAliveServer:
+    """An HTTP/1.1 server on loopback that keeps connections open (unless ``close_after`` says to
+    drop each one silently after that many answers), counts the connections it accepted and
+    records each request's head. ``extra_headers`` are added to every answer.
+    """
+
+    def __init__(
+        self,
+        *,
+        close_after: int | None = None,
+        extra_headers: str = "",
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self.close_after = close_after
+        self.extra_headers = extra_headers
+        self.ssl_context = ssl_context
+        self.connections = 0
+        self.closed = 0
+        self.heads: list[str] = []
+        self.url = ""
+        self._server: asyncio.Server | None = None
+
+    @property
+    def requests(self) -> int:
+        """How many requests were answered."""
+        return len(self.heads)
+
+    async def start(self) -> None:
+        """Listen on a free loopback port."""
+        self._server = await asyncio.start_server(
+            self._handle, "127.0.0.1", 0, ssl=self.ssl_context
+        )
+        scheme = "http" if self.ssl_context is None else "https"
+        port = self._server.sockets[0].getsockname()[1]
+        self.url = f"{scheme}://{'localhost' if self.ssl_context else '127.0.0.1'}:{port}/hook"
+
+    async def close(self) -> None:
+        """Stop listening."""
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        answered = 0
+        try:
+            while self.close_after is None or answered < self.close_after:
+                head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+                length = 0
+                for line in head.lower().split("\r\n"):
+                    if line.startswith("content-length:"):
+                        length = int(line.partition(":")[2])
+                await reader.readexactly(length)
+                self.heads.append(head)
+                answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n" + self.extra_headers + "\r\n"
+                writer.write(answer.encode("latin-1") + b"ok")
+                await writer.drain()
+                answered += 1
+        except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError):
+            pass
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError, ssl.SSLError):
+                await writer.wait_closed()
+            self.closed += 1
+
+
+ServerFactory = Callable[..., Awaitable[KeepAliveServer]]
+
+
+@pytest.fixture
+async def keep_alive_server() -> AsyncIterator[ServerFactory]:
+    """Start keep-alive servers; all are closed after the test."""
+    started: list[KeepAliveServer] = []
+
+    async def start(**options: Any) -> KeepAliveServer:
+        server = KeepAliveServer(**options)
+        await server.start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        await server.close()
+
+
+async def eventually(condition: Callable[[], bool], *, within: float = 15.0) -> None:
+    """Wait (generously) until ``condition()`` holds."""
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail("condition not reached in time")
+        await asyncio.sleep(0.01)
+
+
+async def test_attempts_one_after_the_other_reuse_one_connection(
+    keep_alive_server: ServerFactory,
+) -> None:
+    """A quiet destination keeps one connection: every request goes to the same pool."""
+    server = await keep_alive_server()
+    client = default_http_client()
+    try:
+        for _ in range(5):
+            assert (await client.post(server.url, content=b"{}")).status_code == 200
+    finally:
+        await client.aclose()
+    assert (server.requests, server.connections) == (5, 1)
+
+
+async def test_concurrent_attempts_spread_and_their_connections_are_reused(
+    keep_alive_server: ServerFactory,
+) -> None:
+    """Attempts in flight together each get a connection; later rounds reuse those connections."""
+    server = await keep_alive_server()
+    client = default_http_client()
+    try:
+        for _ in range(3):
+            answers = await asyncio.gather(
+                *(client.post(server.url, content=b"{}") for _ in range(20))
+            )
+            assert {answer.status_code for answer in answers} == {200}
+    finally:
+        await client.aclose()
+    assert server.requests == 60
+    assert server.connections <= 20
+
+
+async def test_a_connection_the_receiver_closed_is_not_reused(
+    keep_alive_server: ServerFactory,
+) -> None:
+    """A kept-alive connection that the receiver closed meanwhile reads as readable (its end of
+    stream), so the pool drops it and the next attempt connects afresh instead of failing.
+    """
+    server = await keep_alive_server(close_after=1)
+    client = default_http_client()
+    try:
+        for round_number in range(1, 4):
+            assert (await client.post(server.url, content=b"{}")).status_code == 200
+            # On loopback the close has reached this side once the receiver finished closing.
+            await eventually(lambda closed=round_number: server.closed == closed)
+    finally:
+        await client.aclose()
+    assert (server.requests, server.connections) == (3, 3)
+
+
+async def test_a_request_goes_out_whole_with_its_body(keep_alive_server: ServerFactory) -> None:
+    """The head and the body, sent together, arrive as one request with the body's length."""
+    server = await keep_alive_server()
+    body = b"x" * 200_000
+    client = default_http_client()
+    try:
+        for content in (b"{}", body, b""):
+            assert (await client.post(server.url, content=content)).status_code == 200
+    finally:
+        await client.aclose()
+    lengths = [
+        line.partition(":")[2].strip()
+        for head in server.heads
+        for line in head.lower().split("\r\n")
+        if line.startswith("content-length:")
+    ]
+    assert lengths == ["2", str(len(body)), "0"]
+
+
+async def test_a_receivers_cookie_is_not_sent_on_later_deliveries(
+    keep_alive_server: ServerFactory,
+) -> None:
+    """Each delivery stands alone: a ``Set-Cookie`` answer is not kept by the client."""
+    server = await keep_alive_server(extra_headers="Set-Cookie: session=abc; Path=/\r\n")
+    client = default_http_client()
+    try:
+        for _ in range(2):
+            assert (await client.post(server.url, content=b"{}")).status_code == 200
+        assert len(client.cookies) == 0
+    finally:
+        await client.aclose()
+    assert all("cookie:" not in head.lower() for head in server.heads)
+    with pytest.raises(TypeError, match="no cookies"):
+        DeliveryClient(cookies={"a": "b"})
+
+
+async def test_a_connect_error_and_a_read_timeout_are_httpx_errors() -> None:
+    """Refused connections and silent receivers raise httpx's own errors, as the engine expects."""
+    client = default_http_client()
+    writers: list[asyncio.StreamWriter] = []
+
+    async def listen_only(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
+
+    silent = await asyncio.start_server(listen_only, "127.0.0.1", 0)
+    port = silent.sockets[0].getsockname()[1]
+    try:
+        with pytest.raises(httpx.ConnectError):
+            await client.post("http://127.0.0.1:1/hook", content=b"{}")
+        with pytest.raises(httpx.ReadTimeout):
+            await client.post(f"http://127.0.0.1:{port}/hook", content=b"{}", timeout=0.2)
+    finally:
+        await client.aclose()
+        silent.close()
+        for writer in writers:
+            writer.close()
+        await silent.wait_closed()
+
+
+def test_the_transport_needs_a_pool() -> None:
+    """Zero pools is a programming error, said at once."""
+    with pytest.raises(ValueError, match="shards"):
+        DeliveryTransport(httpx.Limits(max_connections=HTTP_MAX_CONNECTIONS), shards=0)
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A self-signed certificate for ``localhost`` and its key, made by the openssl command."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("the openssl command is not installed")
+    directory = tmp_path_factory.mktemp("tls")
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost"]
+        + ["-addext", "subjectAltName=DNS:localhost"],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+async def test_https_goes_through_tls_and_verifies_the_receiver(
+    keep_alive_server: ServerFactory, certificate: tuple[Path, Path]
+) -> None:
+    """An https destination is reached over TLS with the client's verification: a receiver whose
+    certificate the client trusts answers on a kept-alive connection, and with the default trust
+    store the same receiver is refused.
+    """
+    cert, key = certificate
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_context.load_cert_chain(cert, key)
+    server = await keep_alive_server(ssl_context=server_context)
+    trusting = ssl.create_default_context(cafile=str(cert))
+    limits = httpx.Limits(max_connections=4, max_keepalive_connections=4)
+    client = DeliveryClient(transport=DeliveryTransport(limits, shards=2, ssl_context=trusting))
+    try:
+        for _ in range(3):
+            assert (await client.post(server.url, content=b"{}")).text == "ok"
+    finally:
+        await client.aclose()
+    assert (server.requests, server.connections) == (3, 1)
+
+    refusing = default_http_client()
+    try:
+        with pytest.raises(httpx.ConnectError):
+            await refusing.post(server.url, content=b"{}")
+    finally:
+        await refusing.aclose()
