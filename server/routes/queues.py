@@ -178,7 +178,7 @@ async def publish_job(request: Request) -> Response:
     principal = authenticate(request)
     name = path_name(request, "queue")
     require(principal, "queue", name, "publish")
-    check_rate(request, principal)
+    await check_rate(request, principal)
     body, raw = await read_json(request, PublishJobRequest)
     job = _new_job(request, body, "body")
 
@@ -196,7 +196,7 @@ async def publish_jobs(request: Request) -> Response:
     principal = authenticate(request)
     name = path_name(request, "queue")
     require(principal, "queue", name, "publish")
-    check_rate(request, principal)
+    await check_rate(request, principal)
     body, raw = await read_json(request, PublishJobsRequest)
     jobs = [_new_job(request, job, f"body.jobs.{index}") for index, job in enumerate(body.jobs)]
 

@@ -105,7 +105,7 @@ async def append_entry(request: Request) -> Response:
     principal = authenticate(request)
     stream = path_name(request, "stream")
     require(principal, "stream", stream, "publish")
-    check_rate(request, principal)
+    await check_rate(request, principal)
     body, raw = await read_json(request, AppendEntryRequest)
     ensure_finite(body.body, "body.body")
     trim = _optional_trim(body.maxlen, body.minid, body.approximate)
@@ -132,7 +132,7 @@ async def append_entries(request: Request) -> Response:
     principal = authenticate(request)
     stream = path_name(request, "stream")
     require(principal, "stream", stream, "publish")
-    check_rate(request, principal)
+    await check_rate(request, principal)
     body, raw = await read_json(request, AppendEntriesRequest)
     for index, entry in enumerate(body.entries):
         ensure_finite(entry.body, f"body.entries.{index}.body")

@@ -1,5 +1,5 @@
-"""What every route shares (server/routes/_common.py): the publish pipeline's quota, dates,
-query parameters.
+"""What every route shares (server/routes/_common.py): the publish pipeline's quota and rate
+limit, dates, query parameters.
 """
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
-from server.config import Permission, Settings, TokenConfig
+from server.config import Permission, RateLimit, Settings, TokenConfig
 from server.routes._common import rfc3339
 from tests.conftest import TEST_DESTINATIONS, RunningApp, assert_problem
 
@@ -132,3 +132,22 @@ async def test_other_methods_on_the_batch_path_are_405(api: RunningApp) -> None:
     response = await api.client.get("/v1/messages/batch")
     assert_problem(response, 405, "method_not_allowed")
     assert response.headers["allow"] == "POST"
+
+
+async def test_publishing_too_fast_is_rate_limited(app_factory: AppFactory, store_url: str) -> None:
+    """Over its rate, a token's publishes get 429 rate_limited with Retry-After; reads do not."""
+    token = TokenConfig(
+        id="fast",
+        secret="secret-fast",
+        permissions=EVERYTHING,
+        rate_limit=RateLimit(per_second=0.01, burst=1),
+    )
+    settings = Settings(tokens=(token,), store_url=store_url)
+    async with app_factory(settings, token="secret-fast") as running:
+        path = "/v1/streams/events/entries"
+        assert (await running.client.post(path, json={"body": 1})).status_code == 201
+        response = await running.client.post(path, json={"body": 2})
+        problem = assert_problem(response, 429, "rate_limited")
+        assert int(response.headers["retry-after"]) >= 1
+        assert "fast" in problem["detail"]
+        assert (await running.client.get("/v1/streams/events")).json()["length"] == 1
