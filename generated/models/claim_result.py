@@ -22,6 +22,9 @@ class ClaimResult:
         next_start_id (str): A stream entry id, `<milliseconds>-<sequence>`.
         entries (list[DeliveredEntry]):
         deleted_ids (list[str]): Pending ids whose entries were trimmed away; they are no longer pending.
+        dead_lettered_ids (list[str]): Pending ids that used up the group's `max_deliveries`; they are no longer pending
+            and
+            their entries were appended to `<stream>.dead`.
     """
 
     stream: str
@@ -29,6 +32,7 @@ class ClaimResult:
     next_start_id: str
     entries: list[DeliveredEntry]
     deleted_ids: list[str]
+    dead_lettered_ids: list[str]
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -45,6 +49,8 @@ class ClaimResult:
 
         deleted_ids = self.deleted_ids
 
+        dead_lettered_ids = self.dead_lettered_ids
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -54,6 +60,7 @@ class ClaimResult:
                 "next_start_id": next_start_id,
                 "entries": entries,
                 "deleted_ids": deleted_ids,
+                "dead_lettered_ids": dead_lettered_ids,
             }
         )
 
@@ -79,12 +86,15 @@ class ClaimResult:
 
         deleted_ids = cast(list[str], d.pop("deleted_ids"))
 
+        dead_lettered_ids = cast(list[str], d.pop("dead_lettered_ids"))
+
         claim_result = cls(
             stream=stream,
             group=group,
             next_start_id=next_start_id,
             entries=entries,
             deleted_ids=deleted_ids,
+            dead_lettered_ids=dead_lettered_ids,
         )
 
         claim_result.additional_properties = d
