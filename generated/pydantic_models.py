@@ -344,10 +344,11 @@ class ClaimResult(BaseModel):
     """
     Pending ids whose entries were trimmed away; they are no longer pending.
     """
-    dead_lettered_ids: list[EntryId]
+    dead_lettered_ids: list[EntryId] | None = None
     """
     Pending ids that used up the group's `max_deliveries`; they are no longer pending and
-    their entries were appended to `<stream>.dead`.
+    their entries were appended to `<stream>.dead`. Always sent by this version; a service
+    from before max_deliveries leaves it out.
 
     """
 
