@@ -40,6 +40,12 @@ Queues: a job's ``max_attempts`` is its queue's current setting. Succeeded and d
 ``retention_seconds`` have passed, deduplication ids older than the window, and expired idempotency
 records are deleted lazily by later writes to the same queue or table.
 
+Dead letters: a claim that dead-letters entries (a group's ``max_deliveries``) appends them to the
+stream ``<stream>.dead`` in its own transaction, so an entry is never both pending and dead.
+
+Rate limits: a bucket is one ``rate_buckets`` row, refilled and taken from in one transaction by
+``self._clock``; the processes sharing a file are on one machine, so they share that clock.
+
 Idempotency: an idempotent write (``IdempotencyClaim``) looks its key up, does its work and records
 its result as JSON in the ``idempotency`` table, all in the write's one transaction. A record whose
 ``expires_at`` has passed is ignored by the lookup (and replaced), and every idempotent write deletes
