@@ -267,21 +267,6 @@ class EntryList(BaseModel):
     entries: list[Entry]
 
 
-class GroupInfo(BaseModel):
-    group: str
-    consumers: Annotated[int, Field(ge=0)]
-    pending: Annotated[int, Field(ge=0)]
-    last_delivered_id: EntryId
-
-
-class StreamInfo(BaseModel):
-    stream: str
-    length: Annotated[int, Field(ge=0)]
-    first_id: EntryId | None = None
-    last_id: EntryId | None = None
-    groups: list[GroupInfo]
-
-
 class TrimRequest(BaseModel):
     """
     Give `maxlen` or `minid` (not both).
@@ -301,18 +286,12 @@ class TrimResult(BaseModel):
     trimmed: Annotated[int, Field(ge=0)]
 
 
-class CreateGroupRequest(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    group: GroupName
-    start_id: Annotated[str, Field(pattern="^([0-9]{1,20}(-[0-9]{1,20})?|\\$)$")] = "$"
+class MaxDeliveries(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=1000000)]
     """
-    Deliver entries after this id; `$` is the current end, `0` the very start.
-    """
-    mkstream: bool = False
-    """
-    Create the stream, empty, if it does not exist.
+    How many times the group delivers one entry (its first read included) before claimEntries
+    moves it to the stream `<stream>.dead` instead of handing it out again. Absent: no limit.
+
     """
 
 
@@ -369,6 +348,13 @@ class ClaimResult(BaseModel):
     deleted_ids: list[EntryId]
     """
     Pending ids whose entries were trimmed away; they are no longer pending.
+    """
+    dead_lettered_ids: list[EntryId] | None = None
+    """
+    Pending ids that used up the group's `max_deliveries`; they are no longer pending and
+    their entries were appended to `<stream>.dead`. Always sent by this version; a service
+    from before max_deliveries leaves it out.
+
     """
 
 
@@ -766,3 +752,35 @@ class DeadLetterList(BaseModel):
 class SigningKeys(BaseModel):
     current: str
     next: str
+
+
+class GroupInfo(BaseModel):
+    group: str
+    consumers: Annotated[int, Field(ge=0)]
+    pending: Annotated[int, Field(ge=0)]
+    last_delivered_id: EntryId
+    max_deliveries: MaxDeliveries | None = None
+
+
+class StreamInfo(BaseModel):
+    stream: str
+    length: Annotated[int, Field(ge=0)]
+    first_id: EntryId | None = None
+    last_id: EntryId | None = None
+    groups: list[GroupInfo]
+
+
+class CreateGroupRequest(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    group: GroupName
+    start_id: Annotated[str, Field(pattern="^([0-9]{1,20}(-[0-9]{1,20})?|\\$)$")] = "$"
+    """
+    Deliver entries after this id; `$` is the current end, `0` the very start.
+    """
+    mkstream: bool = False
+    """
+    Create the stream, empty, if it does not exist.
+    """
+    max_deliveries: MaxDeliveries | None = None

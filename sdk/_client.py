@@ -38,7 +38,7 @@ from ._messages import (
 )
 from ._publisher import AsyncPublisher, Publisher
 from ._queues import AsyncQueue, AsyncQueues, Queue, Queues, async_job_batcher, job_batcher
-from ._stream import Stream, as_stream, check_maxlen
+from ._stream import Stream, as_stream, check_max_deliveries, check_maxlen
 from ._streams import AsyncStreams, Streams, async_stream_batcher, stream_batcher
 from ._subscriptions import StreamSubscription, Subscription, check_handler
 
@@ -100,6 +100,7 @@ def _stream_subscription(
     start_id: str,
     count: int,
     redeliver_after: Duration,
+    max_deliveries: int | None,
     subscriptions: builtins.list[Subscription],
     asynchronous: bool,
 ) -> Callable[[HandlerT], HandlerT]:
@@ -119,6 +120,8 @@ def _stream_subscription(
     redeliver_after_ms = to_millis(
         redeliver_after, name="redeliver_after", minimum=0, maximum=MIN_IDLE_MS_MAX
     )
+    if max_deliveries is not None:
+        check_max_deliveries(max_deliveries, stream=stream.name)
 
     def register(handler: HandlerT) -> HandlerT:
         check_handler(handler, asynchronous=asynchronous)
@@ -130,6 +133,7 @@ def _stream_subscription(
                 start_id=start_id,
                 count=count,
                 redeliver_after_ms=redeliver_after_ms,
+                max_deliveries=max_deliveries,
             )
         )
         return handler
@@ -397,13 +401,17 @@ class Client:
         start_id: str = "$",
         count: int = 10,
         redeliver_after: Duration = 30,
+        max_deliveries: int | None = None,
     ) -> Callable[[HandlerT], HandlerT]:
         """Consume `stream` through its consumer group in `run()`; returns the handler unchanged.
 
         The group is created with the stream if missing, delivering entries after `start_id`
         (`$`: only new ones; `0`: everything kept). The handler gets each body; a return
         acknowledges it, an exception leaves it pending to be delivered again once it has been
-        idle for `redeliver_after`. Up to `count` entries are read at a time.
+        idle for `redeliver_after`. Up to `count` entries are read at a time. With
+        `max_deliveries`, the group `run()` creates hands one entry out at most that many times:
+        then it goes to the stream `<name>.dead` as `{"stream", "id", "group", "delivery_count",
+        "body"}` and `run()` moves on (a group that already exists keeps its own setting).
         """
         return _stream_subscription(
             stream,
@@ -411,6 +419,7 @@ class Client:
             start_id=start_id,
             count=count,
             redeliver_after=redeliver_after,
+            max_deliveries=max_deliveries,
             subscriptions=self._subscriptions,
             asynchronous=False,
         )
@@ -690,6 +699,7 @@ class AsyncClient:
         start_id: str = "$",
         count: int = 10,
         redeliver_after: Duration = 30,
+        max_deliveries: int | None = None,
     ) -> Callable[[HandlerT], HandlerT]:
         """Consume `stream` through its consumer group in `run()`; see `Client.subscribe`.
 
@@ -701,6 +711,7 @@ class AsyncClient:
             start_id=start_id,
             count=count,
             redeliver_after=redeliver_after,
+            max_deliveries=max_deliveries,
             subscriptions=self._subscriptions,
             asynchronous=True,
         )

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from ._checks import check_count, check_group_name, check_resource_name
 from ._codec import Codec
 from ._exceptions import InvalidArgumentError
-from ._limits import MAXLEN_MAX
+from ._limits import MAX_DELIVERIES_MAX, MAXLEN_MAX
 
 __all__ = ["Stream"]
 
@@ -48,6 +48,14 @@ class Stream:
 def check_maxlen(maxlen: int) -> int:
     """`maxlen` if the service accepts it as a length cap."""
     return check_count(maxlen, name="maxlen", minimum=0, maximum=MAXLEN_MAX)
+
+
+def check_max_deliveries(max_deliveries: int, *, stream: str) -> int:
+    """`max_deliveries` if the service accepts it for a consumer group of `stream`: the group's
+    dead letters go to the stream `<stream>.dead`, whose name must be valid too.
+    """
+    check_resource_name(f"{stream}.dead", what="dead-letter stream")
+    return check_count(max_deliveries, name="max_deliveries", minimum=1, maximum=MAX_DELIVERIES_MAX)
 
 
 def as_stream(stream: str | Stream) -> Stream:

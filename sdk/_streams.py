@@ -23,7 +23,7 @@ from ._http import (
     resolve_idempotency_key,
 )
 from ._limits import BATCH_MAX, COUNT_MAX, MIN_IDLE_MS_MAX, WAIT_MS_MAX
-from ._stream import Stream, as_stream, check_maxlen
+from ._stream import Stream, as_stream, check_max_deliveries, check_maxlen
 
 if TYPE_CHECKING:
     from generated.models import (
@@ -238,13 +238,25 @@ class _StreamCalls:
         return make_call(endpoint("streams.delete_stream"), as_stream(stream).name, read=_nothing)
 
     def create_group(
-        self, stream: str | Stream, group: str | None, *, start_id: str, mkstream: bool
+        self,
+        stream: str | Stream,
+        group: str | None,
+        *,
+        start_id: str,
+        mkstream: bool,
+        max_deliveries: int | None,
     ) -> Call[GroupInfo]:
         from generated.models import CreateGroupRequest
+        from generated.types import UNSET
 
         definition = as_stream(stream)
         request = CreateGroupRequest(
-            group=_group(definition, group), start_id=start_id, mkstream=mkstream
+            group=_group(definition, group),
+            start_id=start_id,
+            mkstream=mkstream,
+            max_deliveries=UNSET
+            if max_deliveries is None
+            else check_max_deliveries(max_deliveries, stream=definition.name),
         )
         return make_call(
             endpoint("streams.create_group"), definition.name, body=request, read=_group_info
@@ -469,10 +481,15 @@ class Streams:
         *,
         start_id: str = "$",
         mkstream: bool = False,
+        max_deliveries: int | None = None,
     ) -> GroupInfo:
-        """Create a consumer group (default: the Stream's) delivering entries after `start_id`."""
+        """Create a consumer group (default: the Stream's) delivering entries after `start_id`;
+        with `max_deliveries`, an entry delivered that often goes to `<stream>.dead` instead.
+        """
         return self._transport.send(
-            self._calls.create_group(stream, group, start_id=start_id, mkstream=mkstream)
+            self._calls.create_group(
+                stream, group, start_id=start_id, mkstream=mkstream, max_deliveries=max_deliveries
+            )
         )
 
     def delete_group(self, stream: str | Stream, group: str | None = None) -> None:
@@ -639,10 +656,15 @@ class AsyncStreams:
         *,
         start_id: str = "$",
         mkstream: bool = False,
+        max_deliveries: int | None = None,
     ) -> GroupInfo:
-        """Create a consumer group (default: the Stream's) delivering entries after `start_id`."""
+        """Create a consumer group (default: the Stream's) delivering entries after `start_id`;
+        with `max_deliveries`, an entry delivered that often goes to `<stream>.dead` instead.
+        """
         return await self._transport.send(
-            self._calls.create_group(stream, group, start_id=start_id, mkstream=mkstream)
+            self._calls.create_group(
+                stream, group, start_id=start_id, mkstream=mkstream, max_deliveries=max_deliveries
+            )
         )
 
     async def delete_group(self, stream: str | Stream, group: str | None = None) -> None:
@@ -726,6 +748,7 @@ def _group_info(group: GeneratedGroupInfo) -> GroupInfo:
         consumers=group.consumers,
         pending=group.pending,
         last_delivered_id=group.last_delivered_id,
+        max_deliveries=optional(group.max_deliveries),
     )
 
 
@@ -744,6 +767,7 @@ def _claim_result(result: GeneratedClaimResult, codec: Codec) -> ClaimResult:
         entries=[_delivered(entry, codec) for entry in result.entries],
         deleted_ids=list(result.deleted_ids),
         next_start_id=result.next_start_id,
+        dead_lettered_ids=list(optional(result.dead_lettered_ids) or []),
     )
 
 

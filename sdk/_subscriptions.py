@@ -25,6 +25,7 @@ class StreamSubscription:
     start_id: str
     count: int
     redeliver_after_ms: int
+    max_deliveries: int | None
 
 
 @dataclass(frozen=True, slots=True)

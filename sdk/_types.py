@@ -59,11 +59,14 @@ class DeliveredEntry:
 
 @dataclass(frozen=True, slots=True)
 class ClaimResult:
-    """Pending entries taken over by a consumer, and pending ids whose entries were trimmed."""
+    """Pending entries taken over by a consumer, pending ids whose entries were trimmed, and
+    pending ids moved to the dead-letter stream `<stream>.dead` (the group's `max_deliveries`).
+    """
 
     entries: list[DeliveredEntry]
     deleted_ids: list[str]
     next_start_id: str
+    dead_lettered_ids: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,12 +81,13 @@ class PendingEntry:
 
 @dataclass(frozen=True, slots=True)
 class GroupInfo:
-    """A consumer group of a stream."""
+    """A consumer group of a stream; `max_deliveries` is None when unlimited."""
 
     group: str
     consumers: int
     pending: int
     last_delivered_id: str
+    max_deliveries: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,9 @@
 Streams: the group is created (with the stream) if missing; new entries are read, handed to the
 handler and acknowledged when it returns. An entry whose handler raised stays pending and is
 claimed again once it has been idle for `redeliver_after`; a pending entry trimmed away meanwhile
-comes back from the claim as deleted, and is no longer pending, so there is nothing left to do.
+comes back from the claim as deleted, and is no longer pending, so there is nothing left to do;
+nor is an entry that used up the group's `max_deliveries`, which the claim moved to the stream's
+dead-letter stream instead of handing it out again.
 Queues: jobs are leased, handed to the handler, then acked, or nacked when it raised.
 
 A handler's non-None return value goes to every publisher stacked on it; a PublishError there
@@ -301,7 +303,11 @@ class SyncWorker(_WorkerBase):
         if not state.group_ready:
             try:
                 self._streams.create_group(
-                    sub.stream, sub.group, start_id=sub.start_id, mkstream=True
+                    sub.stream,
+                    sub.group,
+                    start_id=sub.start_id,
+                    mkstream=True,
+                    max_deliveries=sub.max_deliveries,
                 )
             except ConflictError as error:
                 if error.code != "group_exists":
@@ -473,7 +479,11 @@ class AsyncWorker(_WorkerBase):
         if not state.group_ready:
             try:
                 await self._streams.create_group(
-                    sub.stream, sub.group, start_id=sub.start_id, mkstream=True
+                    sub.stream,
+                    sub.group,
+                    start_id=sub.start_id,
+                    mkstream=True,
+                    max_deliveries=sub.max_deliveries,
                 )
             except ConflictError as error:
                 if error.code != "group_exists":

@@ -31,7 +31,6 @@ from .destinations import DestinationPolicy
 from .http_protocol import READ_TIMEOUT_STATE_KEY
 from .ids import new_id
 from .problems import ProblemError, problem_response
-from .ratelimit import RateLimiter
 from .routes import ROUTES
 from .routes._common import AppContext
 from .routes._spec import load_spec_facts
@@ -130,7 +129,6 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
             store=store,
             spec=app.state.spec,
             tokens=TokenRegistry(settings.tokens),
-            limiter=RateLimiter(),
             destinations=DestinationPolicy(allow=settings.allowed_destinations),
         )
         async with contextlib.AsyncExitStack() as running:

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.delivered_entry import DeliveredEntry
 
@@ -22,6 +24,10 @@ class ClaimResult:
         next_start_id (str): A stream entry id, `<milliseconds>-<sequence>`.
         entries (list[DeliveredEntry]):
         deleted_ids (list[str]): Pending ids whose entries were trimmed away; they are no longer pending.
+        dead_lettered_ids (list[str] | Unset): Pending ids that used up the group's `max_deliveries`; they are no longer
+            pending and
+            their entries were appended to `<stream>.dead`. Always sent by this version; a service
+            from before max_deliveries leaves it out.
     """
 
     stream: str
@@ -29,6 +35,7 @@ class ClaimResult:
     next_start_id: str
     entries: list[DeliveredEntry]
     deleted_ids: list[str]
+    dead_lettered_ids: list[str] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -45,6 +52,10 @@ class ClaimResult:
 
         deleted_ids = self.deleted_ids
 
+        dead_lettered_ids: list[str] | Unset = UNSET
+        if not isinstance(self.dead_lettered_ids, Unset):
+            dead_lettered_ids = self.dead_lettered_ids
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -56,6 +67,8 @@ class ClaimResult:
                 "deleted_ids": deleted_ids,
             }
         )
+        if dead_lettered_ids is not UNSET:
+            field_dict["dead_lettered_ids"] = dead_lettered_ids
 
         return field_dict
 
@@ -79,12 +92,15 @@ class ClaimResult:
 
         deleted_ids = cast(list[str], d.pop("deleted_ids"))
 
+        dead_lettered_ids = cast(list[str], d.pop("dead_lettered_ids", UNSET))
+
         claim_result = cls(
             stream=stream,
             group=group,
             next_start_id=next_start_id,
             entries=entries,
             deleted_ids=deleted_ids,
+            dead_lettered_ids=dead_lettered_ids,
         )
 
         claim_result.additional_properties = d

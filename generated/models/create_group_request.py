@@ -17,11 +17,15 @@ class CreateGroupRequest:
         group (str): A consumer group or consumer name.
         start_id (str | Unset): Deliver entries after this id; `$` is the current end, `0` the very start. Default: '$'.
         mkstream (bool | Unset): Create the stream, empty, if it does not exist. Default: False.
+        max_deliveries (int | Unset): How many times the group delivers one entry (its first read included) before
+            claimEntries
+            moves it to the stream `<stream>.dead` instead of handing it out again. Absent: no limit.
     """
 
     group: str
     start_id: str | Unset = "$"
     mkstream: bool | Unset = False
+    max_deliveries: int | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         group = self.group
@@ -29,6 +33,8 @@ class CreateGroupRequest:
         start_id = self.start_id
 
         mkstream = self.mkstream
+
+        max_deliveries = self.max_deliveries
 
         field_dict: dict[str, Any] = {}
 
@@ -41,6 +47,8 @@ class CreateGroupRequest:
             field_dict["start_id"] = start_id
         if mkstream is not UNSET:
             field_dict["mkstream"] = mkstream
+        if max_deliveries is not UNSET:
+            field_dict["max_deliveries"] = max_deliveries
 
         return field_dict
 
@@ -53,10 +61,13 @@ class CreateGroupRequest:
 
         mkstream = d.pop("mkstream", UNSET)
 
+        max_deliveries = d.pop("max_deliveries", UNSET)
+
         create_group_request = cls(
             group=group,
             start_id=start_id,
             mkstream=mkstream,
+            max_deliveries=max_deliveries,
         )
 
         return create_group_request

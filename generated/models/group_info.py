@@ -6,6 +6,8 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="GroupInfo")
 
 
@@ -17,12 +19,16 @@ class GroupInfo:
         consumers (int):
         pending (int):
         last_delivered_id (str): A stream entry id, `<milliseconds>-<sequence>`.
+        max_deliveries (int | Unset): How many times the group delivers one entry (its first read included) before
+            claimEntries
+            moves it to the stream `<stream>.dead` instead of handing it out again. Absent: no limit.
     """
 
     group: str
     consumers: int
     pending: int
     last_delivered_id: str
+    max_deliveries: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -34,6 +40,8 @@ class GroupInfo:
 
         last_delivered_id = self.last_delivered_id
 
+        max_deliveries = self.max_deliveries
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -44,6 +52,8 @@ class GroupInfo:
                 "last_delivered_id": last_delivered_id,
             }
         )
+        if max_deliveries is not UNSET:
+            field_dict["max_deliveries"] = max_deliveries
 
         return field_dict
 
@@ -58,11 +68,14 @@ class GroupInfo:
 
         last_delivered_id = d.pop("last_delivered_id")
 
+        max_deliveries = d.pop("max_deliveries", UNSET)
+
         group_info = cls(
             group=group,
             consumers=consumers,
             pending=pending,
             last_delivered_id=last_delivered_id,
+            max_deliveries=max_deliveries,
         )
 
         group_info.additional_properties = d

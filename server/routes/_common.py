@@ -33,7 +33,6 @@ from ..destinations import DestinationPolicy
 from ..encoding import json_bytes
 from ..idempotency import IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, idempotent_request, key_reused
 from ..problems import FieldIssue, ProblemError
-from ..ratelimit import RateLimiter
 from ..stores.base import ConflictError, IdempotencyClaim, NotFoundError, Store
 from ._spec import SpecFacts
 
@@ -98,7 +97,6 @@ class AppContext:
     store: Store
     spec: SpecFacts
     tokens: TokenRegistry
-    limiter: RateLimiter
     destinations: DestinationPolicy
     # Called after messages become due, so a delivery engine in this process looks at once instead
     # of at its next poll.
@@ -606,15 +604,22 @@ async def _refund(store: Store, token_id: str, items: int) -> None:
         await store.refund_quota(token_id, items)
 
 
-def check_rate(request: Request, principal: Principal) -> None:
-    """429 ``rate_limited`` with ``Retry-After`` when the token is over its rate."""
+async def check_rate(request: Request, principal: Principal) -> None:
+    """429 ``rate_limited`` with ``Retry-After`` when the token is over its rate, by a bucket the
+    store keeps for every process sharing it.
+    """
     if principal.rate_limit is None:
         return
-    wait = context_of(request).limiter.acquire(principal.token_id, principal.rate_limit)
-    if wait is not None:
+    wait = await context_of(request).store.take_rate_token(
+        principal.token_id,
+        per_second=principal.rate_limit.per_second,
+        burst=principal.rate_limit.burst,
+    )
+    if wait > 0:
+        seconds = max(1, math.ceil(wait))
         raise ProblemError(
             429,
             "rate_limited",
-            f"token {principal.token_id!r} is over its rate limit; retry in {wait} s",
-            headers={"Retry-After": str(wait)},
+            f"token {principal.token_id!r} is over its rate limit; retry in {seconds} s",
+            headers={"Retry-After": str(seconds)},
         )

@@ -328,7 +328,7 @@ async def publish_message(request: Request) -> Response:
     """publishMessage: one message, or one per endpoint of a URL group (``publish``)."""
     principal = authenticate(request)
     _require_on_messages(principal, "publish")
-    check_rate(request, principal)
+    await check_rate(request, principal)
     body, raw = await read_json(request, PublishMessageRequest)
     planned = await _plan(request, principal, body, "body", check_finite=may_hold_non_finite(raw))
 
@@ -354,7 +354,7 @@ async def publish_messages(request: Request) -> Response:
     """publishMessages: several messages, all or none (``publish``)."""
     principal = authenticate(request)
     _require_on_messages(principal, "publish")
-    check_rate(request, principal)
+    await check_rate(request, principal)
     body, raw = await read_json(request, PublishMessagesRequest)
     check_finite = may_hold_non_finite(raw)
     plans = [

@@ -182,7 +182,7 @@ async def publish_job(request: Request) -> Response:
     principal = authenticate(request)
     name = path_name(request, "queue")
     require(principal, "queue", name, "publish")
-    check_rate(request, principal)
+    await check_rate(request, principal)
     body, raw = await read_json(request, PublishJobRequest)
     job = _new_job(request, body, "body", check_finite=may_hold_non_finite(raw))
 
@@ -200,7 +200,7 @@ async def publish_jobs(request: Request) -> Response:
     principal = authenticate(request)
     name = path_name(request, "queue")
     require(principal, "queue", name, "publish")
-    check_rate(request, principal)
+    await check_rate(request, principal)
     body, raw = await read_json(request, PublishJobsRequest)
     check_finite = may_hold_non_finite(raw)
     jobs = [

@@ -59,12 +59,15 @@ def _trim(maxlen: int | None, minid: MinId | None, approximate: bool) -> Trim:
 
 
 def _group_json(group: GroupInfo) -> dict[str, object]:
-    return {
-        "group": group.group,
-        "consumers": group.consumers,
-        "pending": group.pending,
-        "last_delivered_id": group.last_delivered_id,
-    }
+    return without_none(
+        {
+            "group": group.group,
+            "consumers": group.consumers,
+            "pending": group.pending,
+            "last_delivered_id": group.last_delivered_id,
+            "max_deliveries": group.max_deliveries,
+        }
+    )
 
 
 def _stream_json(info: StreamInfo) -> dict[str, object]:
@@ -106,7 +109,7 @@ async def append_entry(request: Request) -> Response:
     principal = authenticate(request)
     stream = path_name(request, "stream")
     require(principal, "stream", stream, "publish")
-    check_rate(request, principal)
+    await check_rate(request, principal)
     body, raw = await read_json(request, AppendEntryRequest)
     if may_hold_non_finite(raw):
         ensure_finite(body.body, "body.body")
@@ -134,7 +137,7 @@ async def append_entries(request: Request) -> Response:
     principal = authenticate(request)
     stream = path_name(request, "stream")
     require(principal, "stream", stream, "publish")
-    check_rate(request, principal)
+    await check_rate(request, principal)
     body, raw = await read_json(request, AppendEntriesRequest)
     if may_hold_non_finite(raw):
         for index, entry in enumerate(body.entries):
@@ -206,7 +209,11 @@ async def create_group(request: Request) -> Response:
     require(principal, "stream", stream, "consume")
     body, _ = await read_json(request, CreateGroupRequest)
     group = await context_of(request).store.create_group(
-        stream, body.group.root, start_id=body.start_id, mkstream=body.mkstream
+        stream,
+        body.group.root,
+        start_id=body.start_id,
+        mkstream=body.mkstream,
+        max_deliveries=None if body.max_deliveries is None else body.max_deliveries.root,
     )
     return json_response(_group_json(group), 201)
 
@@ -271,6 +278,7 @@ async def claim_entries(request: Request) -> Response:
         "next_start_id": result.next_start_id,
         "entries": [_delivered_json(entry) for entry in result.entries],
         "deleted_ids": result.deleted_ids,
+        "dead_lettered_ids": result.dead_lettered_ids,
     }
     return json_response(document)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import math
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
@@ -55,6 +56,9 @@ __all__ = [
     "TrimResult",
     "UrlEndpoint",
     "UrlGroupRecord",
+    "check_max_deliveries",
+    "check_token_bucket",
+    "dead_letter_stream",
 ]
 
 JSON = Any
@@ -141,12 +145,13 @@ class DeliveredEntry:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GroupInfo:
-    """A consumer group's position and size."""
+    """A consumer group's position and size; ``max_deliveries`` None means unlimited."""
 
     group: str
     consumers: int
     pending: int
     last_delivered_id: str
+    max_deliveries: int | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -170,11 +175,14 @@ class TrimResult:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ClaimResult:
-    """Entries a claim took over, pending ids whose entries no longer exist, and where to go on."""
+    """Entries a claim took over, pending ids whose entries no longer exist, where to go on, and
+    pending ids moved to the dead-letter stream.
+    """
 
     entries: list[DeliveredEntry]
     deleted_ids: list[str]
     next_start_id: str
+    dead_lettered_ids: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -437,6 +445,43 @@ class IdempotencyClaim:
     replay_only: bool = False
 
 
+# The longest stream name openapi.yaml's ResourceName allows.
+_MAX_STREAM_NAME = 128
+_DEAD_LETTER_SUFFIX = ".dead"
+
+
+def dead_letter_stream(stream: str) -> str:
+    """The stream that ``claim`` moves a group's undeliverable entries of ``stream`` to."""
+    return stream + _DEAD_LETTER_SUFFIX
+
+
+def check_max_deliveries(stream: str, max_deliveries: int | None) -> None:
+    """``validation_failed`` unless ``max_deliveries`` is None or at least 1, and the stream's
+    dead-letter stream has a name the API can read.
+    """
+    if max_deliveries is None:
+        return
+    if max_deliveries < 1:
+        raise StoreError(
+            "validation_failed", f"max_deliveries must be at least 1: {max_deliveries}"
+        )
+    if len(dead_letter_stream(stream)) > _MAX_STREAM_NAME:
+        raise StoreError(
+            "validation_failed",
+            f"max_deliveries needs a dead-letter stream {dead_letter_stream(stream)!r}, longer "
+            f"than {_MAX_STREAM_NAME} characters: use a stream name of at most "
+            f"{_MAX_STREAM_NAME - len(_DEAD_LETTER_SUFFIX)}",
+        )
+
+
+def check_token_bucket(per_second: float, burst: int) -> None:
+    """``validation_failed`` unless the refill rate is a positive number and burst at least 1."""
+    if not (math.isfinite(per_second) and per_second > 0):
+        raise StoreError("validation_failed", f"per_second must be a number > 0: {per_second}")
+    if burst < 1:
+        raise StoreError("validation_failed", f"burst must be at least 1: {burst}")
+
+
 class Store(abc.ABC):
     """Everything the service keeps. One instance serves one process; several processes may share
     one backend (Redis), so every state change must be safe against other processes.
@@ -505,12 +550,20 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def create_group(
-        self, stream: str, group: str, *, start_id: str, mkstream: bool
+        self,
+        stream: str,
+        group: str,
+        *,
+        start_id: str,
+        mkstream: bool,
+        max_deliveries: int | None = None,
     ) -> GroupInfo:
         """Create a group delivering entries with ids greater than ``start_id`` (``$`` = the
         stream's last id now, ``0`` = everything). A missing stream is created empty with
         ``mkstream``, else ``NotFoundError("stream_not_found")``; an existing group is
-        ``ConflictError("group_exists")``.
+        ``ConflictError("group_exists")``. ``max_deliveries`` (None: unlimited) is how often
+        ``claim`` delivers one entry before dead-lettering it; ``check_max_deliveries`` says
+        what is refused.
         """
 
     @abc.abstractmethod
@@ -547,6 +600,12 @@ class Store(abc.ABC):
         delivery count + 1) and drop from the pending list those whose entries were trimmed away,
         reporting them in ``deleted_ids``. ``next_start_id`` is the next pending id to scan, or
         ``0-0`` at the end.
+
+        An idle entry whose delivery count already reached the group's ``max_deliveries`` is not
+        given out: it is dropped from the pending list and appended, in the same atomic step, to
+        the stream ``dead_letter_stream(stream)`` (created when missing) with the body
+        ``{"stream", "id", "group", "delivery_count", "body"}`` (its stream, id and group, how
+        often it was delivered, and its own body), and reported in ``dead_lettered_ids``.
         """
 
     @abc.abstractmethod
@@ -750,3 +809,13 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def refund_quota(self, token_id: str, amount: int) -> None:
         """Take ``amount`` back off the token's message count (a publish that then failed)."""
+
+    # Rate limits ---------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def take_rate_token(self, key: str, *, per_second: float, burst: int) -> float:
+        """Take one token from ``key``'s bucket and answer 0, or take nothing and answer the
+        seconds until a token is there. A bucket holds up to ``burst`` tokens (a new one is full)
+        and gains ``per_second`` a second; it is one bucket for every process sharing the
+        backend, by one clock (the backend's). ``check_token_bucket`` says what is refused.
+        """

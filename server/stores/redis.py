@@ -25,6 +25,7 @@ keys of their own, each changed by one command or single-key script.
 
 =================================================  ============================================
 ``<p>:s:{<stream>}``                               the stream itself (a Redis stream)
+``<p>:s:{<stream>}:groups``                        hash: group -> ``max_deliveries`` (when set)
 ``<p>:q:{<queue>}:meta``                           hash: settings, ``created_at``, job ``seq``
 ``<p>:q:{<queue>}:job:<job_id>``                   hash: one job
 ``<p>:q:{<queue>}:all``                            zset: every job, by publish sequence
@@ -45,6 +46,7 @@ keys of their own, each changed by one command or single-key script.
 ``<p>:q:{<queue>}:idem:<key>``                     hash: an idempotent job publish's record (TTL)
 ``<p>:m:{messages}:idem:<key>``                    hash: an idempotent message publish's record
 ``<p>:quota:<token_id>``                           string: a token's message count
+``<p>:rate:<key>``                                 hash: a rate-limit bucket (``tokens``, ``at``)
 =================================================  ============================================
 
 An idempotency record lives in the slot of what its write changes, so the write's own script
@@ -68,6 +70,14 @@ keeps exactly ``n``. A claim reads a window of ``count``
 pending entries with XPENDING, then lets XAUTOCLAIM act on exactly the entries of that window it
 will claim or drop (XAUTOCLAIM alone would look at up to ten times ``count``); Redis 7 lists the
 pending ids whose entries were trimmed away, which become ``deleted_ids``. Idle times are Redis's.
+A group's ``max_deliveries`` lives beside the stream (a consumer group holds no settings of its own);
+the claim script XACKs an entry that used them up and XADDs its dead letter to the stream
+``<stream>.dead``, whose key carries another hash tag: the only script that touches two slots, so
+this store needs one Redis (or a proxy that keeps both on one node), not a Redis Cluster.
+
+Rate limits: a bucket is refilled and taken from in one script by Redis's own ``TIME``, so every
+process sharing the Redis shares the bucket whatever its own clock says; the key expires once the
+bucket would be full again, which is the same as absent.
 
 Queues: a job's ``max_attempts`` is its queue's current setting. Scripts first *settle* the queue to
 ``now``: due delayed jobs become available, ended leases become available (or dead without attempts
@@ -156,6 +166,9 @@ from .base import (
     TrimResult,
     UrlEndpoint,
     UrlGroupRecord,
+    check_max_deliveries,
+    check_token_bucket,
+    dead_letter_stream,
 )
 
 __all__ = ["DEFAULT_PREFIX", "RedisStore"]
@@ -303,7 +316,8 @@ local length = redis.call('XLEN', KEYS[1])
 return {length, length_before - length}
 """
 
-# KEYS[1] stream; ARGV: group, start id, mkstream.
+# KEYS[1] stream, KEYS[2] its groups' settings; ARGV: group, start id, mkstream, max deliveries
+# ('' for unlimited).
 _CREATE_GROUP = """
 if ARGV[3] ~= '1' and redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
 local arguments = {'XGROUP', 'CREATE', KEYS[1], ARGV[1], ARGV[2]}
@@ -312,6 +326,11 @@ local created = redis.pcall(unpack(arguments))
 if type(created) == 'table' and created.err then
   if string.find(created.err, 'BUSYGROUP', 1, true) then fail('group_exists') end
   return created
+end
+if ARGV[4] == '' then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+else
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
 end
 for _, info in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
   local fields = {}
@@ -323,10 +342,11 @@ end
 fail('group_not_found')
 """
 
-# KEYS[1] stream; ARGV: group.
+# KEYS[1] stream, KEYS[2] its groups' settings; ARGV: group.
 _DELETE_GROUP = """
 if redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
 if redis.call('XGROUP', 'DESTROY', KEYS[1], ARGV[1]) == 0 then fail('group_not_found') end
+redis.call('HDEL', KEYS[2], ARGV[1])
 return 1
 """
 
@@ -337,22 +357,39 @@ if #ARGV == 1 then return 0 end
 return redis.call('XACK', KEYS[1], unpack(ARGV))
 """
 
-# KEYS[1] stream; ARGV: group, consumer, min idle ms, start id, count.
+# KEYS[1] stream, KEYS[2] its dead-letter stream, KEYS[3] its groups' settings; ARGV: group,
+# consumer, min idle ms, start id, count, stream name.
 #
 # XAUTOCLAIM looks at up to ten times COUNT pending entries, but a claim may look at only ``count``
-# (the contract). So the script first reads that window with XPENDING and counts the entries in it
-# XAUTOCLAIM will act on (idle long enough, or trimmed away), then lets XAUTOCLAIM act on exactly
-# that many. Idle times only grow, so XAUTOCLAIM never reaches past the window.
+# (the contract). So the script first reads that window with XPENDING, dead-letters the idle entries
+# that used up the group's max_deliveries (XACK, then XADD to the dead-letter stream) and counts the
+# rest XAUTOCLAIM will act on (idle long enough, or trimmed away), then lets XAUTOCLAIM act on
+# exactly that many. Idle times only grow, so XAUTOCLAIM never reaches past the window.
 _CLAIM = """
 require_group(KEYS[1], ARGV[1])
 local group, consumer, min_idle, count = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[5])
+local max_deliveries = tonumber(redis.call('HGET', KEYS[3], group) or '0')
 local window = redis.call('XPENDING', KEYS[1], group, ARGV[4], '+', count + 1)
 local next_start_id = '0-0'
 if #window > count then next_start_id = window[count + 1][1] end
 local to_act_on = 0
+local dead_lettered_ids = {}
 for index = 1, math.min(count, #window) do
-  local entry_id, idle = window[index][1], window[index][3]
-  if idle >= min_idle or #redis.call('XRANGE', KEYS[1], entry_id, entry_id) == 0 then
+  local entry_id, idle, times = window[index][1], window[index][3], window[index][4]
+  local used_up = max_deliveries > 0 and times >= max_deliveries
+  local found = {}
+  if idle < min_idle or used_up then found = redis.call('XRANGE', KEYS[1], entry_id, entry_id) end
+  if idle >= min_idle and used_up and #found > 0 then
+    local body = nil
+    for field = 1, #found[1][2], 2 do
+      if found[1][2][field] == 'b' then body = found[1][2][field + 1] end
+    end
+    redis.call('XACK', KEYS[1], group, entry_id)
+    redis.call('XADD', KEYS[2], '*', 'b', '{"stream":' .. cjson.encode(ARGV[6]) .. ',"id":"'
+      .. entry_id .. '","group":' .. cjson.encode(group) .. ',"delivery_count":' .. times
+      .. ',"body":' .. body .. '}')
+    dead_lettered_ids[#dead_lettered_ids + 1] = entry_id
+  elseif idle >= min_idle or #found == 0 then
     to_act_on = to_act_on + 1
   end
 end
@@ -374,7 +411,7 @@ while to_act_on > 0 do
   cursor = claimed[1]
   if cursor == '0-0' then break end
 end
-return {next_start_id, entries, deleted_ids}
+return {next_start_id, entries, deleted_ids, dead_lettered_ids}
 """
 
 # KEYS[1] stream; ARGV: group, count.
@@ -927,6 +964,24 @@ redis.call('INCRBY', KEYS[1], ARGV[1])
 return 1
 """
 
+# KEYS[1] bucket; ARGV: per second, burst. Answers the seconds to wait, '0' when a token was taken.
+_TAKE_RATE_TOKEN = """
+local per_second, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
+local bucket = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = burst
+if bucket[1] then
+  local elapsed = math.max(0, now - tonumber(bucket[2]))
+  tokens = math.min(burst, tonumber(bucket[1]) + elapsed * per_second)
+end
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = (1 - tokens) / per_second end
+redis.call('HSET', KEYS[1], 'tokens', fmt(tokens), 'at', fmt(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / per_second * 1000) + 1000)
+return fmt(wait)
+"""
+
 # KEYS[1] counter; ARGV: amount.
 _REFUND_QUOTA = """
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -967,6 +1022,7 @@ _SCRIPTS: dict[str, str] = {
     "replay": _LUA_COMMON + _LUA_IDEMPOTENCY + _REPLAY,
     "consume_quota": _LUA_COMMON + _CONSUME_QUOTA,
     "refund_quota": _LUA_COMMON + _REFUND_QUOTA,
+    "take_rate_token": _LUA_COMMON + _TAKE_RATE_TOKEN,
 }
 
 
@@ -1031,6 +1087,11 @@ def _pairs(flat: Sequence[Any]) -> dict[str, str]:
 def _optional_float(fields: Mapping[str, str], name: str) -> float | None:
     value = fields.get(name)
     return None if value is None else float(value)
+
+
+def _optional_int(fields: Mapping[str, str], name: str) -> int | None:
+    value = fields.get(name)
+    return None if value is None else int(value)
 
 
 def _store_error(code: str, detail: str) -> StoreError:
@@ -1480,6 +1541,9 @@ class RedisStore(Store):
     def _stream_key(self, stream: str) -> str:
         return f"{self._prefix}:s:{{{stream}}}"
 
+    def _groups_key(self, stream: str) -> str:
+        return f"{self._stream_key(stream)}:groups"
+
     def _queue_keys(self, queue: str) -> _QueueKeys:
         return _QueueKeys(f"{self._prefix}:q:{{{queue}}}")
 
@@ -1533,10 +1597,11 @@ class RedisStore(Store):
             pipe.exists(key)
             pipe.xinfo_stream(key)
             pipe.xinfo_groups(key)
-            exists, info, groups = await pipe.execute(raise_on_error=False)
+            pipe.hgetall(self._groups_key(stream))
+            exists, info, groups, limits = await pipe.execute(raise_on_error=False)
         if not exists:
             raise _store_error("stream_not_found", f"stream {stream!r} does not exist")
-        for result in (info, groups):
+        for result in (info, groups, limits):
             if isinstance(result, Exception):
                 raise result
         first, last = info.get("first-entry"), info.get("last-entry")
@@ -1552,6 +1617,7 @@ class RedisStore(Store):
                         consumers=int(group["consumers"]),
                         pending=int(group["pending"]),
                         last_delivered_id=str(group["last-delivered-id"]),
+                        max_deliveries=_optional_int(limits, str(group["name"])),
                     )
                     for group in groups
                 ),
@@ -1591,19 +1657,37 @@ class RedisStore(Store):
         return TrimResult(length=int(length), trimmed=int(trimmed))
 
     async def delete_stream(self, stream: str) -> None:
-        """DEL the stream key, which holds its entries and groups."""
-        if not await self._redis.delete(self._stream_key(stream)):
+        """DEL the stream key, which holds its entries and groups, and its groups' settings."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self._stream_key(stream))
+            pipe.delete(self._groups_key(stream))
+            deleted, _ = await pipe.execute()
+        if not deleted:
             raise _store_error("stream_not_found", f"stream {stream!r} does not exist")
 
     async def create_group(
-        self, stream: str, group: str, *, start_id: str, mkstream: bool
+        self,
+        stream: str,
+        group: str,
+        *,
+        start_id: str,
+        mkstream: bool,
+        max_deliveries: int | None = None,
     ) -> GroupInfo:
-        """XGROUP CREATE (with MKSTREAM when asked), answering the group as XINFO GROUPS sees it."""
+        """XGROUP CREATE (with MKSTREAM when asked) and the group's settings, answering the group
+        as XINFO GROUPS sees it.
+        """
         start_id = _entry_id(start_id, also="$")
+        check_max_deliveries(stream, max_deliveries)
         consumers, pending, last_delivered_id = await self._run(
             "create_group",
-            [self._stream_key(stream)],
-            [group, start_id, "1" if mkstream else "0"],
+            [self._stream_key(stream), self._groups_key(stream)],
+            [
+                group,
+                start_id,
+                "1" if mkstream else "0",
+                "" if max_deliveries is None else max_deliveries,
+            ],
             details={"stream": stream, "group": group},
         )
         return GroupInfo(
@@ -1611,13 +1695,14 @@ class RedisStore(Store):
             consumers=int(consumers),
             pending=int(pending),
             last_delivered_id=str(last_delivered_id),
+            max_deliveries=max_deliveries,
         )
 
     async def delete_group(self, stream: str, group: str) -> None:
         """XGROUP DESTROY, telling a missing stream from a missing group."""
         await self._run(
             "delete_group",
-            [self._stream_key(stream)],
+            [self._stream_key(stream), self._groups_key(stream)],
             [group],
             details={"stream": stream, "group": group},
         )
@@ -1681,10 +1766,14 @@ class RedisStore(Store):
         """
         start_id = _entry_id(start_id)
         _check_at_least_one(count, name="count")
-        next_start_id, entries, deleted_ids = await self._run(
+        next_start_id, entries, deleted_ids, dead_lettered_ids = await self._run(
             "claim",
-            [self._stream_key(stream)],
-            [group, consumer, min_idle_ms, start_id, count],
+            [
+                self._stream_key(stream),
+                self._stream_key(dead_letter_stream(stream)),
+                self._groups_key(stream),
+            ],
+            [group, consumer, min_idle_ms, start_id, count, stream],
             details={"stream": stream, "group": group},
         )
         return ClaimResult(
@@ -1694,6 +1783,7 @@ class RedisStore(Store):
             ],
             deleted_ids=[str(entry_id) for entry_id in deleted_ids],
             next_start_id=str(next_start_id),
+            dead_lettered_ids=[str(entry_id) for entry_id in dead_lettered_ids],
         )
 
     async def pending(self, stream: str, group: str, *, count: int) -> list[PendingEntry]:
@@ -2247,6 +2337,19 @@ class RedisStore(Store):
         """Take ``amount`` back, never below zero."""
         _check_amount(amount)
         await self._run("refund_quota", [self._quota_key(token_id)], [amount], details={})
+
+    # Rate limits ---------------------------------------------------------------------------
+
+    async def take_rate_token(self, key: str, *, per_second: float, burst: int) -> float:
+        """Refill and take in one script, by Redis's clock (see the module docstring)."""
+        check_token_bucket(per_second, burst)
+        wait = await self._run(
+            "take_rate_token",
+            [f"{self._prefix}:rate:{key}"],
+            [_number_text(per_second), burst],
+            details={},
+        )
+        return float(wait)
 
 
 class _TurnTakingCluster(RedisCluster):

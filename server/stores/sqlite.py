@@ -40,6 +40,12 @@ Queues: a job's ``max_attempts`` is its queue's current setting. Succeeded and d
 ``retention_seconds`` have passed, deduplication ids older than the window, and expired idempotency
 records are deleted lazily by later writes to the same queue or table.
 
+Dead letters: a claim that dead-letters entries (a group's ``max_deliveries``) appends them to the
+stream ``<stream>.dead`` in its own transaction, so an entry is never both pending and dead.
+
+Rate limits: a bucket is one ``rate_buckets`` row, refilled and taken from in one transaction by
+``self._clock``; the processes sharing a file are on one machine, so they share that clock.
+
 Idempotency: an idempotent write (``IdempotencyClaim``) looks its key up, does its work and records
 its result as JSON in the ``idempotency`` table, all in the write's one transaction. A record whose
 ``expires_at`` has passed is ignored by the lookup (and replaced), and every idempotent write deletes
@@ -96,6 +102,9 @@ from .base import (
     TrimResult,
     UrlEndpoint,
     UrlGroupRecord,
+    check_max_deliveries,
+    check_token_bucket,
+    dead_letter_stream,
 )
 
 __all__ = [
@@ -107,7 +116,7 @@ __all__ = [
     "approximate_trim_slack",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPROXIMATE_TRIM_MIN_SLACK = 10
 APPROXIMATE_TRIM_MAX_SLACK = 1000
 # How often a long poll looks again: other processes sharing the file cannot wake this one.
@@ -172,6 +181,7 @@ _SCHEMA: tuple[str, ...] = (
         name TEXT NOT NULL,
         last_ms INTEGER NOT NULL,
         last_seq INTEGER NOT NULL,
+        max_deliveries INTEGER,
         PRIMARY KEY (stream, name)
     ) WITHOUT ROWID""",
     """CREATE TABLE IF NOT EXISTS stream_consumers (
@@ -296,6 +306,12 @@ _SCHEMA: tuple[str, ...] = (
         token_id TEXT PRIMARY KEY,
         used INTEGER NOT NULL
     ) WITHOUT ROWID""",
+    # Rate limits: a token bucket per key, as it was at ``updated_at``.
+    """CREATE TABLE IF NOT EXISTS rate_buckets (
+        key TEXT PRIMARY KEY,
+        tokens REAL NOT NULL,
+        updated_at REAL NOT NULL
+    ) WITHOUT ROWID""",
 )
 
 # A job's state as readers see it: stored states plus the two that only time changes.
@@ -331,6 +347,8 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     # the write's result, recorded in the write's transaction. The old ones are dropped rather
     # than converted: a repeat of a publish answered before the upgrade runs again.
     3: ("DROP TABLE idempotency", _IDEMPOTENCY_TABLE, _IDEMPOTENCY_INDEX),
+    # Groups made before max_deliveries deliver without a limit, as they did.
+    4: ("ALTER TABLE stream_groups ADD COLUMN max_deliveries INTEGER",),
 }
 
 
@@ -595,44 +613,12 @@ class SQLiteStore(Store):
             _check_trim(trim)
 
         def work(connection: sqlite3.Connection, now: float) -> AppendResult:
-            row = connection.execute(
-                "SELECT last_ms, last_seq, length FROM streams WHERE name = ?", (stream,)
-            ).fetchone()
-            if row is None:
-                if nomkstream:
-                    raise _stream_not_found(stream)
-                last_ms, last_seq, length = 0, 0, 0
-                connection.execute(
-                    "INSERT INTO streams (name, last_ms, last_seq, length, created_at)"
-                    " VALUES (?, 0, 0, 0, ?)",
-                    (stream, now),
-                )
-            else:
-                last_ms, last_seq, length = row["last_ms"], row["last_seq"], row["length"]
-            now_ms = int(now * 1000)
-            rows = []
-            for body in encoded:
-                if now_ms > last_ms:
-                    last_ms, last_seq = now_ms, 0
-                else:
-                    last_seq += 1
-                rows.append((stream, last_ms, last_seq, body))
-            connection.executemany(
-                "INSERT INTO stream_entries (stream, ms, seq, body) VALUES (?, ?, ?, ?)", rows
-            )
-            length += len(rows)
+            ids, length = _append_entries(connection, stream, encoded, now, nomkstream=nomkstream)
             trimmed = 0
             if trim is not None:
                 length, trimmed = _trim_entries(connection, stream, trim, length)
-            connection.execute(
-                "UPDATE streams SET last_ms = ?, last_seq = ?, length = ? WHERE name = ?",
-                (last_ms, last_seq, length, stream),
-            )
-            return AppendResult(
-                ids=[_format_id((ms, seq)) for _, ms, seq, _ in rows],
-                length=length,
-                trimmed=trimmed,
-            )
+                connection.execute("UPDATE streams SET length = ? WHERE name = ?", (length, stream))
+            return AppendResult(ids=ids, length=length, trimmed=trimmed)
 
         result = await self._write_once(
             idempotency,
@@ -661,7 +647,7 @@ class SQLiteStore(Store):
                 (stream,),
             ).fetchone()
             groups = connection.execute(
-                """SELECT g.name, g.last_ms, g.last_seq,
+                """SELECT g.name, g.last_ms, g.last_seq, g.max_deliveries,
                        (SELECT COUNT(*) FROM stream_consumers c
                          WHERE c.stream = g.stream AND c.grp = g.name) AS consumers,
                        (SELECT COUNT(*) FROM stream_pending p
@@ -680,6 +666,7 @@ class SQLiteStore(Store):
                         consumers=group["consumers"],
                         pending=group["pending"],
                         last_delivered_id=_format_id((group["last_ms"], group["last_seq"])),
+                        max_deliveries=group["max_deliveries"],
                     )
                     for group in groups
                 ],
@@ -735,10 +722,17 @@ class SQLiteStore(Store):
         await self._run(work)
 
     async def create_group(
-        self, stream: str, group: str, *, start_id: str, mkstream: bool
+        self,
+        stream: str,
+        group: str,
+        *,
+        start_id: str,
+        mkstream: bool,
+        max_deliveries: int | None = None,
     ) -> GroupInfo:
         """Create a group positioned at ``start_id`` (``$`` for the stream's last id)."""
         start = None if start_id == "$" else _parse_id(start_id, missing_seq=0)
+        check_max_deliveries(stream, max_deliveries)
 
         def work(connection: sqlite3.Connection, now: float) -> GroupInfo:
             row = connection.execute(
@@ -757,16 +751,20 @@ class SQLiteStore(Store):
                 stream_last = (row["last_ms"], row["last_seq"])
             position = stream_last if start is None else start
             inserted = connection.execute(
-                "INSERT OR IGNORE INTO stream_groups (stream, name, last_ms, last_seq)"
-                " VALUES (?, ?, ?, ?)",
-                (stream, group, *position),
+                "INSERT OR IGNORE INTO stream_groups"
+                " (stream, name, last_ms, last_seq, max_deliveries) VALUES (?, ?, ?, ?, ?)",
+                (stream, group, *position, max_deliveries),
             )
             if inserted.rowcount == 0:
                 raise ConflictError(
                     "group_exists", f"stream {stream!r} already has a group {group!r}"
                 )
             return GroupInfo(
-                group=group, consumers=0, pending=0, last_delivered_id=_format_id(position)
+                group=group,
+                consumers=0,
+                pending=0,
+                last_delivered_id=_format_id(position),
+                max_deliveries=max_deliveries,
             )
 
         return await self._run(work)
@@ -852,6 +850,10 @@ class SQLiteStore(Store):
 
         def work(connection: sqlite3.Connection, now: float) -> ClaimResult:
             _require_group(connection, stream, group)
+            max_deliveries: int | None = connection.execute(
+                "SELECT max_deliveries FROM stream_groups WHERE stream = ? AND name = ?",
+                (stream, group),
+            ).fetchone()["max_deliveries"]
             _remember_consumer(connection, stream, group, consumer)
             rows = connection.execute(
                 """SELECT p.ms, p.seq, p.delivery_count, p.delivered_ms, e.body
@@ -865,17 +867,24 @@ class SQLiteStore(Store):
             now_ms = int(now * 1000)
             entries: list[DeliveredEntry] = []
             deleted: list[str] = []
+            dead: list[tuple[str, str]] = []
             for row in rows[:count]:
                 key = (stream, group, row["ms"], row["seq"])
                 entry_id = _format_id((row["ms"], row["seq"]))
-                if row["body"] is None:
+                idle = now_ms - row["delivered_ms"] >= min_idle_ms
+                if row["body"] is None or (
+                    idle and max_deliveries is not None and row["delivery_count"] >= max_deliveries
+                ):
                     connection.execute(
                         "DELETE FROM stream_pending"
                         " WHERE stream = ? AND grp = ? AND ms = ? AND seq = ?",
                         key,
                     )
-                    deleted.append(entry_id)
-                elif now_ms - row["delivered_ms"] >= min_idle_ms:
+                    if row["body"] is None:
+                        deleted.append(entry_id)
+                    else:
+                        dead.append((entry_id, _dead_letter(stream, group, entry_id, row)))
+                elif idle:
                     connection.execute(
                         """UPDATE stream_pending
                            SET consumer = ?, delivery_count = delivery_count + 1, delivered_ms = ?
@@ -889,6 +898,14 @@ class SQLiteStore(Store):
                             delivery_count=row["delivery_count"] + 1,
                         )
                     )
+            if dead:
+                _append_entries(
+                    connection,
+                    dead_letter_stream(stream),
+                    [body for _, body in dead],
+                    now,
+                    nomkstream=False,
+                )
             following = rows[count] if len(rows) > count else None
             return ClaimResult(
                 entries=entries,
@@ -896,6 +913,7 @@ class SQLiteStore(Store):
                 next_start_id="0-0"
                 if following is None
                 else _format_id((following["ms"], following["seq"])),
+                dead_lettered_ids=[entry_id for entry_id, _ in dead],
             )
 
         return await self._run(work)
@@ -1610,6 +1628,35 @@ class SQLiteStore(Store):
 
         await self._run(work)
 
+    # Rate limits ---------------------------------------------------------------------------
+
+    async def take_rate_token(self, key: str, *, per_second: float, burst: int) -> float:
+        """Refill the bucket for the time since its last use, then take a token if there is one,
+        all in one transaction, so processes sharing the file share the bucket.
+        """
+        check_token_bucket(per_second, burst)
+
+        def work(connection: sqlite3.Connection, now: float) -> float:
+            row = connection.execute(
+                "SELECT tokens, updated_at FROM rate_buckets WHERE key = ?", (key,)
+            ).fetchone()
+            tokens = float(burst)
+            if row is not None:
+                elapsed = max(0.0, now - row["updated_at"])
+                tokens = min(tokens, row["tokens"] + elapsed * per_second)
+            wait = 0.0
+            if tokens >= 1.0:
+                tokens -= 1.0
+            else:
+                wait = (1.0 - tokens) / per_second
+            connection.execute(
+                "INSERT OR REPLACE INTO rate_buckets (key, tokens, updated_at) VALUES (?, ?, ?)",
+                (key, tokens, now),
+            )
+            return wait
+
+        return await self._run(work)
+
 
 # Helpers that run inside a transaction -----------------------------------------------------
 
@@ -1713,6 +1760,64 @@ def _require_group(connection: sqlite3.Connection, stream: str, group: str) -> _
     if row is None:
         raise NotFoundError("group_not_found", f"stream {stream!r} has no group {group!r}")
     return row["last_ms"], row["last_seq"]
+
+
+def _append_entries(
+    connection: sqlite3.Connection,
+    stream: str,
+    encoded: Sequence[str],
+    now: float,
+    *,
+    nomkstream: bool,
+) -> tuple[list[str], int]:
+    """Append JSON texts under new ids (creating the stream unless ``nomkstream``); answer the
+    ids and the stream's length.
+    """
+    row = connection.execute(
+        "SELECT last_ms, last_seq, length FROM streams WHERE name = ?", (stream,)
+    ).fetchone()
+    if row is None:
+        if nomkstream:
+            raise _stream_not_found(stream)
+        last_ms, last_seq, length = 0, 0, 0
+        connection.execute(
+            "INSERT INTO streams (name, last_ms, last_seq, length, created_at)"
+            " VALUES (?, 0, 0, 0, ?)",
+            (stream, now),
+        )
+    else:
+        last_ms, last_seq, length = row["last_ms"], row["last_seq"], row["length"]
+    now_ms = int(now * 1000)
+    rows = []
+    for body in encoded:
+        if now_ms > last_ms:
+            last_ms, last_seq = now_ms, 0
+        else:
+            last_seq += 1
+        rows.append((stream, last_ms, last_seq, body))
+    connection.executemany(
+        "INSERT INTO stream_entries (stream, ms, seq, body) VALUES (?, ?, ?, ?)", rows
+    )
+    length += len(rows)
+    connection.execute(
+        "UPDATE streams SET last_ms = ?, last_seq = ?, length = ? WHERE name = ?",
+        (last_ms, last_seq, length, stream),
+    )
+    return [_format_id((ms, seq)) for _, ms, seq, _ in rows], length
+
+
+def _dead_letter(stream: str, group: str, entry_id: str, row: sqlite3.Row) -> str:
+    """The dead-letter stream's entry for a pending entry (``Store.claim`` gives its shape)."""
+    return _dump_json(
+        {
+            "stream": stream,
+            "id": entry_id,
+            "group": group,
+            "delivery_count": row["delivery_count"],
+            "body": json.loads(row["body"]),
+        },
+        what="a dead letter",
+    )
 
 
 def _remember_consumer(

@@ -155,6 +155,41 @@ async def test_a_pending_entry_trimmed_away_is_simply_acknowledged(
     assert await resolve(client.streams.pending(orders)) == []
 
 
+async def test_an_entry_that_always_fails_is_dead_lettered_after_max_deliveries(
+    client: AnyClient, name: Callable[[str], str]
+) -> None:
+    """With max_deliveries=3 the handler sees a failing entry exactly three times; the next claim
+    moves it to `<stream>.dead` with where it came from, and run() goes on to the next entry.
+    """
+    orders = sdk.Stream(name("orders"), group="billing")
+    calls: list[Any] = []
+
+    @client.subscribe(orders, start_id="0", redeliver_after=0, max_deliveries=3)
+    def handle(order: dict[str, Any]) -> None:
+        calls.append(order)
+        if order["id"] == 1:
+            raise RuntimeError("this order can never be billed")
+
+    first = await resolve(client.publish(orders, {"id": 1}))
+    await resolve(client.run(max_messages=3, stop_after=RUN_LIMIT))
+    assert calls == [{"id": 1}] * 3
+    [group] = (await resolve(client.streams.info(orders))).groups
+    assert group.max_deliveries == 3
+    await resolve(client.publish(orders, {"id": 2}))
+    await resolve(client.run(max_messages=1, stop_after=RUN_LIMIT))
+    assert calls == [{"id": 1}] * 3 + [{"id": 2}]
+    assert await resolve(client.streams.pending(orders)) == []
+    assert await _bodies(client, f"{orders.name}.dead") == [
+        {
+            "stream": orders.name,
+            "id": first,
+            "group": "billing",
+            "delivery_count": 3,
+            "body": {"id": 1},
+        }
+    ]
+
+
 async def test_queues_need_creating_first(client: AnyClient, name: Callable[[str], str]) -> None:
     """`init_queue` of a queue never created raises NotFoundError; after `create` it works."""
     jobs = name("jobs")

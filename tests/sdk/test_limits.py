@@ -56,6 +56,7 @@ EXPECTED = {
     "MIN_IDLE_MS_MAX": lambda: prop("ClaimRequest", "min_idle_ms")["maximum"],
     "NACK_ERROR_MAX_LENGTH": lambda: prop("NackRequest", "error")["maxLength"],
     "MAX_ATTEMPTS_MAX": lambda: prop("QueueSettings", "max_attempts")["maximum"],
+    "MAX_DELIVERIES_MAX": lambda: schemas()["MaxDeliveries"]["maximum"],
     "RETENTION_SECONDS_MIN": lambda: prop("QueueSettings", "retention_seconds")["minimum"],
     "RETENTION_SECONDS_MAX": lambda: prop("QueueSettings", "retention_seconds")["maximum"],
     "DEDUPLICATION_WINDOW_MAX_SECONDS": lambda: prop(

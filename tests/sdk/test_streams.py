@@ -287,6 +287,56 @@ async def test_groups(client: sdk.Client | sdk.AsyncClient, api: respx.MockRoute
     assert delete.call_count == 1
 
 
+async def test_a_group_with_max_deliveries(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
+) -> None:
+    """max_deliveries is sent when given and read back; absent, it is None (unlimited)."""
+    create = api.post("/v1/streams/orders/groups").mock(
+        return_value=httpx.Response(
+            201,
+            json={
+                "group": "billing",
+                "consumers": 0,
+                "pending": 0,
+                "last_delivered_id": "0-0",
+                "max_deliveries": 3,
+            },
+        )
+    )
+    orders = sdk.Stream("orders", group="billing")
+    info = await resolve(client.streams.create_group(orders, max_deliveries=3))
+    assert info.max_deliveries == 3
+    assert sent_json(create.calls.last) == {
+        "group": "billing",
+        "start_id": "$",
+        "mkstream": False,
+        "max_deliveries": 3,
+    }
+
+
+@pytest.mark.parametrize(
+    ("stream", "max_deliveries", "error"),
+    [
+        ("orders", 0, sdk.InvalidArgumentError),
+        ("orders", 1_000_001, sdk.InvalidArgumentError),
+        ("orders", True, sdk.InvalidArgumentError),
+        ("orders", "3", sdk.InvalidArgumentError),
+        ("o" * 124, 3, sdk.InvalidNameError),
+    ],
+)
+async def test_an_unusable_max_deliveries_is_refused_before_sending(
+    client: sdk.Client | sdk.AsyncClient,
+    api: respx.MockRouter,
+    stream: str,
+    max_deliveries: Any,
+    error: type[Exception],
+) -> None:
+    """Out of 1..1000000, not an int, or a stream whose `<name>.dead` would be too long."""
+    with pytest.raises(error):
+        await resolve(client.streams.create_group(stream, "billing", max_deliveries=max_deliveries))
+    assert api.calls.call_count == 0
+
+
 async def test_a_group_operation_without_a_group_is_refused(
     client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
 ) -> None:
@@ -322,6 +372,7 @@ async def test_read_ack_claim_and_pending(
                 "next_start_id": "0-0",
                 "entries": [{"id": "1-0", "body": {"id": 7}, "delivery_count": 2}],
                 "deleted_ids": ["0-1"],
+                "dead_lettered_ids": ["0-2"],
             },
         )
     )
@@ -347,6 +398,7 @@ async def test_read_ack_claim_and_pending(
         entries=[sdk.DeliveredEntry(id="1-0", body={"id": 7}, delivery_count=2)],
         deleted_ids=["0-1"],
         next_start_id="0-0",
+        dead_lettered_ids=["0-2"],
     )
     assert sent_json(claim.calls.last) == {
         "consumer": "w2",

@@ -449,6 +449,34 @@ async def test_configuration_mistakes_are_refused(
         await resolve(client.run(max_messages=0))
 
 
+async def test_subscribe_creates_the_group_with_its_max_deliveries(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter, group: respx.Route
+) -> None:
+    """max_deliveries goes into the createGroup that run() sends."""
+    api.post(f"{GROUP}/claim").mock(return_value=claim_answer())
+    api.post(f"{GROUP}/read").mock(return_value=read_answer(entry("1-0", 1)))
+    api.post(f"{GROUP}/ack").mock(return_value=httpx.Response(200, json={"acked": 1}))
+    client.subscribe(ORDERS, max_deliveries=4)(lambda body: None)
+    await resolve(client.run(max_messages=1))
+    assert sent_json(group.calls.last)["max_deliveries"] == 4
+
+
+@pytest.mark.parametrize(
+    ("stream", "max_deliveries", "error"),
+    [
+        (ORDERS, 0, sdk.InvalidArgumentError),
+        (ORDERS, 2.5, sdk.InvalidArgumentError),
+        (sdk.Stream("o" * 124, group="billing"), 3, sdk.InvalidNameError),
+    ],
+)
+def test_subscribe_refuses_an_unusable_max_deliveries(
+    stream: sdk.Stream, max_deliveries: Any, error: type[Exception]
+) -> None:
+    """Checked when subscribing, not when run() first creates the group."""
+    with sdk.Client("http://spool.test") as client, pytest.raises(error):
+        client.subscribe(stream, max_deliveries=max_deliveries)
+
+
 async def test_a_group_given_to_subscribe_wins(
     client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
 ) -> None:

@@ -1,5 +1,5 @@
-"""What every route shares (server/routes/_common.py): the publish pipeline's quota, dates,
-query parameters.
+"""What every route shares (server/routes/_common.py): the publish pipeline's quota and rate
+limit, dates, query parameters.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 import generated.pydantic_models as models
-from server.config import Permission, Settings, TokenConfig
+from server.config import Permission, RateLimit, Settings, TokenConfig
 from server.problems import ProblemError
 from server.routes._common import (
     _one_pass_validator,
@@ -349,3 +349,22 @@ def test_a_schema_the_one_pass_cannot_be_sure_of_takes_the_long_way() -> None:
     with pytest.raises(ProblemError) as refused:
         parse_body(b'{"value": null}', _Choice)
     assert refused.value.errors[0].location == "body.value"
+
+
+async def test_publishing_too_fast_is_rate_limited(app_factory: AppFactory, store_url: str) -> None:
+    """Over its rate, a token's publishes get 429 rate_limited with Retry-After; reads do not."""
+    token = TokenConfig(
+        id="fast",
+        secret="secret-fast",
+        permissions=EVERYTHING,
+        rate_limit=RateLimit(per_second=0.01, burst=1),
+    )
+    settings = Settings(tokens=(token,), store_url=store_url)
+    async with app_factory(settings, token="secret-fast") as running:
+        path = "/v1/streams/events/entries"
+        assert (await running.client.post(path, json={"body": 1})).status_code == 201
+        response = await running.client.post(path, json={"body": 2})
+        problem = assert_problem(response, 429, "rate_limited")
+        assert int(response.headers["retry-after"]) >= 1
+        assert "fast" in problem["detail"]
+        assert (await running.client.get("/v1/streams/events")).json()["length"] == 1

@@ -270,6 +270,52 @@ async def test_claim_reports_trimmed_pending_entries(api: RunningApp) -> None:
     assert claimed.json()["deleted_ids"] == [ids[0]]
 
 
+async def test_claim_dead_letters_entries_past_the_groups_max_deliveries(api: RunningApp) -> None:
+    """A group created with max_deliveries shows it; once an entry was delivered that often, a
+    claim reports it in dead_lettered_ids and it is readable in ``<stream>.dead``.
+    """
+    ids = await _append(api, "orders", {"id": 1})
+    created = await api.client.post(
+        "/v1/streams/orders/groups", json={"group": "g", "start_id": "0", "max_deliveries": 2}
+    )
+    assert GroupInfo.model_validate(created.json()).max_deliveries is not None
+    assert created.json()["max_deliveries"] == 2
+    await api.client.post("/v1/streams/orders/groups/g/read", json={"consumer": "c"})
+    claim = {"consumer": "d", "min_idle_ms": 0}
+    first = ClaimResult.model_validate(
+        (await api.client.post("/v1/streams/orders/groups/g/claim", json=claim)).json()
+    )
+    assert ([entry.delivery_count for entry in first.entries], first.dead_lettered_ids) == ([2], [])
+    second = ClaimResult.model_validate(
+        (await api.client.post("/v1/streams/orders/groups/g/claim", json=claim)).json()
+    )
+    assert (second.entries, [entry_id.root for entry_id in second.dead_lettered_ids]) == ([], ids)
+    dead = (await api.client.get("/v1/streams/orders.dead/entries")).json()["entries"]
+    assert [entry["body"] for entry in dead] == [
+        {"stream": "orders", "id": ids[0], "group": "g", "delivery_count": 2, "body": {"id": 1}}
+    ]
+    [group] = StreamInfo.model_validate((await api.client.get("/v1/streams/orders")).json()).groups
+    assert group.pending == 0
+
+
+async def test_a_group_without_max_deliveries_shows_none(api: RunningApp) -> None:
+    """Unlimited is the field's absence."""
+    created = await api.client.post(
+        "/v1/streams/orders/groups", json={"group": "g", "mkstream": True}
+    )
+    assert "max_deliveries" not in created.json()
+
+
+async def test_max_deliveries_needs_room_for_the_dead_letter_streams_name(api: RunningApp) -> None:
+    """A stream name too long to add ``.dead`` to is 422 validation_failed with max_deliveries."""
+    stream = "s" * 124
+    response = await api.client.post(
+        f"/v1/streams/{stream}/groups", json={"group": "g", "mkstream": True, "max_deliveries": 1}
+    )
+    problem = assert_problem(response, 422, "validation_failed")
+    assert ".dead" in problem["detail"]
+
+
 async def test_creating_a_group_twice_is_a_conflict(api: RunningApp) -> None:
     """A second group of the same name is 409 group_exists."""
     await _append(api, "orders", 1)
@@ -342,6 +388,8 @@ async def test_invalid_names_are_400(api: RunningApp, path: str, name: str) -> N
         ("/v1/streams/o/groups/g/ack", {"ids": ["not-an-id"]}),
         ("/v1/streams/o/groups/g/claim", {"consumer": "c"}),
         ("/v1/streams/o/groups/g/claim", {"consumer": "c", "min_idle_ms": -1}),
+        ("/v1/streams/o/groups", {"group": "g", "max_deliveries": 0}),
+        ("/v1/streams/o/groups", {"group": "g", "max_deliveries": "3"}),
     ],
 )
 async def test_group_requests_are_validated(

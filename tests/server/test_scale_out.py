@@ -1,19 +1,23 @@
-"""Scale-out of the delivery engine (server/delivery.py, as server/app.py wires it): real
-``python -m server`` processes sharing one store deliver each attempt once, and a message whose
-process was killed mid-delivery is delivered by another process once its lease ends.
+"""Scale-out of the delivery engine (server/delivery.py, as server/app.py wires it) and of rate
+limits (server/routes/_common.py's check_rate): real ``python -m server`` processes sharing one
+store deliver each attempt once, a message whose process was killed mid-delivery is delivered by
+another process once its lease ends, and a token's rate limit holds for all processes together.
 
 tests/server/test_delivery.py covers the same guarantees inside one process; these tests show
-they hold across processes, which only the store's atomic claim and its leases can give.
+they hold across processes, which only the store's atomic claim, its leases and its shared rate
+buckets can give.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 
 import sdk
@@ -132,3 +136,47 @@ def test_a_message_whose_process_was_killed_mid_delivery_is_delivered_by_another
     for request in (first, again):
         assert request.headers["spool-message-id"] == receipt.message_id
         assert (request.path, request.body) == ("/orders", b"order 7")
+
+
+def test_two_processes_on_one_store_share_a_tokens_rate_limit(
+    store_url: str, spool_server: Callable[..., ServerProcess]
+) -> None:
+    """A burst of publishes split over two processes, all at once: exactly ``burst`` are accepted
+    in all (not ``burst`` per process), and every other one is 429 rate_limited with Retry-After.
+    """
+    burst, per_process = 5, 8
+    config = _config()
+    # One token a day after the burst: no refill can happen while the test runs.
+    config["tokens"][0]["rate_limit"] = {"per_second": 1 / 86400, "burst": burst}
+    servers = [spool_server(store_url, config=config) for _ in range(2)]
+
+    async def publish_everywhere() -> list[httpx.Response]:
+        clients = [
+            httpx.AsyncClient(
+                base_url=server.base_url,
+                headers={"Authorization": f"Bearer {server.token}"},
+                timeout=30,
+            )
+            for server in servers
+        ]
+        try:
+            return await asyncio.gather(
+                *(
+                    client.post("/v1/streams/limited/entries", json={"body": n})
+                    for n in range(per_process)
+                    for client in clients
+                )
+            )
+        finally:
+            for client in clients:
+                await client.aclose()
+
+    responses = asyncio.run(publish_everywhere())
+    statuses = Counter(response.status_code for response in responses)
+    assert statuses == {201: burst, 429: 2 * per_process - burst}, statuses
+    for response in responses:
+        if response.status_code == 429:
+            assert response.json()["code"] == "rate_limited"
+            assert int(response.headers["retry-after"]) >= 1
+    with sdk.Client(servers[0].base_url, servers[0].token, max_retries=0) as client:
+        assert client.streams.length("limited") == burst

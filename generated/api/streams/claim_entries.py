@@ -115,6 +115,13 @@ def sync_detailed(
     removed from the pending list and reported in `deleted_ids`. `next_start_id` is where the
     next scan continues; `0-0` means the scan reached the end. Needs `consume` on the stream.
 
+    Dead letters: in a group with `max_deliveries`, an idle entry already delivered that many
+    times is not handed out. In the same atomic step it is removed from the pending list and
+    appended to the stream `<stream>.dead` (created when missing; read, trim or replay it with
+    the stream operations, which need their permission on that name) as the body
+    `{"stream", "id", "group", "delivery_count", "body"}`: where it came from, how often it
+    was delivered, and its own body. Its id is reported in `dead_lettered_ids`.
+
     Args:
         stream (str): A stream, queue or URL group name.
         group (str): A consumer group or consumer name.
@@ -155,6 +162,13 @@ def sync(
     removed from the pending list and reported in `deleted_ids`. `next_start_id` is where the
     next scan continues; `0-0` means the scan reached the end. Needs `consume` on the stream.
 
+    Dead letters: in a group with `max_deliveries`, an idle entry already delivered that many
+    times is not handed out. In the same atomic step it is removed from the pending list and
+    appended to the stream `<stream>.dead` (created when missing; read, trim or replay it with
+    the stream operations, which need their permission on that name) as the body
+    `{"stream", "id", "group", "delivery_count", "body"}`: where it came from, how often it
+    was delivered, and its own body. Its id is reported in `dead_lettered_ids`.
+
     Args:
         stream (str): A stream, queue or URL group name.
         group (str): A consumer group or consumer name.
@@ -189,6 +203,13 @@ async def asyncio_detailed(
     `consumer`, raising their delivery count. Pending ids whose entries were trimmed away are
     removed from the pending list and reported in `deleted_ids`. `next_start_id` is where the
     next scan continues; `0-0` means the scan reached the end. Needs `consume` on the stream.
+
+    Dead letters: in a group with `max_deliveries`, an idle entry already delivered that many
+    times is not handed out. In the same atomic step it is removed from the pending list and
+    appended to the stream `<stream>.dead` (created when missing; read, trim or replay it with
+    the stream operations, which need their permission on that name) as the body
+    `{"stream", "id", "group", "delivery_count", "body"}`: where it came from, how often it
+    was delivered, and its own body. Its id is reported in `dead_lettered_ids`.
 
     Args:
         stream (str): A stream, queue or URL group name.
@@ -227,6 +248,13 @@ async def asyncio(
     `consumer`, raising their delivery count. Pending ids whose entries were trimmed away are
     removed from the pending list and reported in `deleted_ids`. `next_start_id` is where the
     next scan continues; `0-0` means the scan reached the end. Needs `consume` on the stream.
+
+    Dead letters: in a group with `max_deliveries`, an idle entry already delivered that many
+    times is not handed out. In the same atomic step it is removed from the pending list and
+    appended to the stream `<stream>.dead` (created when missing; read, trim or replay it with
+    the stream operations, which need their permission on that name) as the body
+    `{"stream", "id", "group", "delivery_count", "body"}`: where it came from, how often it
+    was delivered, and its own body. Its id is reported in `dead_lettered_ids`.
 
     Args:
         stream (str): A stream, queue or URL group name.

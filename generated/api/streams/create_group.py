@@ -112,8 +112,11 @@ def sync_detailed(
 ) -> Response[GroupInfo | Problem]:
     """Create a consumer group on a stream
 
-     The group delivers entries after `start_id`. A group of the same name is `409 group_exists`. Needs
-    `consume` on the stream.
+     The group delivers entries after `start_id`. With `max_deliveries`, an entry delivered that
+    many times is no longer claimed but dead-lettered (see claimEntries); the stream's name
+    must then leave room for the `.dead` suffix (at most 123 characters, else
+    `422 validation_failed`). A group of the same name is `409 group_exists`. Needs `consume`
+    on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.
@@ -147,8 +150,11 @@ def sync(
 ) -> GroupInfo | Problem | None:
     """Create a consumer group on a stream
 
-     The group delivers entries after `start_id`. A group of the same name is `409 group_exists`. Needs
-    `consume` on the stream.
+     The group delivers entries after `start_id`. With `max_deliveries`, an entry delivered that
+    many times is no longer claimed but dead-lettered (see claimEntries); the stream's name
+    must then leave room for the `.dead` suffix (at most 123 characters, else
+    `422 validation_failed`). A group of the same name is `409 group_exists`. Needs `consume`
+    on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.
@@ -177,8 +183,11 @@ async def asyncio_detailed(
 ) -> Response[GroupInfo | Problem]:
     """Create a consumer group on a stream
 
-     The group delivers entries after `start_id`. A group of the same name is `409 group_exists`. Needs
-    `consume` on the stream.
+     The group delivers entries after `start_id`. With `max_deliveries`, an entry delivered that
+    many times is no longer claimed but dead-lettered (see claimEntries); the stream's name
+    must then leave room for the `.dead` suffix (at most 123 characters, else
+    `422 validation_failed`). A group of the same name is `409 group_exists`. Needs `consume`
+    on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.
@@ -210,8 +219,11 @@ async def asyncio(
 ) -> GroupInfo | Problem | None:
     """Create a consumer group on a stream
 
-     The group delivers entries after `start_id`. A group of the same name is `409 group_exists`. Needs
-    `consume` on the stream.
+     The group delivers entries after `start_id`. With `max_deliveries`, an entry delivered that
+    many times is no longer claimed but dead-lettered (see claimEntries); the stream's name
+    must then leave room for the `.dead` suffix (at most 123 characters, else
+    `422 validation_failed`). A group of the same name is `409 group_exists`. Needs `consume`
+    on the stream.
 
     Args:
         stream (str): A stream, queue or URL group name.

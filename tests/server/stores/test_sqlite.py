@@ -152,6 +152,7 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
     with sqlite3.connect(path) as connection:
         connection.execute("ALTER TABLE messages DROP COLUMN lease_id")
         connection.execute("ALTER TABLE messages DROP COLUMN retries_used")
+        connection.execute("ALTER TABLE stream_groups DROP COLUMN max_deliveries")
         connection.execute("UPDATE schema_version SET version = 1")
     connection.close()
     upgraded = SQLiteStore.from_url(sqlite_store_url)
@@ -171,7 +172,7 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         def version(connection: sqlite3.Connection, _now: float) -> int:
             return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
 
-        assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 3
+        assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 4
     finally:
         await upgraded.close()
 
@@ -195,6 +196,7 @@ async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_stor
             "INSERT INTO idempotency VALUES ('in-progress', 'hash-a', NULL, NULL, ?)",
             (time.time() + 3600,),
         )
+        connection.execute("ALTER TABLE stream_groups DROP COLUMN max_deliveries")
         connection.execute("UPDATE schema_version SET version = 2")
     connection.close()
     upgraded = SQLiteStore.from_url(sqlite_store_url)
@@ -207,6 +209,42 @@ async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_stor
         assert not result.replayed
         again = await upgraded.append("events", [1], trim=None, nomkstream=False, idempotency=claim)
         assert again.replayed
+    finally:
+        await upgraded.close()
+
+
+async def test_a_file_of_schema_version_3_keeps_its_groups_without_a_delivery_limit(
+    sqlite_store_url: str,
+) -> None:
+    """Groups made before max_deliveries existed gain the column empty: they still deliver, and
+    claim redelivers their entries without limit, as before.
+    """
+    first = SQLiteStore.from_url(sqlite_store_url)
+    await first.open()
+    await first.append("orders", [1], trim=None, nomkstream=False)
+    await first.close()
+    path = sqlite_store_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TABLE rate_buckets")
+        connection.execute("ALTER TABLE stream_groups DROP COLUMN max_deliveries")
+        connection.execute(
+            "INSERT INTO stream_groups (stream, name, last_ms, last_seq) VALUES ('orders', 'old', 0, 0)"
+        )
+        connection.execute("UPDATE schema_version SET version = 3")
+    connection.close()
+    upgraded = SQLiteStore.from_url(sqlite_store_url)
+    await upgraded.open()
+    try:
+        [group] = (await upgraded.stream_info("orders")).groups
+        assert group.max_deliveries is None
+        await upgraded.read_group("orders", "old", consumer="a", count=10, wait_ms=0)
+        for times in range(2, 6):
+            claimed = await upgraded.claim(
+                "orders", "old", consumer="a", min_idle_ms=0, count=10, start_id="0"
+            )
+            assert [entry.delivery_count for entry in claimed.entries] == [times]
+            assert claimed.dead_lettered_ids == []
+        assert await upgraded.take_rate_token("t", per_second=1, burst=1) == 0
     finally:
         await upgraded.close()
 

@@ -8,7 +8,15 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from server.stores.base import ConflictError, NotFoundError, Store, StoreError, Trim
+from server.stores.base import (
+    ClaimResult,
+    ConflictError,
+    NotFoundError,
+    Store,
+    StoreError,
+    Trim,
+    dead_letter_stream,
+)
 from tests.server.stores._support import ENTRY_ID, entry_key
 
 
@@ -595,3 +603,156 @@ async def test_delete_group_forgets_its_pending_list_but_keeps_entries(store: St
     assert raised.value.code == "group_not_found"
     await store.create_group("events", "billing", start_id="0", mkstream=False)
     assert await store.pending("events", "billing", count=10) == []
+
+
+# Max deliveries and dead letters -----------------------------------------------------------
+
+
+async def claim_all(store: Store, *, min_idle_ms: int = 0, group: str = "billing") -> ClaimResult:
+    """One claim by ``bob`` over the whole pending list."""
+    return await store.claim(
+        "events", group, consumer="bob", min_idle_ms=min_idle_ms, count=100, start_id="0"
+    )
+
+
+async def test_a_group_shows_its_max_deliveries(store: Store) -> None:
+    """``max_deliveries`` is kept with the group (None: unlimited) and shown by stream_info."""
+    created = await store.create_group(
+        "events", "billing", start_id="0", mkstream=True, max_deliveries=3
+    )
+    assert created.max_deliveries == 3
+    await store.create_group("events", "audit", start_id="0", mkstream=False)
+    info = await store.stream_info("events")
+    assert [(group.group, group.max_deliveries) for group in info.groups] == [
+        ("audit", None),
+        ("billing", 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("stream", "max_deliveries"), [("events", 0), ("events", -1), ("e" * 124, 1)]
+)
+async def test_create_group_refuses_an_unusable_max_deliveries(
+    store: Store, stream: str, max_deliveries: int
+) -> None:
+    """Less than one delivery, or a stream whose dead-letter stream's name would be too long for
+    the API, is ``validation_failed``; nothing is created.
+    """
+    with pytest.raises(StoreError) as raised:
+        await store.create_group(
+            stream, "billing", start_id="0", mkstream=True, max_deliveries=max_deliveries
+        )
+    assert raised.value.code == "validation_failed"
+    with pytest.raises(NotFoundError):
+        await store.stream_info(stream)
+
+
+async def test_claim_dead_letters_entries_that_used_their_deliveries(store: Store) -> None:
+    """An idle entry delivered ``max_deliveries`` times is not claimed again: it leaves the pending
+    list and is appended to ``<stream>.dead`` with its id, group, delivery count and body.
+    """
+    ids = await append_many(store, "events", 2)
+    await store.create_group("events", "billing", start_id="0", mkstream=False, max_deliveries=2)
+    await read(store, "alice")
+    second = await claim_all(store)
+    assert [(entry.id, entry.delivery_count) for entry in second.entries] == [
+        (ids[0], 2),
+        (ids[1], 2),
+    ]
+    assert second.dead_lettered_ids == []
+    with pytest.raises(NotFoundError):
+        await store.stream_info(dead_letter_stream("events"))
+    third = await claim_all(store)
+    assert (third.entries, third.deleted_ids, third.dead_lettered_ids) == ([], [], ids)
+    assert await store.pending("events", "billing", count=10) == []
+    dead = await store.range("events.dead", start="-", end="+", count=10, reverse=False)
+    assert [entry.body for entry in dead] == [
+        {
+            "stream": "events",
+            "id": ids[0],
+            "group": "billing",
+            "delivery_count": 2,
+            "body": {"n": 0},
+        },
+        {
+            "stream": "events",
+            "id": ids[1],
+            "group": "billing",
+            "delivery_count": 2,
+            "body": {"n": 1},
+        },
+    ]
+    assert await all_ids(store, "events") == ids
+    assert (await claim_all(store)).dead_lettered_ids == []
+
+
+async def test_max_deliveries_of_one_dead_letters_at_the_first_claim(store: Store) -> None:
+    """With one delivery allowed, the read is the only one; bodies of any JSON shape survive."""
+    bodies: list[object] = [[1, "two", None], "text", 1.5, {"deep": {"x": [True]}}]
+    result = await store.append("events", bodies, trim=None, nomkstream=False)
+    await store.create_group("events", "billing", start_id="0", mkstream=False, max_deliveries=1)
+    await read(store, "alice")
+    assert (await claim_all(store)).dead_lettered_ids == result.ids
+    dead = await store.range("events.dead", start="-", end="+", count=10, reverse=False)
+    assert [entry.body["body"] for entry in dead] == bodies
+
+
+async def test_claim_dead_letters_only_idle_entries_within_its_window(store: Store) -> None:
+    """Entries not idle long enough stay pending whatever their count, and the scan still looks
+    at no more than ``count`` entries.
+    """
+    ids = await append_many(store, "events", 3)
+    await store.create_group("events", "billing", start_id="0", mkstream=False, max_deliveries=1)
+    await read(store, "alice")
+    waiting = await claim_all(store, min_idle_ms=3_600_000)
+    assert (waiting.entries, waiting.dead_lettered_ids) == ([], [])
+    window = await store.claim(
+        "events", "billing", consumer="bob", min_idle_ms=0, count=2, start_id="0"
+    )
+    assert (window.dead_lettered_ids, window.next_start_id) == (ids[:2], ids[2])
+    assert [entry.id for entry in await store.pending("events", "billing", count=10)] == ids[2:]
+
+
+async def test_a_trimmed_entry_is_deleted_not_dead_lettered(store: Store) -> None:
+    """An entry trimmed away has no body to keep: it is reported in ``deleted_ids`` as ever."""
+    ids = await append_many(store, "events", 2)
+    await store.create_group("events", "billing", start_id="0", mkstream=False, max_deliveries=1)
+    await read(store, "alice")
+    await store.trim("events", Trim(maxlen=1, approximate=False))
+    result = await claim_all(store)
+    assert (result.deleted_ids, result.dead_lettered_ids) == (ids[:1], ids[1:])
+
+
+async def test_max_deliveries_belongs_to_its_group(store: Store) -> None:
+    """Another group of the stream, and a group made again under the same name without the
+    setting, redeliver without limit.
+    """
+    await append_many(store, "events", 1)
+    await store.create_group("events", "billing", start_id="0", mkstream=False, max_deliveries=1)
+    await store.create_group("events", "audit", start_id="0", mkstream=False)
+    await read(store, "alice", group="audit")
+    for times in range(2, 5):
+        result = await claim_all(store, group="audit")
+        assert ([entry.delivery_count for entry in result.entries], result.dead_lettered_ids) == (
+            [times],
+            [],
+        )
+    await store.delete_group("events", "billing")
+    await store.create_group("events", "billing", start_id="0", mkstream=False)
+    await read(store, "alice")
+    assert [group.max_deliveries for group in (await store.stream_info("events")).groups] == [
+        None,
+        None,
+    ]
+    assert (await claim_all(store)).dead_lettered_ids == []
+
+
+async def test_a_recreated_stream_forgets_its_groups_max_deliveries(store: Store) -> None:
+    """Deleting the stream deletes its groups' settings with them."""
+    await append_many(store, "events", 1)
+    await store.create_group("events", "billing", start_id="0", mkstream=False, max_deliveries=1)
+    await store.delete_stream("events")
+    await append_many(store, "events", 1)
+    await store.create_group("events", "billing", start_id="0", mkstream=False)
+    await read(store, "alice")
+    assert (await claim_all(store)).dead_lettered_ids == []
