@@ -57,6 +57,7 @@ from .stores.base import (
     StoreUnavailableError,
 )
 from .transport import DeliveryClient, DeliveryTransport
+from .vetted_http import VettedNetworkBackend
 
 __all__ = [
     "CALLBACK_HEADER",
@@ -163,8 +164,9 @@ class DeliveryStore(Protocol):
         ...
 
 
-def default_http_client() -> httpx.AsyncClient:
-    """The client deliveries use: no redirects, no proxies from the environment.
+def default_http_client(policy: DestinationPolicy) -> httpx.AsyncClient:
+    """The client deliveries use: connections only to addresses ``policy`` vetted (resolved once
+    per connection, see server/vetted_http.py), no redirects, no proxies from the environment.
 
     Following a redirect would let a receiver send the service to an address the destination
     policy refused, so a 3xx is just a failed attempt. Environment proxies are ignored so that
@@ -181,7 +183,9 @@ def default_http_client() -> httpx.AsyncClient:
         follow_redirects=False,
         trust_env=False,
         headers={"User-Agent": "Spool-Delivery/0.1"},
-        transport=DeliveryTransport(limits, shards=HTTP_POOL_SHARDS),
+        transport=DeliveryTransport(
+            limits, shards=HTTP_POOL_SHARDS, network_backend=VettedNetworkBackend(policy)
+        ),
     )
 
 
@@ -233,7 +237,7 @@ class DeliveryEngine:
         *,
         signing_keys: SigningKeys,
         policy: DestinationPolicy,
-        http_client_factory: Callable[[], httpx.AsyncClient] = default_http_client,
+        http_client_factory: Callable[[], httpx.AsyncClient] | None = None,
         poll_interval: float = DEFAULT_POLL_INTERVAL_SECONDS,
         lease_margin: float = DEFAULT_LEASE_MARGIN_SECONDS,
         batch: int = 50,
@@ -253,7 +257,10 @@ class DeliveryEngine:
         self._store = store
         self._signing_keys = signing_keys
         self._policy = policy
-        self._http_client_factory = http_client_factory
+        # The default client vets every address it connects to, so an attempt need not resolve
+        # the destination first; a client of the caller's own gets the full check per attempt.
+        self._vetting_client = http_client_factory is None
+        self._http_client_factory = http_client_factory or (lambda: default_http_client(policy))
         self._poll_interval = poll_interval
         self._lease_margin = lease_margin
         self._batch = batch
@@ -622,8 +629,9 @@ class DeliveryEngine:
 
     async def _attempt(self, message: MessageRecord, retried: int) -> _Response:
         try:
-            # Checked again at delivery time: DNS may now point the name somewhere refused.
-            await self._policy.check(message.url)
+            # Checked again at delivery time: DNS may now point the name somewhere refused. The
+            # default client does that for every connection it opens, at the address it connects to.
+            await self._policy.check(message.url, resolve=not self._vetting_client)
         except DestinationNotAllowed as error:
             return _Response(error=f"destination not allowed: {error}")
         client = self._client

@@ -171,10 +171,12 @@ class DestinationPolicy:
                 "such addresses unless they are on its destination allow-list"
             )
 
-    async def check(self, url: str) -> None:
+    async def check(self, url: str, *, resolve: bool = True) -> None:
         """Raise ``DestinationNotAllowed`` unless ``url`` is http(s) and every address it resolves to
         is public or allowed; a host name that does not resolve passes. Resolution uses the event
-        loop's resolver, so it never blocks it.
+        loop's resolver, so it never blocks it. With ``resolve=False`` only what the URL itself
+        says is checked (scheme, host, credentials, a literal address): for a caller that vets
+        the addresses when it connects (server/vetted_http.py).
         """
         try:
             parts = urlsplit(url)
@@ -196,6 +198,13 @@ class DestinationPolicy:
                 f"destination {url!r} carries credentials; pass them in headers instead"
             )
         if self.allows_hostname(hostname):
+            return
+        if not resolve:
+            try:
+                literal = _parse_address(hostname.strip("[]"))
+            except ValueError:
+                return
+            self.check_address(url, literal)
             return
         try:
             await self.vetted_addresses(hostname, port or _DEFAULT_PORTS[scheme], label=url)

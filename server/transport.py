@@ -19,9 +19,10 @@ the engine's time in the connection pool and the network layer rather than in HT
   on later requests to the same site. :class:`DeliveryClient` keeps none: each delivery stands
   alone, and one publisher's receiver must not set what another publisher's message carries.
 
-What is sent, and to which address, is httpcore's and httpx's business as before: connections are
-opened to the host httpx names (resolved by the event loop), TLS verifies as httpx configures it,
-and timeouts raise httpcore's exceptions, which httpx maps to its own.
+What is sent is httpcore's and httpx's business as before: TLS verifies as httpx configures it, and
+timeouts raise httpcore's exceptions, which httpx maps to its own. Which address a connection goes
+to is the network backend's: the delivery engine wraps :class:`NetworkBackend` in
+server/vetted_http.py's, which connects only to addresses the destination policy vetted.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import Any
 import httpcore
 import httpx
 
-__all__ = ["DeliveryClient", "DeliveryTransport"]
+__all__ = ["DeliveryClient", "DeliveryTransport", "NetworkBackend"]
 
 # Reading stops while this much of an answer waits unread, and starts again below a quarter of it.
 _READ_BUFFER_LIMIT = 256 * 1024
@@ -220,7 +221,7 @@ class _Stream(httpcore.AsyncNetworkStream):
         return None if name is None else self._transport.get_extra_info(name)
 
 
-class _NetworkBackend(httpcore.AsyncNetworkBackend):
+class NetworkBackend(httpcore.AsyncNetworkBackend):
     """Opens :class:`_Stream` connections with the event loop's own ``create_connection``."""
 
     async def connect_tcp(
@@ -280,20 +281,25 @@ def _connected(
 
 
 class _PoolTransport(httpx.AsyncHTTPTransport):
-    """httpx's transport on a connection pool that uses :class:`_NetworkBackend`.
+    """httpx's transport on a connection pool with the given network backend.
 
     httpx takes no network backend, so the pool it built is replaced by one with the same settings
     (``tests/server/test_transport.py`` checks that connections go through :class:`_Stream`).
     """
 
-    def __init__(self, limits: httpx.Limits, ssl_context: ssl.SSLContext) -> None:
+    def __init__(
+        self,
+        limits: httpx.Limits,
+        ssl_context: ssl.SSLContext,
+        network_backend: httpcore.AsyncNetworkBackend,
+    ) -> None:
         super().__init__(trust_env=False, limits=limits)
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
-            network_backend=_NetworkBackend(),
+            network_backend=network_backend,
         )
 
 
@@ -321,11 +327,17 @@ class DeliveryTransport(httpx.AsyncBaseTransport):
     """``shards`` small connection pools sharing ``limits``; each request goes to the pool with
     the fewest requests in flight (the first of those), so that a quiet service reuses one pool's
     connections and a busy one spreads its requests evenly. ``ssl_context`` defaults to httpx's
-    (the system's certificate authorities, environment ignored).
+    (the system's certificate authorities, environment ignored), ``network_backend`` to
+    :class:`NetworkBackend` (what server/vetted_http.py wraps to connect only to vetted addresses).
     """
 
     def __init__(
-        self, limits: httpx.Limits, *, shards: int, ssl_context: ssl.SSLContext | None = None
+        self,
+        limits: httpx.Limits,
+        *,
+        shards: int,
+        ssl_context: ssl.SSLContext | None = None,
+        network_backend: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
         if shards < 1:
             raise ValueError("shards must be >= 1")
@@ -339,7 +351,8 @@ class DeliveryTransport(httpx.AsyncBaseTransport):
             keepalive_expiry=limits.keepalive_expiry,
         )
         context = ssl_context or httpx.create_ssl_context(trust_env=False)
-        self._shards = [_PoolTransport(each, context) for _ in range(shards)]
+        backend = network_backend or NetworkBackend()
+        self._shards = [_PoolTransport(each, context, backend) for _ in range(shards)]
         self._busy = [0] * shards
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

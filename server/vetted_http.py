@@ -1,4 +1,4 @@
-"""An HTTP transport that connects only to addresses the destination policy vetted.
+"""A network backend for httpcore that connects only to addresses the destination policy vetted.
 
 Checking a URL and then letting the HTTP client resolve its host again leaves a gap: a name with a
 short TTL can answer a public address to the check and a private one to the connection (DNS
@@ -13,11 +13,11 @@ from __future__ import annotations
 import typing
 
 import httpcore
-import httpx
 
 from .destinations import DestinationNotAllowed, DestinationPolicy, DestinationUnresolved
+from .transport import NetworkBackend
 
-__all__ = ["VettedNetworkBackend", "vetted_transport"]
+__all__ = ["VettedNetworkBackend"]
 
 
 class VettedNetworkBackend(httpcore.AsyncNetworkBackend):
@@ -27,7 +27,7 @@ class VettedNetworkBackend(httpcore.AsyncNetworkBackend):
         self, policy: DestinationPolicy, *, inner: httpcore.AsyncNetworkBackend | None = None
     ) -> None:
         self._policy = policy
-        self._inner = inner or httpcore.AnyIOBackend()
+        self._inner = inner or NetworkBackend()
 
     async def connect_tcp(
         self,
@@ -61,26 +61,3 @@ class VettedNetworkBackend(httpcore.AsyncNetworkBackend):
 
     async def sleep(self, seconds: float) -> None:
         await self._inner.sleep(seconds)
-
-
-def vetted_transport(
-    policy: DestinationPolicy,
-    *,
-    limits: httpx.Limits,
-    inner: httpcore.AsyncNetworkBackend | None = None,
-) -> httpx.AsyncHTTPTransport:
-    """An httpx transport whose every connection goes through :class:`VettedNetworkBackend`.
-
-    httpx's transport takes no network backend, so its connection pool is replaced by an
-    identical one that has ours (httpx is pinned; tests/server/test_vetted_http.py checks that
-    connections really go through the backend).
-    """
-    transport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
-    transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=httpx.create_ssl_context(trust_env=False),
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        network_backend=VettedNetworkBackend(policy, inner=inner),
-    )
-    return transport

@@ -58,6 +58,7 @@ __all__ = [
     "UrlGroupRecord",
     "check_max_deliveries",
     "check_token_bucket",
+    "DEAD_LETTER_SUFFIX",
     "dead_letter_stream",
 ]
 
@@ -447,12 +448,12 @@ class IdempotencyClaim:
 
 # The longest stream name openapi.yaml's ResourceName allows.
 _MAX_STREAM_NAME = 128
-_DEAD_LETTER_SUFFIX = ".dead"
+DEAD_LETTER_SUFFIX = ".dead"
 
 
 def dead_letter_stream(stream: str) -> str:
     """The stream that ``claim`` moves a group's undeliverable entries of ``stream`` to."""
-    return stream + _DEAD_LETTER_SUFFIX
+    return stream + DEAD_LETTER_SUFFIX
 
 
 def check_max_deliveries(stream: str, max_deliveries: int | None) -> None:
@@ -470,7 +471,7 @@ def check_max_deliveries(stream: str, max_deliveries: int | None) -> None:
             "validation_failed",
             f"max_deliveries needs a dead-letter stream {dead_letter_stream(stream)!r}, longer "
             f"than {_MAX_STREAM_NAME} characters: use a stream name of at most "
-            f"{_MAX_STREAM_NAME - len(_DEAD_LETTER_SUFFIX)}",
+            f"{_MAX_STREAM_NAME - len(DEAD_LETTER_SUFFIX)}",
         )
 
 

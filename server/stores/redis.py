@@ -26,6 +26,7 @@ keys of their own, each changed by one command or single-key script.
 =================================================  ============================================
 ``<p>:s:{<stream>}``                               the stream itself (a Redis stream)
 ``<p>:s:{<stream>}:groups``                        hash: group -> ``max_deliveries`` (when set)
+``<p>:s:{<stream>}.dead``                          the stream ``<stream>.dead`` (its dead letters)
 ``<p>:q:{<queue>}:meta``                           hash: settings, ``created_at``, job ``seq``
 ``<p>:q:{<queue>}:job:<job_id>``                   hash: one job
 ``<p>:q:{<queue>}:all``                            zset: every job, by publish sequence
@@ -72,8 +73,8 @@ will claim or drop (XAUTOCLAIM alone would look at up to ten times ``count``); R
 pending ids whose entries were trimmed away, which become ``deleted_ids``. Idle times are Redis's.
 A group's ``max_deliveries`` lives beside the stream (a consumer group holds no settings of its own);
 the claim script XACKs an entry that used them up and XADDs its dead letter to the stream
-``<stream>.dead``, whose key carries another hash tag: the only script that touches two slots, so
-this store needs one Redis (or a proxy that keeps both on one node), not a Redis Cluster.
+``<stream>.dead``, whose key (``<p>:s:{<stream>}.dead``) carries its stream's hash tag, so the
+claim stays in one slot on a cluster too.
 
 Rate limits: a bucket is refilled and taken from in one script by Redis's own ``TIME``, so every
 process sharing the Redis shares the bucket whatever its own clock says; the key expires once the
@@ -133,6 +134,7 @@ from redis.exceptions import (
 from ..ids import new_id
 from . import InvalidStoreURL
 from .base import (
+    DEAD_LETTER_SUFFIX,
     JSON,
     AppendResult,
     ClaimResult,
@@ -1539,7 +1541,12 @@ class RedisStore(Store):
         return bool(replayed), result
 
     def _stream_key(self, stream: str) -> str:
-        return f"{self._prefix}:s:{{{stream}}}"
+        # A dead-letter stream (``<stream>.dead``, also of a dead-letter stream) shares its
+        # stream's hash tag, so the claim that moves an entry there stays in one cluster slot.
+        tag = stream
+        while tag.endswith(DEAD_LETTER_SUFFIX):
+            tag = tag[: -len(DEAD_LETTER_SUFFIX)]
+        return f"{self._prefix}:s:{{{tag}}}{stream[len(tag) :]}"
 
     def _groups_key(self, stream: str) -> str:
         return f"{self._stream_key(stream)}:groups"

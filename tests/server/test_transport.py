@@ -18,7 +18,11 @@ import httpx
 import pytest
 
 from server.delivery import HTTP_MAX_CONNECTIONS, default_http_client
+from server.destinations import DestinationPolicy
 from server.transport import DeliveryClient, DeliveryTransport
+
+# The receivers here listen on this machine, which the delivery client refuses unless allowed.
+LOOPBACK = DestinationPolicy(["127.0.0.0/8", "::1", "localhost"])
 
 
 class KeepAliveServer:
@@ -121,7 +125,7 @@ async def test_attempts_one_after_the_other_reuse_one_connection(
 ) -> None:
     """A quiet destination keeps one connection: every request goes to the same pool."""
     server = await keep_alive_server()
-    client = default_http_client()
+    client = default_http_client(LOOPBACK)
     try:
         for _ in range(5):
             assert (await client.post(server.url, content=b"{}")).status_code == 200
@@ -135,7 +139,7 @@ async def test_concurrent_attempts_spread_and_their_connections_are_reused(
 ) -> None:
     """Attempts in flight together each get a connection; later rounds reuse those connections."""
     server = await keep_alive_server()
-    client = default_http_client()
+    client = default_http_client(LOOPBACK)
     try:
         for _ in range(3):
             answers = await asyncio.gather(
@@ -155,7 +159,7 @@ async def test_a_connection_the_receiver_closed_is_not_reused(
     stream), so the pool drops it and the next attempt connects afresh instead of failing.
     """
     server = await keep_alive_server(close_after=1)
-    client = default_http_client()
+    client = default_http_client(LOOPBACK)
     try:
         for round_number in range(1, 4):
             assert (await client.post(server.url, content=b"{}")).status_code == 200
@@ -170,7 +174,7 @@ async def test_a_request_goes_out_whole_with_its_body(keep_alive_server: ServerF
     """The head and the body, sent together, arrive as one request with the body's length."""
     server = await keep_alive_server()
     body = b"x" * 200_000
-    client = default_http_client()
+    client = default_http_client(LOOPBACK)
     try:
         for content in (b"{}", body, b""):
             assert (await client.post(server.url, content=content)).status_code == 200
@@ -190,7 +194,7 @@ async def test_a_receivers_cookie_is_not_sent_on_later_deliveries(
 ) -> None:
     """Each delivery stands alone: a ``Set-Cookie`` answer is not kept by the client."""
     server = await keep_alive_server(extra_headers="Set-Cookie: session=abc; Path=/\r\n")
-    client = default_http_client()
+    client = default_http_client(LOOPBACK)
     try:
         for _ in range(2):
             assert (await client.post(server.url, content=b"{}")).status_code == 200
@@ -204,7 +208,7 @@ async def test_a_receivers_cookie_is_not_sent_on_later_deliveries(
 
 async def test_a_connect_error_and_a_read_timeout_are_httpx_errors() -> None:
     """Refused connections and silent receivers raise httpx's own errors, as the engine expects."""
-    client = default_http_client()
+    client = default_http_client(LOOPBACK)
     writers: list[asyncio.StreamWriter] = []
 
     async def listen_only(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -270,7 +274,7 @@ async def test_https_goes_through_tls_and_verifies_the_receiver(
         await client.aclose()
     assert (server.requests, server.connections) == (3, 1)
 
-    refusing = default_http_client()
+    refusing = default_http_client(LOOPBACK)
     try:
         with pytest.raises(httpx.ConnectError):
             await refusing.post(server.url, content=b"{}")
