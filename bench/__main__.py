@@ -20,7 +20,7 @@ from ._report import Report, format_report
 
 __all__ = ["BENCHMARKS", "RESULTS", "main"]
 
-BENCHMARKS = ("stores", "facade", "delivery", "http", "client")
+BENCHMARKS = ("stores", "facade", "delivery", "http", "client", "worker")
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 # Above this 1-minute load per core, other work competes for the cores and a figure is not trusted:
 # the benchmark itself keeps at most about one core busy between rounds.

@@ -21,7 +21,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -38,6 +38,8 @@ from ._streams import AsyncStreams, Streams
 from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ._types import DeliveredEntry, LeasedJob
 
 __all__ = ["AsyncWorker", "RunOptions", "SyncWorker", "default_consumer_name"]
@@ -176,6 +178,7 @@ def _handler_name(handler: Callable[..., Any]) -> str:
 
 
 PublisherT = TypeVar("PublisherT", Publisher, AsyncPublisher)
+T = TypeVar("T")
 
 
 def _publishers(
@@ -420,6 +423,20 @@ class AsyncWorker(_WorkerBase):
         self._publishers = _publishers(self._subscriptions, AsyncPublisher, "AsyncClient.run()")
         self._streams = streams
         self._queue = queue
+        # The tasks waiting in a long poll right now: once the run is finished, waiting on is
+        # pointless, and cancelling there interrupts no handler.
+        self._polling: set[asyncio.Task[Any]] = set()
+
+    async def _long_poll(self, request: Awaitable[T]) -> T:
+        import asyncio
+
+        task = asyncio.current_task()
+        assert task is not None
+        self._polling.add(task)
+        try:
+            return await request
+        finally:
+            self._polling.discard(task)
 
     async def run(self) -> None:
         """Consume until stopped, the budget is spent or the deadline passes.
@@ -436,7 +453,8 @@ class AsyncWorker(_WorkerBase):
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
             for task in done:
-                task.result()
+                if not task.cancelled():
+                    task.result()
         except KeyboardInterrupt:
             logger.info("interrupted: stopping; unacknowledged messages will be delivered again")
         finally:
@@ -473,6 +491,9 @@ class AsyncWorker(_WorkerBase):
                 continue
             if not handled and wait_ms == 0 and not self._run.finished():
                 await _retry.asleep(self._run.idle_pause())
+        # The budget is spent or a stop was asked for: the others need not finish their polls.
+        for polling in list(self._polling):
+            polling.cancel()
 
     async def _poll_stream(self, sub: StreamSubscription, wait_ms: int) -> int:
         state = self._streams_state[id(sub)]
@@ -503,12 +524,14 @@ class AsyncWorker(_WorkerBase):
             handled += await self._deliver_entries(sub, claimed.entries)
         if self._run.finished():
             return handled
-        entries = await self._streams.read_group(
-            sub.stream,
-            sub.group,
-            consumer=self._options.consumer,
-            count=self._run.batch(sub.count),
-            wait=timedelta(milliseconds=wait_ms),
+        entries = await self._long_poll(
+            self._streams.read_group(
+                sub.stream,
+                sub.group,
+                consumer=self._options.consumer,
+                count=self._run.batch(sub.count),
+                wait=timedelta(milliseconds=wait_ms),
+            )
         )
         return handled + await self._deliver_entries(sub, entries)
 
@@ -528,12 +551,14 @@ class AsyncWorker(_WorkerBase):
 
     async def _poll_queue(self, sub: QueueSubscription, wait_ms: int) -> int:
         queue = self._queue(sub.queue)
-        jobs = await queue.lease(
-            consumer=self._options.consumer,
-            topics=sub.topics,
-            max_jobs=self._run.batch(sub.count),
-            lease=sub.lease_seconds,
-            wait=timedelta(milliseconds=wait_ms),
+        jobs = await self._long_poll(
+            queue.lease(
+                consumer=self._options.consumer,
+                topics=sub.topics,
+                max_jobs=self._run.batch(sub.count),
+                lease=sub.lease_seconds,
+                wait=timedelta(milliseconds=wait_ms),
+            )
         )
         handled = 0
         for job in jobs:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import client, delivery, facade, http, stores
+from bench import client, delivery, facade, http, stores, worker
 from bench.__main__ import main
 from bench._load import post_request, run_load
 from bench._report import Report, format_report
@@ -190,6 +190,15 @@ def test_main_refuses_unknown_benchmarks(capsys: pytest.CaptureFixture[str]) -> 
 
     assert exit_info.value.code == 2
     assert (
-        "unknown benchmark nope; choose from stores, facade, delivery, http, client"
+        "unknown benchmark nope; choose from stores, facade, delivery, http, client, worker"
         in capsys.readouterr().err
     )
+
+
+def test_worker_compares_a_queue_worker_with_and_without_an_idle_stream() -> None:
+    """The worker benchmark has a goal per client kind, each against the worker alone."""
+    report = worker.run(quick=True)
+
+    assert [goal.anchor_name for goal in report.goals] == ["the queue worker alone"] * 2
+    for goal in report.goals:
+        assert goal.anchor is not None and goal.anchor.median > 0 and goal.spool.median > 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import Callable
@@ -568,3 +569,29 @@ async def test_a_lease_that_ended_before_the_ack_does_not_stop_the_worker(
     ack.mock(return_value=problem(409, "invalid_state"))
     with pytest.raises(sdk.ConflictError):
         await resolve(client.run(max_messages=1))
+
+
+async def test_an_async_run_ends_without_waiting_out_the_others_long_polls(
+    api: respx.MockRouter, group: respx.Route
+) -> None:
+    """Once the budget is spent, a subscription still waiting in a long poll is not waited for."""
+    api.post(f"{GROUP}/claim").mock(return_value=claim_answer())
+
+    async def never_answers(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(3600)
+        raise AssertionError("the long poll was waited out")
+
+    api.post(f"{GROUP}/read").mock(side_effect=never_answers)
+    api.get("/v1/queues/jobs").mock(return_value=httpx.Response(200, json=QUEUE))
+    api.post("/v1/queues/jobs/leases").mock(
+        return_value=httpx.Response(200, json={"queue": "jobs", "jobs": [leased("job_1")]})
+    )
+    api.post("/v1/queues/jobs/jobs/job_1/ack").mock(return_value=httpx.Response(200, json=job()))
+    handled: list[object] = []
+    async with sdk.AsyncClient("http://spool.test") as client:
+        client.subscribe(ORDERS)(lambda body: None)
+        queue = await client.init_queue("jobs")
+        queue.subscribe()(handled.append)
+        # A liveness bound, not a speed figure: without the cancel this takes an hour.
+        await asyncio.wait_for(client.run(max_messages=1), timeout=30)
+    assert len(handled) == 1
