@@ -1,9 +1,11 @@
 """Answers lost on the way back: the service applied a publish, the client never heard.
 
-A fault-injecting proxy (tests/faults/_proxy.py) between the SDK and a real service resets every
-other connection as soon as the service's answer starts to come back. The SDK sees a connection
-error, retries with the same Idempotency-Key, and the service replays its first answer: every
-publish succeeds, and the store holds each exactly once, on both stores.
+A fault-injecting proxy (tests/faults/_proxy.py) between the SDK and a real service either resets
+every other connection as soon as the service's answer starts to come back, or delays every other
+connection's traffic past the client's timeout. The SDK sees a connection error or a timeout,
+retries with the same Idempotency-Key, and the service replays its first answer (or writes once,
+if the delayed request had not arrived yet): every publish succeeds, and the store holds each
+exactly once, on both stores.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ CONFIG = {
     ],
     "destinations": {"allow": ["127.0.0.0/8"]},
 }
-PUBLISHES = 20
+PUBLISHES = 10
 # Nothing listens there; the messages are scheduled an hour ahead and never attempted anyway.
 HOOK = "http://127.0.0.1:9/hook"
 
@@ -43,10 +45,20 @@ def _every_other_answer_lost(connection: int) -> Fault:
     return "reset_after_request" if connection % 2 == 0 else "pass"
 
 
+def _every_other_answer_late(connection: int) -> Fault:
+    return "delay" if connection % 2 == 0 else "pass"
+
+
+# The client gives up on an answer before a delayed one arrives, although the service got the
+# request (and wrote) long before.
+CLIENT_TIMEOUT = 0.3
+PROXY_DELAY = 0.5
+
+
 def _client(base_url: str) -> sdk.Client:
     # One connection per request, so each attempt meets the next fault in turn.
     http = httpx.Client(limits=httpx.Limits(max_keepalive_connections=0))
-    return sdk.Client(base_url, TOKEN, http_client=http, max_retries=4)
+    return sdk.Client(base_url, TOKEN, http_client=http, max_retries=4, timeout=CLIENT_TIMEOUT)
 
 
 async def _count_messages(store_url: str) -> int:
@@ -70,19 +82,27 @@ def _publish_all(client: sdk.Client, kind: str) -> list[Any]:
 
 
 @pytest.mark.parametrize("kind", ["stream", "queue", "message"])
+@pytest.mark.parametrize(
+    "faults", [_every_other_answer_lost, _every_other_answer_late], ids=["lost", "late"]
+)
 def test_publishes_whose_answers_are_lost_are_written_exactly_once(
-    spool_server: Callable[..., ServerProcess], store_url: str, kind: str
+    spool_server: Callable[..., ServerProcess],
+    store_url: str,
+    kind: str,
+    faults: Callable[[int], Fault],
 ) -> None:
-    """Every publish returns, and the store holds each one once."""
+    """Every publish returns, and the store holds each one once, whether its first answer was
+    reset on the way back or came after the client gave up waiting.
+    """
     server = spool_server(store_url, config=CONFIG)
     parts = urlsplit(server.base_url)
     assert parts.hostname is not None and parts.port is not None
     with sdk.Client(server.base_url, TOKEN) as admin:
         admin.queues.create("lost")
-    with fault_proxy((parts.hostname, parts.port), _every_other_answer_lost) as proxy:
+    with fault_proxy((parts.hostname, parts.port), faults, delay=PROXY_DELAY) as proxy:
         with _client(f"http://127.0.0.1:{proxy.port}") as client:
             results = _publish_all(client, kind)
-    assert proxy.resets >= PUBLISHES
+    assert proxy.connections >= 2 * PUBLISHES
     assert len(results) == PUBLISHES
     with sdk.Client(server.base_url, TOKEN) as reader:
         if kind == "stream":
