@@ -43,7 +43,7 @@ lint: $(STAMP) $(SPECTRAL) ## ruff, mypy --strict, and Spectral on openapi.yaml
 test: $(STAMP) ## Everything CI runs: generated code check, lint, and the test suite
 	$(MAKE) --no-print-directory check-generated
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 serve: $(STAMP) ## Run the reference service on the embedded SQLite store
 	$(BIN)/python -m server

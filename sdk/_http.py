@@ -196,8 +196,8 @@ class _NoCookies(httpx.Cookies):
 _NO_COOKIES = _NoCookies()
 
 
-class _Client(httpx.Client):
-    """The `httpx.Client` the SDK makes for itself: one that keeps no cookies."""
+class _KeepsNoCookies:
+    """Mixed into the httpx clients the SDK makes for itself, so that they keep no cookies."""
 
     @property
     def cookies(self) -> httpx.Cookies:
@@ -209,16 +209,12 @@ class _Client(httpx.Client):
         pass
 
 
-class _AsyncClient(httpx.AsyncClient):
+class _Client(_KeepsNoCookies, httpx.Client):
+    """The `httpx.Client` the SDK makes for itself: one that keeps no cookies."""
+
+
+class _AsyncClient(_KeepsNoCookies, httpx.AsyncClient):
     """The `httpx.AsyncClient` the SDK makes for itself: one that keeps no cookies."""
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return _NO_COOKIES
-
-    @cookies.setter
-    def cookies(self, _cookies: object) -> None:
-        pass
 
 
 def _adopt(http: httpx.Client | httpx.AsyncClient, settings: Settings) -> None:

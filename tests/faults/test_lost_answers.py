@@ -21,21 +21,11 @@ import pytest
 import sdk
 from server.stores import store_from_url
 from tests.conftest import ServerProcess
+from tests.faults._config import CONFIG, TOKEN
 from tests.faults._proxy import Fault, fault_proxy
 
 pytestmark = pytest.mark.slow
 
-TOKEN = "faults-token"
-CONFIG = {
-    "tokens": [
-        {
-            "id": "all",
-            "token": TOKEN,
-            "permissions": [{"resource": "*", "actions": ["publish", "consume", "admin"]}],
-        }
-    ],
-    "destinations": {"allow": ["127.0.0.0/8"]},
-}
 PUBLISHES = 10
 # Nothing listens there; the messages are scheduled an hour ahead and never attempted anyway.
 HOOK = "http://127.0.0.1:9/hook"

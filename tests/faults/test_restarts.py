@@ -22,19 +22,10 @@ import pytest
 
 import sdk
 from tests.conftest import ROOT
+from tests.faults._config import CONFIG, TOKEN
 
 pytestmark = pytest.mark.slow
 
-TOKEN = "restart-token"
-CONFIG = {
-    "tokens": [
-        {
-            "id": "all",
-            "token": TOKEN,
-            "permissions": [{"resource": "*", "actions": ["publish", "consume", "admin"]}],
-        }
-    ]
-}
 PUBLISHES = 120
 KILL_AFTER = 40
 DOWN_FOR = 1.0
