@@ -273,7 +273,9 @@ class SyncWorker(_WorkerBase):
         wait on the service (each its share of poll_wait), so an idle subscription never holds
         up a busy one for longer than one quick request.
         """
-        sharers = len(self._subscriptions)
+        # With several subscriptions the first round waits on nothing: work may be queued
+        # already, and an idle subscription's long poll must not stand before it.
+        sharers = 1 if len(self._subscriptions) == 1 else 0
         failures = 0
         try:
             while not self._run.finished():
