@@ -85,27 +85,15 @@ class _StreamCalls:
         nomkstream: bool,
         idempotency_key: str | None,
     ) -> Call[str]:
-        from generated.models import AppendEntryRequest
-        from generated.types import UNSET
-
-        definition = as_stream(stream)
-        trim = self._trim_options(definition, maxlen, approximate, minid)
-        key = resolve_idempotency_key(idempotency_key)
-        codec = definition.codec or self.codec
-        request = AppendEntryRequest(
-            body=encode_body(codec, body, target=definition.name),
-            nomkstream=nomkstream or UNSET,
-            **trim,
+        key, encoded = self.batch_item(
+            stream,
+            body,
+            maxlen=maxlen,
+            approximate=approximate,
+            minid=minid,
+            nomkstream=nomkstream,
         )
-        return make_call(
-            endpoint("streams.append_entry"),
-            definition.name,
-            body=request,
-            idempotency_key=key,
-            read=lambda result: str(result.id),
-            publish_target=definition.name,
-            codec=codec,
-        )
+        return _append_one(key, encoded, idempotency_key=idempotency_key)
 
     def publish_many(
         self,
@@ -792,8 +780,8 @@ def _append_batch(key: StreamBatchKey, bodies: builtins.list[Any]) -> Call[built
     )
 
 
-def _append_one(key: StreamBatchKey, body: Any) -> Call[str]:
-    """One appendEntry of an encoded body, under a fresh Idempotency-Key."""
+def _append_one(key: StreamBatchKey, body: Any, *, idempotency_key: str | None = None) -> Call[str]:
+    """One appendEntry of an encoded body, under the caller's Idempotency-Key or a fresh one."""
     from generated.models import AppendEntryRequest
     from generated.types import UNSET
 
@@ -802,7 +790,7 @@ def _append_one(key: StreamBatchKey, body: Any) -> Call[str]:
         endpoint("streams.append_entry"),
         key.stream,
         body=request,
-        idempotency_key=resolve_idempotency_key(None),
+        idempotency_key=resolve_idempotency_key(idempotency_key),
         read=lambda result: str(result.id),
         publish_target=key.stream,
         codec=key.codec,
