@@ -132,39 +132,18 @@ class _QueueCalls:
         deduplication_id: str | None,
         idempotency_key: str | None,
     ) -> Call[JobReceipt]:
-        request = self._job(
-            JobRequest(topic, payload, delay=delay, deduplication_id=deduplication_id)
-        )
-        return make_call(
-            endpoint("queues.publish_job"),
-            self.name,
-            body=request,
-            idempotency_key=resolve_idempotency_key(idempotency_key),
-            read=_receipt,
-            publish_target=f"{self.name}/{topic}",
-            codec=self.codec,
-        )
+        job = self.batch_item(topic, payload, delay=delay, deduplication_id=deduplication_id)
+        return self.publish_one(job, idempotency_key=idempotency_key)
 
     def publish_many(
         self, jobs: Iterable[JobRequest | tuple[str, Any]], *, idempotency_key: str | None
     ) -> Call[builtins.list[JobReceipt]] | None:
-        from generated.models import PublishJobsRequest
-
         key = resolve_idempotency_key(idempotency_key)
         items = [job if isinstance(job, JobRequest) else JobRequest(*job) for job in jobs]
         if not items:
             return None
         check_count(len(items), name="number of jobs", minimum=1, maximum=BATCH_MAX)
-        request = PublishJobsRequest(jobs=[self._job(item) for item in items])
-        return make_call(
-            endpoint("queues.publish_jobs"),
-            self.name,
-            body=request,
-            idempotency_key=key,
-            read=lambda result: [_receipt(receipt) for receipt in result.receipts],
-            publish_target=self.name,
-            codec=self.codec,
-        )
+        return self.publish_batch([self._job(item) for item in items], idempotency_key=key)
 
     def batch_item(
         self, topic: str, payload: Any, *, delay: Duration | None, deduplication_id: str | None
@@ -173,28 +152,30 @@ class _QueueCalls:
         return self._job(JobRequest(topic, payload, delay=delay, deduplication_id=deduplication_id))
 
     def publish_batch(
-        self, jobs: builtins.list[PublishJobRequest]
+        self, jobs: builtins.list[PublishJobRequest], *, idempotency_key: str | None = None
     ) -> Call[builtins.list[JobReceipt]]:
-        """One publishJobs of checked jobs, under a fresh Idempotency-Key."""
+        """One publishJobs of checked jobs, under `idempotency_key` or a fresh one."""
         from generated.models import PublishJobsRequest
 
         return make_call(
             endpoint("queues.publish_jobs"),
             self.name,
             body=PublishJobsRequest(jobs=jobs),
-            idempotency_key=resolve_idempotency_key(None),
+            idempotency_key=resolve_idempotency_key(idempotency_key),
             read=lambda result: [_receipt(receipt) for receipt in result.receipts],
             publish_target=self.name,
             codec=self.codec,
         )
 
-    def publish_one(self, job: PublishJobRequest) -> Call[JobReceipt]:
-        """One publishJob of a checked job, under a fresh Idempotency-Key."""
+    def publish_one(
+        self, job: PublishJobRequest, *, idempotency_key: str | None = None
+    ) -> Call[JobReceipt]:
+        """One publishJob of a checked job, under `idempotency_key` or a fresh one."""
         return make_call(
             endpoint("queues.publish_job"),
             self.name,
             body=job,
-            idempotency_key=resolve_idempotency_key(None),
+            idempotency_key=resolve_idempotency_key(idempotency_key),
             read=_receipt,
             publish_target=f"{self.name}/{job.topic}",
             codec=self.codec,

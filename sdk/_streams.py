@@ -106,30 +106,14 @@ class _StreamCalls:
         nomkstream: bool,
         idempotency_key: str | None,
     ) -> Call[builtins.list[str]] | None:
-        from generated.models import AppendEntriesRequest, BatchEntry
-        from generated.types import UNSET
-
-        definition = as_stream(stream)
-        trim = self._trim_options(definition, maxlen, approximate, minid)
+        batch = self._batch_key(stream, maxlen, approximate, minid, nomkstream)
         key = resolve_idempotency_key(idempotency_key)
         items = list(bodies)
         if not items:
             return None
         check_count(len(items), name="number of bodies", minimum=1, maximum=BATCH_MAX)
-        codec = definition.codec or self.codec
-        entries = [
-            BatchEntry(body=encode_body(codec, item, target=definition.name)) for item in items
-        ]
-        request = AppendEntriesRequest(entries=entries, nomkstream=nomkstream or UNSET, **trim)
-        return make_call(
-            endpoint("streams.append_entries"),
-            definition.name,
-            body=request,
-            idempotency_key=key,
-            read=lambda result: [str(entry_id) for entry_id in result.ids],
-            publish_target=definition.name,
-            codec=codec,
-        )
+        encoded = [encode_body(batch.codec, item, target=batch.stream) for item in items]
+        return _append_batch(batch, encoded, idempotency_key=key)
 
     def batch_item(
         self,
@@ -144,18 +128,27 @@ class _StreamCalls:
         """A single publish checked and encoded now, and the batch it may join: publishes with
         the same stream, trim options and codec.
         """
+        key = self._batch_key(stream, maxlen, approximate, minid, nomkstream)
+        return key, encode_body(key.codec, body, target=key.stream)
+
+    def _batch_key(
+        self,
+        stream: str | Stream,
+        maxlen: int | None,
+        approximate: bool,
+        minid: str | None,
+        nomkstream: bool,
+    ) -> StreamBatchKey:
         definition = as_stream(stream)
         trim = self._trim_options(definition, maxlen, approximate, minid)
-        codec = definition.codec or self.codec
-        key = StreamBatchKey(
+        return StreamBatchKey(
             definition.name,
             trim["maxlen"],
             trim["minid"],
             trim["approximate"],
             nomkstream,
-            codec,
+            definition.codec or self.codec,
         )
-        return key, encode_body(codec, body, target=definition.name)
 
     @staticmethod
     def _trim_options(
@@ -759,8 +752,10 @@ def _claim_result(result: GeneratedClaimResult, codec: Codec) -> ClaimResult:
     )
 
 
-def _append_batch(key: StreamBatchKey, bodies: builtins.list[Any]) -> Call[builtins.list[str]]:
-    """One appendEntries of encoded bodies, under a fresh Idempotency-Key."""
+def _append_batch(
+    key: StreamBatchKey, bodies: builtins.list[Any], *, idempotency_key: str | None = None
+) -> Call[builtins.list[str]]:
+    """One appendEntries of encoded bodies, under the caller's Idempotency-Key or a fresh one."""
     from generated.models import AppendEntriesRequest, BatchEntry
     from generated.types import UNSET
 
@@ -773,7 +768,7 @@ def _append_batch(key: StreamBatchKey, bodies: builtins.list[Any]) -> Call[built
         endpoint("streams.append_entries"),
         key.stream,
         body=request,
-        idempotency_key=resolve_idempotency_key(None),
+        idempotency_key=resolve_idempotency_key(idempotency_key),
         read=lambda result: [str(entry_id) for entry_id in result.ids],
         publish_target=key.stream,
         codec=key.codec,
