@@ -7,7 +7,10 @@ directory is created on ``open()``.
 Durability: the file runs in WAL mode with ``synchronous=FULL``, so a commit is on disk before the
 method returns, and a 2xx built from a store answer survives a crash of the process or the machine.
 Every method is one transaction (``BEGIN IMMEDIATE`` for writers, so two processes never interleave
-their read-then-write steps, e.g. never lease one job twice); any error rolls it back whole. A
+their read-then-write steps, e.g. never lease one job twice); any error rolls it back whole.
+Writes that arrive while another is running share the next transaction (group commit): each runs
+in a savepoint of its own, so a failing one is undone alone, and each caller returns only after the
+``COMMIT`` that made its own write durable. One commit, the cost of a write, then serves many. A
 writer waits up to ``busy_timeout`` (30 s by default) for another process's transaction; past that,
 or when the file cannot be read, written or opened, the call raises ``StoreUnavailableError``.
 
@@ -55,11 +58,14 @@ up to ``PURGE_BATCH`` expired records.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import dataclasses
 import json
 import math
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -144,6 +150,38 @@ _MEMORY = ":memory:"
 
 _T = TypeVar("_T")
 _Work = Callable[[sqlite3.Connection, float], _T]
+# A transaction of grouped writes holds the file's write lock for all of them; this bounds how long
+# another process waits behind one group.
+MAX_WRITES_PER_TRANSACTION = 256
+
+
+def _as_store_error(error: BaseException) -> BaseException:
+    """What a caller sees of an error from its transaction's work."""
+    if isinstance(error, UnicodeEncodeError):
+        translated = StoreError("validation_failed", f"text that is not valid UTF-8: {error}")
+        translated.__cause__ = error
+        return translated
+    return error
+
+
+def _settle_writes(outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    for future, result, error in outcomes:
+        if future.done():
+            continue
+        if error is None:
+            future.set_result(result)
+        else:
+            future.set_exception(error)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _PendingWrite:
+    """A write waiting for the next transaction, and the future its caller awaits."""
+
+    work: _Work[Any]
+    future: asyncio.Future[Any]
+
+
 _EntryId = tuple[int, int]
 
 # An idempotency record keeps the result of the write that made it, as JSON. Its scope is what
@@ -369,6 +407,11 @@ class SQLiteStore(Store):
         self._connection: sqlite3.Connection | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._changed = asyncio.Event()
+        # Filled by the event loop, drained by the worker thread. ``_writing`` says a drain is
+        # submitted and has not yet found the queue empty, so each write needs no job of its own.
+        self._pending_lock = threading.Lock()
+        self._pending_writes: collections.deque[_PendingWrite] = collections.deque()
+        self._writing = False
 
     @classmethod
     def from_url(cls, url: str) -> SQLiteStore:
@@ -490,7 +533,16 @@ class SQLiteStore(Store):
             raise RuntimeError("the SQLite store is not open")
         loop = asyncio.get_running_loop()
         with self._unavailable_on_outage():
-            return await loop.run_in_executor(self._executor, self._transaction, work, write)
+            if not write:
+                return await loop.run_in_executor(self._executor, self._transaction, work, False)
+            future: asyncio.Future[_T] = loop.create_future()
+            with self._pending_lock:
+                if not self._writing:
+                    # Submitted first: on a shut-down executor it raises, leaving nothing queued.
+                    self._executor.submit(self._write_pending, loop, self._executor)
+                    self._writing = True
+                self._pending_writes.append(_PendingWrite(work, future))
+            return await future
 
     @contextlib.contextmanager
     def _unavailable_on_outage(self) -> Iterator[None]:
@@ -505,6 +557,59 @@ class SQLiteStore(Store):
                 f"the SQLite file {self._path!r} cannot be used now: {error}"
             ) from error
 
+    def _write_pending(self, loop: asyncio.AbstractEventLoop, executor: ThreadPoolExecutor) -> None:
+        """Run the waiting writes in one transaction and hand each caller its own outcome."""
+        group: list[_PendingWrite] = []
+        with self._pending_lock:
+            while self._pending_writes and len(group) < MAX_WRITES_PER_TRANSACTION:
+                pending = self._pending_writes.popleft()
+                # A caller cancelled before its write began has nothing written, as if ungrouped.
+                if not pending.future.cancelled():
+                    group.append(pending)
+            if self._pending_writes:
+                # Queued behind this group: the executor runs one job at a time, in order.
+                executor.submit(self._write_pending, loop, executor)
+            else:
+                self._writing = False
+        if not group:
+            return
+        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]]
+        try:
+            if len(group) == 1:
+                outcomes = [(group[0].future, self._transaction(group[0].work, True), None)]
+            else:
+                outcomes = self._grouped_transaction(group)
+        except BaseException as error:
+            outcomes = [(pending.future, None, error) for pending in group]
+        loop.call_soon_threadsafe(_settle_writes, outcomes)
+
+    def _grouped_transaction(
+        self, group: list[_PendingWrite]
+    ) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
+        connection = self._connection
+        if connection is None:
+            raise RuntimeError("the SQLite store is closed")
+        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            for pending in group:
+                connection.execute("SAVEPOINT spool_write")
+                try:
+                    result = pending.work(connection, self._clock())
+                except Exception as error:
+                    connection.execute("ROLLBACK TO spool_write")
+                    connection.execute("RELEASE spool_write")
+                    outcomes.append((pending.future, None, _as_store_error(error)))
+                else:
+                    connection.execute("RELEASE spool_write")
+                    outcomes.append((pending.future, result, None))
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        return outcomes
+
     def _transaction(self, work: _Work[_T], write: bool) -> _T:
         connection = self._connection
         if connection is None:
@@ -513,16 +618,13 @@ class SQLiteStore(Store):
         try:
             result = work(connection, self._clock())
             connection.execute("COMMIT")
-        except UnicodeEncodeError as error:
+        except BaseException as error:
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
-            raise StoreError(
-                "validation_failed", f"text that is not valid UTF-8: {error}"
-            ) from error
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
+            translated = _as_store_error(error)
+            if translated is error:
+                raise
+            raise translated from error
         return result
 
     def _notify(self) -> None:
@@ -1482,7 +1584,15 @@ class SQLiteStore(Store):
                         attempt.status_code,
                     ),
                 )
-            return _message_record(connection, message_id)
+            # The row as just written, without reading it back.
+            return dataclasses.replace(
+                message,
+                state="scheduled" if outcome == "retry" else outcome,
+                next_attempt_at=next_attempt_at if outcome == "retry" else None,
+                lease_id=None,
+                retries_used=message.retries_used + 1,
+                attempts=[*message.attempts, attempt],
+            )
 
         return await self._run(work)
 

@@ -447,6 +447,7 @@ async def test_a_retry_schedules_the_next_attempt(store: Store, clock: FakeClock
         "scheduled",
         pytest.approx(clock.now + 10, abs=0.01),
     )
+    assert await store.get_message(message_id) == record
     assert await store.claim_due_messages(now=clock.now + 9, limit=10, lease_margin=60) == []
     clock.advance(10)
     lease = await claim_lease(store, clock, message_id)
@@ -494,6 +495,7 @@ async def test_a_failed_message_becomes_a_dead_letter(store: Store, clock: FakeC
     last = attempt(2, status_code=502, error="bad gateway")
     record = await store.record_attempt(message_id, last, lease_id=lease, outcome="failed")
     assert (record.state, record.next_attempt_at, len(record.attempts)) == ("failed", None, 2)
+    assert await store.get_message(message_id) == record
     [dead] = await store.list_dead_letters(limit=10)
     assert (dead.message_id, dead.url, dead.attempts, dead.last_error, dead.last_status_code) == (
         message_id,

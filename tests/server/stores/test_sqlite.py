@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +24,7 @@ from server.stores.base import (
     NewJob,
     NotFoundError,
     QueueSettings,
+    StoreError,
     StoreUnavailableError,
     Trim,
 )
@@ -326,6 +330,88 @@ async def test_a_cancelled_wait_leaves_the_store_usable(sqlite_store: SQLiteStor
         await waiting
     result = await sqlite_store.append("events", [1], trim=None, nomkstream=False)
     assert result.length == 1
+
+
+# Group commit ------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _worker_thread_held(store: SQLiteStore) -> Iterator[None]:
+    """Keep the store's worker thread busy, so that writes queue up behind it."""
+    release = threading.Event()
+    executor = store._executor
+    assert executor is not None
+    executor.submit(release.wait)
+    try:
+        yield
+    finally:
+        release.set()
+
+
+async def test_concurrent_writes_share_a_commit_and_fail_alone(
+    sqlite_store: SQLiteStore, sqlite_store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writes queued together run in one transaction; one that fails is undone alone, and the
+    others are committed (a second store on the file reads them) when their callers return.
+    """
+    group_sizes: list[int] = []
+    grouped = sqlite_store._grouped_transaction
+
+    def counted(group: list[Any]) -> Any:
+        group_sizes.append(len(group))
+        return grouped(group)
+
+    monkeypatch.setattr(sqlite_store, "_grouped_transaction", counted)
+    with _worker_thread_held(sqlite_store):
+        writes = [
+            asyncio.ensure_future(
+                sqlite_store.append(f"s{index}", [index], trim=None, nomkstream=False)
+            )
+            for index in range(10)
+        ]
+        missing = asyncio.ensure_future(
+            sqlite_store.append("absent", [1], trim=None, nomkstream=True)
+        )
+        not_utf8 = asyncio.ensure_future(
+            sqlite_store.append("bad\ud800", [1], trim=None, nomkstream=False)
+        )
+        await asyncio.sleep(0.05)
+    results = await asyncio.gather(*writes)
+    with pytest.raises(NotFoundError):
+        await missing
+    with pytest.raises(StoreError) as raised:
+        await not_utf8
+    assert raised.value.code == "validation_failed"
+    assert group_sizes == [12]
+    assert [result.length for result in results] == [1] * 10
+    other = SQLiteStore.from_url(sqlite_store_url)
+    await other.open()
+    try:
+        for index in range(10):
+            assert (await other.stream_info(f"s{index}")).length == 1
+        with pytest.raises(NotFoundError):
+            await other.stream_info("absent")
+    finally:
+        await other.close()
+
+
+async def test_a_write_cancelled_before_its_transaction_writes_nothing(
+    sqlite_store: SQLiteStore,
+) -> None:
+    """A caller cancelled while its write waits for the worker thread leaves nothing behind."""
+    with _worker_thread_held(sqlite_store):
+        cancelled = asyncio.ensure_future(
+            sqlite_store.append("events", [1], trim=None, nomkstream=False)
+        )
+        await asyncio.sleep(0.05)
+        cancelled.cancel()
+        kept = asyncio.ensure_future(sqlite_store.append("kept", [1], trim=None, nomkstream=False))
+        await asyncio.sleep(0.05)
+    assert (await kept).length == 1
+    with pytest.raises(asyncio.CancelledError):
+        await cancelled
+    with pytest.raises(NotFoundError):
+        await sqlite_store.stream_info("events")
 
 
 # Ids and trimming --------------------------------------------------------------------------
