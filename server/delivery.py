@@ -56,7 +56,7 @@ from .stores.base import (
     NewMessage,
     StoreUnavailableError,
 )
-from .transport import DeliveryClient, DeliveryTransport
+from .transport import DeliveryTransport
 from .vetted_http import VettedNetworkBackend
 
 __all__ = [
@@ -71,7 +71,7 @@ __all__ = [
     "SOURCE_MESSAGE_HEADER",
     "DeliveryEngine",
     "DeliveryStore",
-    "default_http_client",
+    "default_transport",
 ]
 
 logger = logging.getLogger("spool.delivery")
@@ -100,7 +100,7 @@ CLAIM_LINGER_SECONDS = 0.005
 # cancelled: a claim normally takes milliseconds, a Redis reconnect up to its 5 s connect timeout.
 DEFAULT_STOP_TIMEOUT_SECONDS = 5.0
 CALLBACK_RETRIES = 3
-# Connections the HTTP client opens at most, and keeps open between attempts; above the default
+# Connections the HTTP transport opens at most, and keeps open between attempts; above the default
 # concurrency, so a connection is free for each attempt in flight.
 HTTP_MAX_CONNECTIONS = 200
 HTTP_MAX_KEEPALIVE_CONNECTIONS = 100
@@ -128,6 +128,9 @@ _NOT_FORWARDED = frozenset(
         RETRIED_HEADER.lower(),
     }
 )
+
+# Sent unless the message forwards its own.
+_DEFAULT_HEADERS = {"User-Agent": "Spool-Delivery/0.1", "Accept": "*/*"}
 
 Outcome = Literal["delivered", "retry", "failed"]
 
@@ -164,28 +167,23 @@ class DeliveryStore(Protocol):
         ...
 
 
-def default_http_client(policy: DestinationPolicy) -> httpx.AsyncClient:
-    """The client deliveries use: connections only to addresses ``policy`` vetted (resolved once
-    per connection, see server/vetted_http.py), no redirects, no proxies from the environment.
+def default_transport(policy: DestinationPolicy) -> httpx.AsyncBaseTransport:
+    """The transport deliveries go through: connections only to addresses ``policy`` vetted
+    (resolved once per connection, see server/vetted_http.py), kept alive between attempts.
 
-    Following a redirect would let a receiver send the service to an address the destination
-    policy refused, so a 3xx is just a failed attempt. Environment proxies are ignored so that
-    what the policy checked is what the service connects to. One client serves every attempt,
-    keeping connections to each destination alive between them, and no cookies: a receiver's
-    cookie never rides along on a later delivery.
+    The engine sends each request to the transport itself, with no ``httpx.AsyncClient`` around
+    it, and the client's features are exactly what a delivery must not have: following a redirect
+    would let a receiver send the service to an address the policy refused (so a 3xx is a failed
+    attempt), environment proxies would connect somewhere other than what the policy checked,
+    and a cookie jar would let one receiver's cookie ride along on another publisher's message.
     """
     limits = httpx.Limits(
         max_connections=HTTP_MAX_CONNECTIONS,
         max_keepalive_connections=HTTP_MAX_KEEPALIVE_CONNECTIONS,
         keepalive_expiry=HTTP_KEEPALIVE_SECONDS,
     )
-    return DeliveryClient(
-        follow_redirects=False,
-        trust_env=False,
-        headers={"User-Agent": "Spool-Delivery/0.1"},
-        transport=DeliveryTransport(
-            limits, shards=HTTP_POOL_SHARDS, network_backend=VettedNetworkBackend(policy)
-        ),
+    return DeliveryTransport(
+        limits, shards=HTTP_POOL_SHARDS, network_backend=VettedNetworkBackend(policy)
     )
 
 
@@ -193,6 +191,11 @@ def default_http_client(policy: DestinationPolicy) -> httpx.AsyncClient:
 def _url(url: str) -> httpx.URL:
     # httpx parses a URL given as text again for every request; a parsed one is immutable.
     return httpx.URL(url)
+
+
+@functools.lru_cache(maxsize=64)
+def _phase_timeouts(seconds: int) -> dict[str, float]:
+    return httpx.Timeout(seconds).as_dict()  # type: ignore[return-value]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -237,7 +240,7 @@ class DeliveryEngine:
         *,
         signing_keys: SigningKeys,
         policy: DestinationPolicy,
-        http_client_factory: Callable[[], httpx.AsyncClient] | None = None,
+        http_transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None,
         poll_interval: float = DEFAULT_POLL_INTERVAL_SECONDS,
         lease_margin: float = DEFAULT_LEASE_MARGIN_SECONDS,
         batch: int = 50,
@@ -257,10 +260,12 @@ class DeliveryEngine:
         self._store = store
         self._signing_keys = signing_keys
         self._policy = policy
-        # The default client vets every address it connects to, so an attempt need not resolve
-        # the destination first; a client of the caller's own gets the full check per attempt.
-        self._vetting_client = http_client_factory is None
-        self._http_client_factory = http_client_factory or (lambda: default_http_client(policy))
+        # The default transport vets every address it connects to, so an attempt need not resolve
+        # the destination first; a transport of the caller's own gets the full check per attempt.
+        self._vetting_transport = http_transport_factory is None
+        self._http_transport_factory = http_transport_factory or (
+            lambda: default_transport(policy)
+        )
         self._poll_interval = poll_interval
         self._lease_margin = lease_margin
         self._batch = batch
@@ -270,7 +275,7 @@ class DeliveryEngine:
         self._shutdown_grace = shutdown_grace
         self._stop_timeout = stop_timeout
         self._default_retry_delay = default_retry_delay
-        self._client: httpx.AsyncClient | None = None
+        self._transport: httpx.AsyncBaseTransport | None = None
         self._loop_task: asyncio.Task[None] | None = None
         # Set by stop(); each run has its own, so a loop abandoned by one stop() never runs on
         # after a later start().
@@ -297,7 +302,7 @@ class DeliveryEngine:
         """Start the background loop; call once from the app's startup."""
         if self._loop_task is not None:
             raise RuntimeError("the delivery engine is already running")
-        self._client = self._http_client_factory()
+        self._transport = self._http_transport_factory()
         self._wake = asyncio.Event()
         self._look = True
         self._due_at = self._retry_due_at = None
@@ -306,7 +311,7 @@ class DeliveryEngine:
 
     async def stop(self) -> None:
         """Stop claiming, let attempts in flight finish for ``shutdown_grace`` seconds, then cut
-        the rest short (each is recorded as an interrupted attempt) and close the HTTP client.
+        the rest short (each is recorded as an interrupted attempt) and close the HTTP transport.
 
         Returns within about ``shutdown_grace`` plus three ``stop_timeout`` whatever the store
         does: a store call that neither returns nor yields to cancellation is abandoned, logged.
@@ -332,9 +337,9 @@ class DeliveryEngine:
                         len(stuck),
                         self._stop_timeout,
                     )
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if self._transport is not None:
+            await self._transport.aclose()
+            self._transport = None
 
     async def _end_loop(self, loop_task: asyncio.Task[None]) -> None:
         # The loop sees the stop at its next step, once the store call in progress returns.
@@ -454,7 +459,7 @@ class DeliveryEngine:
                 timer.cancel()
 
     def _launch(self, message: MessageRecord) -> None:
-        if self._client is None:
+        if self._transport is None:
             # Only a loop abandoned by stop() gets here, when its store call finally returns.
             logger.warning(
                 "message %s was claimed after the engine stopped; it is sent after its lease",
@@ -608,13 +613,10 @@ class DeliveryEngine:
         return self._default_retry_delay(retried)
 
     def _headers(self, message: MessageRecord, retried: int) -> httpx.Headers:
-        headers = httpx.Headers(
-            {
-                name: value
-                for name, value in message.headers.items()
-                if name.lower() not in _NOT_FORWARDED
-            }
-        )
+        headers = httpx.Headers(_DEFAULT_HEADERS)
+        for name, value in message.headers.items():
+            if name.lower() not in _NOT_FORWARDED:
+                headers[name] = value
         headers["Content-Type"] = message.content_type
         headers[SIGNATURE_HEADER] = sign(
             self._signing_keys.current,
@@ -630,25 +632,30 @@ class DeliveryEngine:
     async def _attempt(self, message: MessageRecord, retried: int) -> _Response:
         try:
             # Checked again at delivery time: DNS may now point the name somewhere refused. The
-            # default client does that for every connection it opens, at the address it connects to.
-            await self._policy.check(message.url, resolve=not self._vetting_client)
+            # default transport does that for every connection it opens, at the address it connects to.
+            await self._policy.check(message.url, resolve=not self._vetting_transport)
         except DestinationNotAllowed as error:
             return _Response(error=f"destination not allowed: {error}")
-        client = self._client
-        if client is None:
+        transport = self._transport
+        if transport is None:
             raise RuntimeError("the delivery engine is not running")
+        request = httpx.Request(
+            message.method,
+            _url(message.url),
+            content=message.body,
+            headers=self._headers(message, retried),
+            # httpx's timeout bounds each phase of the exchange.
+            extensions={"timeout": _phase_timeouts(message.timeout)},
+        )
         try:
-            # httpx's timeout bounds each phase; this bounds the whole attempt, so a receiver that
-            # trickles its answer byte by byte still fails at ``timeout``.
+            # This bounds the whole attempt, so a receiver that trickles its answer byte by byte
+            # still fails at ``timeout``.
             async with asyncio.timeout(message.timeout):
-                async with client.stream(
-                    message.method,
-                    _url(message.url),
-                    content=message.body,
-                    headers=self._headers(message, retried),
-                    timeout=httpx.Timeout(message.timeout),
-                ) as answer:
+                answer = await transport.handle_async_request(request)
+                try:
                     body, truncated = await _read_capped(answer)
+                finally:
+                    await answer.aclose()
         except (TimeoutError, httpx.TimeoutException):
             return _Response(error=f"timed out after {message.timeout} s")
         except httpx.HTTPError as error:

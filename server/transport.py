@@ -1,4 +1,4 @@
-"""The HTTP client the delivery engine sends through: httpx and httpcore, made cheap per request.
+"""The HTTP transport the delivery engine sends through: httpx and httpcore, made cheap per request.
 
 A profile of one server delivering to a fast local receiver, 50 attempts in flight, found most of
 the engine's time in the connection pool and the network layer rather than in HTTP itself:
@@ -15,9 +15,9 @@ the engine's time in the connection pool and the network layer rather than in HT
 - httpcore writes a request's head and its body separately, and on loopback each send costs about
   as much as the rest of the request's handling; :class:`_Stream` holds the writes until the answer
   is read and sends them together.
-- httpx files every answer's cookies in the client's jar (7% of the engine's time) and sends them
-  on later requests to the same site. :class:`DeliveryClient` keeps none: each delivery stands
-  alone, and one publisher's receiver must not set what another publisher's message carries.
+- Above the transport, ``httpx.AsyncClient`` merges default headers, runs its auth and redirect
+  machinery and files every answer's cookies (7% of the engine's time), none of which a delivery
+  may use; the engine hands each request to :class:`DeliveryTransport` itself.
 
 What is sent is httpcore's and httpx's business as before: TLS verifies as httpx configures it, and
 timeouts raise httpcore's exceptions, which httpx maps to its own. Which address a connection goes
@@ -38,7 +38,7 @@ from typing import Any
 import httpcore
 import httpx
 
-__all__ = ["DeliveryClient", "DeliveryTransport", "NetworkBackend"]
+__all__ = ["DeliveryTransport", "NetworkBackend"]
 
 # Reading stops while this much of an answer waits unread, and starts again below a quarter of it.
 _READ_BUFFER_LIMIT = 256 * 1024
@@ -373,33 +373,3 @@ class DeliveryTransport(httpx.AsyncBaseTransport):
     async def aclose(self) -> None:
         for shard in self._shards:
             await shard.aclose()
-
-
-class _NoCookies(httpx.Cookies):
-    """A cookie jar that stays empty: answers' cookies are not kept, requests get none added."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        pass
-
-    def set_cookie_header(self, request: httpx.Request) -> None:
-        pass
-
-
-class DeliveryClient(httpx.AsyncClient):
-    """An ``httpx.AsyncClient`` that keeps no cookies (see the module's docstring); it takes
-    ``httpx.AsyncClient``'s options except ``cookies``.
-    """
-
-    def __init__(self, **options: Any) -> None:
-        if "cookies" in options:
-            raise TypeError("the delivery client keeps no cookies")
-        super().__init__(**options)
-        self._no_cookies = _NoCookies()
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return self._no_cookies
-
-    @cookies.setter
-    def cookies(self, _cookies: object) -> None:
-        raise TypeError("the delivery client keeps no cookies")

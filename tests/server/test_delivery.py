@@ -739,9 +739,9 @@ class GatedTransport:
             self.in_flight -= 1
         return httpx.Response(200, text="ok")
 
-    def client(self) -> httpx.AsyncClient:
-        """An HTTP client factory's product that sends through this transport."""
-        return httpx.AsyncClient(transport=httpx.MockTransport(self.handle))
+    def transport(self) -> httpx.AsyncBaseTransport:
+        """An HTTP transport factory's product that answers through ``handle``."""
+        return httpx.MockTransport(self.handle)
 
 
 def record_claims(store: MemoryStore) -> list[tuple[int, int]]:
@@ -767,7 +767,7 @@ async def test_one_claim_takes_as_many_due_messages_as_slots_are_free(
     transport = GatedTransport()
     ids = [await publish(store, new_message(f"http://127.0.0.1:9/m/{n}")) for n in range(12)]
     claims = record_claims(store)
-    await engine(concurrency=5, batch=50, http_client_factory=transport.client).start()
+    await engine(concurrency=5, batch=50, http_transport_factory=transport.transport).start()
     await eventually(lambda: transport.started == 5)
     await asyncio.sleep(0.1)
     assert claims == [(5, 5)]
@@ -1033,21 +1033,40 @@ async def test_claim_errors_do_not_stop_the_engine(
     await eventually(settled(store, message_id))
 
 
-async def test_custom_http_client_factory_is_used(
+async def test_a_receivers_cookie_is_not_sent_on_later_deliveries(
+    store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
+) -> None:
+    """Each delivery stands alone: a ``Set-Cookie`` answer rides along on no later message, and
+    a message's own headers are sent with the engine's defaults beneath them.
+    """
+    receiver = await endpoint(Reply(200, headers=(("Set-Cookie", "session=abc; Path=/"),)))
+    first = await publish(store, new_message(receiver.url("/a")))
+    await engine().start()
+    await eventually(settled(store, first))
+    second = await publish(store, new_message(receiver.url("/b"), headers={"Accept": "text/*"}))
+    await eventually(settled(store, second))
+    assert [request.headers.get("cookie") for request in receiver.requests] == [None, None]
+    assert [request.headers["accept"] for request in receiver.requests] == ["*/*", "text/*"]
+    assert {request.headers["user-agent"] for request in receiver.requests} == {
+        "Spool-Delivery/0.1"
+    }
+
+
+async def test_custom_http_transport_factory_is_used(
     store: MemoryStore, engine: EngineFactory
 ) -> None:
-    """The HTTP client comes from the factory, so tests and deployments can swap transports."""
+    """The HTTP transport comes from the factory, so tests and deployments can swap it."""
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         return httpx.Response(200, text="mocked")
 
-    def factory() -> httpx.AsyncClient:
-        return httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    def factory() -> httpx.AsyncBaseTransport:
+        return httpx.MockTransport(handler)
 
     message_id = await publish(store, new_message("http://127.0.0.1:9/mock"))
-    await engine(http_client_factory=factory).start()
+    await engine(http_transport_factory=factory).start()
     await eventually(settled(store, message_id))
     assert str(seen[0].url) == "http://127.0.0.1:9/mock"
     assert store.messages[message_id].attempts[0].response_excerpt == "mocked"

@@ -1,5 +1,5 @@
-"""The delivery engine's HTTP client (server/transport.py, as ``default_http_client`` builds it)
-against real HTTP/1.1 servers on loopback: kept-alive connections, closed ones, cookies and TLS.
+"""The delivery engine's HTTP transport (server/transport.py, as ``default_transport`` builds it)
+against real HTTP/1.1 servers on loopback: kept-alive connections, closed ones, and TLS.
 """
 
 from __future__ import annotations
@@ -17,9 +17,15 @@ from typing import Any
 import httpx
 import pytest
 
-from server.delivery import HTTP_MAX_CONNECTIONS, default_http_client
+from server.delivery import HTTP_MAX_CONNECTIONS, default_transport
 from server.destinations import DestinationPolicy
-from server.transport import DeliveryClient, DeliveryTransport
+from server.transport import DeliveryTransport
+
+
+def delivery_client(policy: DestinationPolicy) -> httpx.AsyncClient:
+    """A client on the engine's own transport, for sending requests through it by hand."""
+    return httpx.AsyncClient(transport=default_transport(policy))
+
 
 # The receivers here listen on this machine, which the delivery client refuses unless allowed.
 LOOPBACK = DestinationPolicy(["127.0.0.0/8", "::1", "localhost"])
@@ -28,18 +34,16 @@ LOOPBACK = DestinationPolicy(["127.0.0.0/8", "::1", "localhost"])
 class KeepAliveServer:
     """An HTTP/1.1 server on loopback that keeps connections open (unless ``close_after`` says to
     drop each one silently after that many answers), counts the connections it accepted and
-    records each request's head. ``extra_headers`` are added to every answer.
+    records each request's head.
     """
 
     def __init__(
         self,
         *,
         close_after: int | None = None,
-        extra_headers: str = "",
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.close_after = close_after
-        self.extra_headers = extra_headers
         self.ssl_context = ssl_context
         self.connections = 0
         self.closed = 0
@@ -79,7 +83,7 @@ class KeepAliveServer:
                         length = int(line.partition(":")[2])
                 await reader.readexactly(length)
                 self.heads.append(head)
-                answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n" + self.extra_headers + "\r\n"
+                answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"
                 writer.write(answer.encode("latin-1") + b"ok")
                 await writer.drain()
                 answered += 1
@@ -125,7 +129,7 @@ async def test_attempts_one_after_the_other_reuse_one_connection(
 ) -> None:
     """A quiet destination keeps one connection: every request goes to the same pool."""
     server = await keep_alive_server()
-    client = default_http_client(LOOPBACK)
+    client = delivery_client(LOOPBACK)
     try:
         for _ in range(5):
             assert (await client.post(server.url, content=b"{}")).status_code == 200
@@ -139,7 +143,7 @@ async def test_concurrent_attempts_spread_and_their_connections_are_reused(
 ) -> None:
     """Attempts in flight together each get a connection; later rounds reuse those connections."""
     server = await keep_alive_server()
-    client = default_http_client(LOOPBACK)
+    client = delivery_client(LOOPBACK)
     try:
         for _ in range(3):
             answers = await asyncio.gather(
@@ -159,7 +163,7 @@ async def test_a_connection_the_receiver_closed_is_not_reused(
     stream), so the pool drops it and the next attempt connects afresh instead of failing.
     """
     server = await keep_alive_server(close_after=1)
-    client = default_http_client(LOOPBACK)
+    client = delivery_client(LOOPBACK)
     try:
         for round_number in range(1, 4):
             assert (await client.post(server.url, content=b"{}")).status_code == 200
@@ -174,7 +178,7 @@ async def test_a_request_goes_out_whole_with_its_body(keep_alive_server: ServerF
     """The head and the body, sent together, arrive as one request with the body's length."""
     server = await keep_alive_server()
     body = b"x" * 200_000
-    client = default_http_client(LOOPBACK)
+    client = delivery_client(LOOPBACK)
     try:
         for content in (b"{}", body, b""):
             assert (await client.post(server.url, content=content)).status_code == 200
@@ -189,26 +193,9 @@ async def test_a_request_goes_out_whole_with_its_body(keep_alive_server: ServerF
     assert lengths == ["2", str(len(body)), "0"]
 
 
-async def test_a_receivers_cookie_is_not_sent_on_later_deliveries(
-    keep_alive_server: ServerFactory,
-) -> None:
-    """Each delivery stands alone: a ``Set-Cookie`` answer is not kept by the client."""
-    server = await keep_alive_server(extra_headers="Set-Cookie: session=abc; Path=/\r\n")
-    client = default_http_client(LOOPBACK)
-    try:
-        for _ in range(2):
-            assert (await client.post(server.url, content=b"{}")).status_code == 200
-        assert len(client.cookies) == 0
-    finally:
-        await client.aclose()
-    assert all("cookie:" not in head.lower() for head in server.heads)
-    with pytest.raises(TypeError, match="no cookies"):
-        DeliveryClient(cookies={"a": "b"})
-
-
 async def test_a_connect_error_and_a_read_timeout_are_httpx_errors() -> None:
     """Refused connections and silent receivers raise httpx's own errors, as the engine expects."""
-    client = default_http_client(LOOPBACK)
+    client = delivery_client(LOOPBACK)
     writers: list[asyncio.StreamWriter] = []
 
     async def listen_only(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -266,7 +253,7 @@ async def test_https_goes_through_tls_and_verifies_the_receiver(
     server = await keep_alive_server(ssl_context=server_context)
     trusting = ssl.create_default_context(cafile=str(cert))
     limits = httpx.Limits(max_connections=4, max_keepalive_connections=4)
-    client = DeliveryClient(transport=DeliveryTransport(limits, shards=2, ssl_context=trusting))
+    client = httpx.AsyncClient(transport=DeliveryTransport(limits, shards=2, ssl_context=trusting))
     try:
         for _ in range(3):
             assert (await client.post(server.url, content=b"{}")).text == "ok"
@@ -274,7 +261,7 @@ async def test_https_goes_through_tls_and_verifies_the_receiver(
         await client.aclose()
     assert (server.requests, server.connections) == (3, 1)
 
-    refusing = default_http_client(LOOPBACK)
+    refusing = delivery_client(LOOPBACK)
     try:
         with pytest.raises(httpx.ConnectError):
             await refusing.post(server.url, content=b"{}")

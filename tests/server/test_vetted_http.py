@@ -12,8 +12,13 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from server.delivery import default_http_client
+from server.delivery import default_transport
 from server.destinations import DestinationPolicy, IPAddress, Resolver
+
+
+def delivery_client(policy: DestinationPolicy) -> httpx.AsyncClient:
+    """A client on the engine's own transport, for sending requests through it by hand."""
+    return httpx.AsyncClient(transport=default_transport(policy))
 
 
 class _Receiver:
@@ -67,7 +72,7 @@ async def test_a_name_that_rebinds_to_loopback_after_the_check_gets_no_connectio
     async with _receiver() as (receiver, port):
         url = f"http://rebind.test:{port}/hook"
         await policy.check(url)
-        async with default_http_client(policy) as client:
+        async with delivery_client(policy) as client:
             with pytest.raises(httpx.ConnectError, match="destination not allowed.*loopback"):
                 await client.post(url, content=b"secret")
         await asyncio.sleep(0.05)
@@ -80,7 +85,7 @@ async def test_a_vetted_connection_keeps_the_host_name_in_the_request() -> None:
     _, resolve = _resolver(["127.0.0.1"])
     policy = DestinationPolicy(["127.0.0.0/8"], resolver=resolve)
     async with _receiver() as (receiver, port):
-        async with default_http_client(policy) as client:
+        async with delivery_client(policy) as client:
             response = await client.post(f"http://receiver.test:{port}/hook", content=b"x")
     assert response.status_code == 200
     assert f"host: receiver.test:{port}".encode() in receiver.heads[0].lower()
@@ -90,7 +95,7 @@ async def test_every_address_is_checked_before_any_is_used() -> None:
     """A public first address does not excuse a private second one."""
     _, resolve = _resolver(["8.8.8.8", "10.0.0.1"])
     policy = DestinationPolicy(resolver=resolve)
-    async with default_http_client(policy) as client:
+    async with delivery_client(policy) as client:
         with pytest.raises(httpx.ConnectError, match="10.0.0.1, a private address"):
             await client.get("http://mixed.test/")
 
@@ -100,7 +105,7 @@ async def test_the_next_vetted_address_is_tried_when_one_refuses() -> None:
     _, resolve = _resolver(["127.0.0.3", "127.0.0.1"])
     policy = DestinationPolicy(["127.0.0.0/8"], resolver=resolve)
     async with _receiver() as (receiver, port):
-        async with default_http_client(policy) as client:
+        async with delivery_client(policy) as client:
             response = await client.get(f"http://two.test:{port}/")
     assert response.status_code == 200
     assert receiver.connections == 1
@@ -110,7 +115,7 @@ async def test_an_ip_literal_is_checked_without_resolving() -> None:
     """A literal address is vetted as it is; the resolver is never asked."""
     asked, resolve = _resolver(["8.8.8.8"])
     policy = DestinationPolicy(resolver=resolve)
-    async with default_http_client(policy) as client:
+    async with delivery_client(policy) as client:
         with pytest.raises(httpx.ConnectError, match="loopback"):
             await client.get("http://127.0.0.1:9/")
     assert asked == []
