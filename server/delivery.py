@@ -263,9 +263,7 @@ class DeliveryEngine:
         # The default transport vets every address it connects to, so an attempt need not resolve
         # the destination first; a transport of the caller's own gets the full check per attempt.
         self._vetting_transport = http_transport_factory is None
-        self._http_transport_factory = http_transport_factory or (
-            lambda: default_transport(policy)
-        )
+        self._http_transport_factory = http_transport_factory or (lambda: default_transport(policy))
         self._poll_interval = poll_interval
         self._lease_margin = lease_margin
         self._batch = batch

@@ -1511,15 +1511,16 @@ class SQLiteStore(Store):
                    ORDER BY next_attempt_at, seq LIMIT ?""",
                 (now, limit),
             ).fetchall()
-            claimed = []
-            for row in rows:
-                connection.execute(
-                    "UPDATE messages SET state = 'delivering', next_attempt_at = ? + timeout,"
-                    " lease_id = ? WHERE message_id = ?",
-                    (now + lease_margin, new_id("lease", now=now), row["message_id"]),
-                )
-                claimed.append(_message_record(connection, row["message_id"]))
-            return claimed
+            message_ids = [row["message_id"] for row in rows]
+            connection.executemany(
+                "UPDATE messages SET state = 'delivering', next_attempt_at = ? + timeout,"
+                " lease_id = ? WHERE message_id = ?",
+                [
+                    (now + lease_margin, new_id("lease", now=now), message_id)
+                    for message_id in message_ids
+                ],
+            )
+            return _message_records(connection, message_ids)
 
         return await self._run(work)
 
@@ -2064,27 +2065,27 @@ def _require_lease(
 
 
 def _message_record(connection: sqlite3.Connection, message_id: str) -> MessageRecord:
-    row = connection.execute(
-        "SELECT * FROM messages WHERE message_id = ?", (message_id,)
-    ).fetchone()
-    if row is None:
+    records = _message_records(connection, [message_id])
+    if not records:
         raise NotFoundError("message_not_found", f"message {message_id!r} does not exist")
-    attempts = connection.execute(
-        "SELECT * FROM message_attempts WHERE message_id = ? ORDER BY position", (message_id,)
+    return records[0]
+
+
+def _message_records(
+    connection: sqlite3.Connection, message_ids: Sequence[str]
+) -> list[MessageRecord]:
+    """The messages that exist of ``message_ids``, in that order, read in two statements."""
+    marks = ", ".join("?" * len(message_ids))
+    rows = connection.execute(
+        f"SELECT * FROM messages WHERE message_id IN ({marks})", message_ids
     ).fetchall()
-    return MessageRecord(
-        message_id=row["message_id"],
-        url=row["url"],
-        body=bytes(row["body"]),
-        content_type=row["content_type"],
-        method=row["method"],
-        headers=json.loads(row["headers"]),
-        state=row["state"],
-        retries=row["retries"],
-        timeout=row["timeout"],
-        created_at=row["created_at"],
-        not_before=row["not_before"],
-        attempts=[
+    attempts: dict[str, list[DeliveryAttemptRecord]] = {row["message_id"]: [] for row in rows}
+    for attempt in connection.execute(
+        f"""SELECT * FROM message_attempts WHERE message_id IN ({marks})
+            ORDER BY message_id, position""",
+        message_ids,
+    ):
+        attempts[attempt["message_id"]].append(
             DeliveryAttemptRecord(
                 attempt=attempt["attempt"],
                 started_at=attempt["started_at"],
@@ -2093,17 +2094,33 @@ def _message_record(connection: sqlite3.Connection, message_id: str) -> MessageR
                 response_excerpt=attempt["response_excerpt"],
                 error=attempt["error"],
             )
-            for attempt in attempts
-        ],
-        retries_used=row["retries_used"],
-        next_attempt_at=row["next_attempt_at"],
-        url_group=row["url_group"],
-        retry_delay=row["retry_delay"],
-        callback=row["callback"],
-        failure_callback=row["failure_callback"],
-        deduplication_id=row["deduplication_id"],
-        lease_id=row["lease_id"],
-    )
+        )
+    by_id = {
+        row["message_id"]: MessageRecord(
+            message_id=row["message_id"],
+            url=row["url"],
+            body=bytes(row["body"]),
+            content_type=row["content_type"],
+            method=row["method"],
+            headers=json.loads(row["headers"]),
+            state=row["state"],
+            retries=row["retries"],
+            timeout=row["timeout"],
+            created_at=row["created_at"],
+            not_before=row["not_before"],
+            attempts=attempts[row["message_id"]],
+            retries_used=row["retries_used"],
+            next_attempt_at=row["next_attempt_at"],
+            url_group=row["url_group"],
+            retry_delay=row["retry_delay"],
+            callback=row["callback"],
+            failure_callback=row["failure_callback"],
+            deduplication_id=row["deduplication_id"],
+            lease_id=row["lease_id"],
+        )
+        for row in rows
+    }
+    return [by_id[message_id] for message_id in message_ids if message_id in by_id]
 
 
 def _require_current_lease(message: MessageRecord, lease_id: str) -> None:
