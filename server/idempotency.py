@@ -29,7 +29,7 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 
 
 def idempotent_request(
-    header_value: str | None,
+    header_value: str,
     *,
     key_pattern: re.Pattern[str],
     token_id: str,
@@ -38,10 +38,8 @@ def idempotent_request(
     path: str,
     raw_body: bytes,
     ttl: float,
-) -> IdempotencyClaim | None:
-    """The claim a publish hands its store write, or None without an ``Idempotency-Key`` header."""
-    if header_value is None:
-        return None
+) -> IdempotencyClaim:
+    """The claim a publish with an ``Idempotency-Key`` header hands its store write."""
     if not key_pattern.fullmatch(header_value):
         raise ProblemError(
             422,
