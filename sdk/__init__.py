@@ -104,6 +104,7 @@ __all__ = [
     "Timestamp",
     "TrimResult",
     "UnprocessableEntityError",
+    "UnsupportedMediaTypeError",
     "UrlEndpoint",
     "UrlGroup",
     "UrlGroups",

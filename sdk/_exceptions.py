@@ -10,6 +10,7 @@ SpoolError
 │   │   ├── NotFoundError              (404)
 │   │   ├── ConflictError              (409)
 │   │   ├── PayloadTooLargeError       (413)
+│   │   ├── UnsupportedMediaTypeError  (415)
 │   │   ├── UnprocessableEntityError   (422)
 │   │   ├── RateLimitError             (429 rate_limited)
 │   │   ├── QuotaExceededError         (429 quota_exceeded)
@@ -71,6 +72,7 @@ __all__ = [
     "SignatureFailure",
     "SpoolError",
     "UnprocessableEntityError",
+    "UnsupportedMediaTypeError",
 ]
 
 
@@ -149,6 +151,12 @@ class PayloadTooLargeError(APIStatusError):
     """413: the request body is over the service's size limit."""
 
     status = 413
+
+
+class UnsupportedMediaTypeError(APIStatusError):
+    """415: the request body was sent as something other than JSON."""
+
+    status = 415
 
 
 class UnprocessableEntityError(APIStatusError):
@@ -278,6 +286,7 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
         NotFoundError,
         ConflictError,
         PayloadTooLargeError,
+        UnsupportedMediaTypeError,
         UnprocessableEntityError,
         RateLimitError,
     )

@@ -48,6 +48,7 @@ TITLES: dict[str, str] = {
     "lease_expired": "Lease expired",
     "invalid_state": "Invalid state",
     "payload_too_large": "Payload too large",
+    "unsupported_media_type": "Unsupported media type",
     "validation_failed": "Validation failed",
     "rate_limited": "Rate limited",
     "quota_exceeded": "Quota exceeded",

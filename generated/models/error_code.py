@@ -25,6 +25,7 @@ ErrorCode = Literal[
     "stream_not_found",
     "unauthenticated",
     "unavailable",
+    "unsupported_media_type",
     "url_group_not_found",
     "validation_failed",
 ]
@@ -54,6 +55,7 @@ ERROR_CODE_VALUES: set[ErrorCode] = {
     "stream_not_found",
     "unauthenticated",
     "unavailable",
+    "unsupported_media_type",
     "url_group_not_found",
     "validation_failed",
 }

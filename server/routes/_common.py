@@ -393,9 +393,25 @@ def _integral_floats_as_ints(value: Any, annotation: Any) -> Any:
 
 
 async def read_json(request: Request, model: type[ModelT]) -> tuple[ModelT, bytes]:
-    """The body read (see :func:`read_body`) and validated (see :func:`parse_body`)."""
+    """The body read (see :func:`read_body`) and validated (see :func:`parse_body`), refused with
+    415 ``unsupported_media_type`` first when it says it is something other than JSON.
+    """
+    media_type = request.headers.get("content-type")
+    if media_type is not None and not _is_json(media_type):
+        raise ProblemError(
+            415,
+            "unsupported_media_type",
+            f"Content-Type {media_type!r} is not JSON; send application/json",
+        )
     raw = await read_body(request)
     return parse_body(raw, model), raw
+
+
+def _is_json(content_type: str) -> bool:
+    essence = content_type.partition(";")[0].strip().lower()
+    return essence == "application/json" or (
+        essence.startswith("application/") and essence.endswith("+json")
+    )
 
 
 # Every digit reads as 0 and either exponent letter as e; anything else is a space, except that a

@@ -84,6 +84,7 @@ PUBLIC_NAMES = [
     "Timestamp",
     "TrimResult",
     "UnprocessableEntityError",
+    "UnsupportedMediaTypeError",
     "UrlEndpoint",
     "UrlGroup",
     "UrlGroups",

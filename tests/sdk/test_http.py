@@ -23,6 +23,7 @@ STATUS_CLASSES = [
     (404, "stream_not_found", sdk.NotFoundError),
     (409, "conflict", sdk.ConflictError),
     (413, "payload_too_large", sdk.PayloadTooLargeError),
+    (415, "unsupported_media_type", sdk.UnsupportedMediaTypeError),
     (418, "teapot", sdk.APIStatusError),
     (422, "validation_failed", sdk.UnprocessableEntityError),
     (429, "quota_exceeded", sdk.QuotaExceededError),

@@ -107,6 +107,51 @@ async def test_repeated_query_parameters_use_one_value(api: RunningApp) -> None:
     assert len(response.json()["entries"]) in (1, 2)
 
 
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        None,
+        "application/json",
+        "application/json; charset=utf-8",
+        "Application/JSON",
+        "application/problem+json",
+    ],
+)
+async def test_json_bodies_are_read_as_json_or_without_a_content_type(
+    api: RunningApp, content_type: str | None
+) -> None:
+    """JSON types (any parameters, any case, ``+json``) and no Content-Type at all are read."""
+    headers = {} if content_type is None else {"Content-Type": content_type}
+    response = await api.client.post(
+        "/v1/streams/events/entries", content=b'{"body": 1}', headers=headers
+    )
+    assert response.status_code == 201
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", ""])
+async def test_a_body_sent_as_another_media_type_is_415(api: RunningApp, content_type: str) -> None:
+    """A Content-Type that is not JSON is refused before the body is read, and nothing is written."""
+    response = await api.client.post(
+        "/v1/streams/events/entries", content=b'{"body": 1}', headers={"Content-Type": content_type}
+    )
+    assert_problem(response, 415, "unsupported_media_type")
+    assert f"Content-Type {content_type!r} is not JSON" in response.json()["detail"]
+    assert_problem(await api.client.get("/v1/streams/events"), 404, "stream_not_found")
+
+
+async def test_json_nested_past_the_documented_depth_is_400(api: RunningApp) -> None:
+    """openapi.yaml's limits table: 200 levels inside ``body`` are read, 201 are refused."""
+    deepest = "[" * 200 + "]" * 200
+    accepted = await api.client.post(
+        "/v1/streams/events/entries", content=f'{{"body": {deepest}}}'.encode()
+    )
+    assert accepted.status_code == 201
+    too_deep = await api.client.post(
+        "/v1/streams/events/entries", content=f'{{"body": [{deepest}]}}'.encode()
+    )
+    assert_problem(too_deep, 400, "malformed_request")
+
+
 async def test_whole_floats_are_integers(api: RunningApp) -> None:
     """As in JSON Schema, ``90.0`` is an integer (Python clients send it); ``90.5`` is not."""
     created = await api.client.put("/v1/queues/jobs", content=b'{"lease_seconds": 90.0}')

@@ -67,6 +67,11 @@ def _parse_response(
 
         return response_413
 
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
     if response.status_code == 422:
         response_422 = Problem.from_dict(response.json())
 
