@@ -81,6 +81,7 @@ async def test_get_message_shows_every_option(api: RunningApp) -> None:
     assert (message.method.root, message.state.root, message.retries) == ("PUT", "scheduled", 5)
     assert message.headers == {"X-Tenant": "acme"}
     assert message.not_before - message.created_at >= timedelta(seconds=59)
+    assert (message.retry_delay, message.timeout) == ("1000 * pow(2, retried)", 10)
     assert body["callback"] == "https://example.com/done"
     assert body["created_at"].endswith("Z")
     for absent in ("url_group", "failure_callback", "deduplication_id"):
@@ -177,7 +178,7 @@ async def test_url_groups_fan_out_one_message_per_endpoint(api: RunningApp) -> N
     assert put.status_code == 200
     group = UrlGroup.model_validate(put.json())
     assert [endpoint.url for endpoint in group.endpoints] == [item["url"] for item in endpoints]
-    assert "name" not in put.json()["endpoints"][1]
+    assert put.json()["endpoints"] == endpoints
 
     response = await api.client.post("/v1/messages", json={"url_group": "partners", "body": 1})
     receipts = response.json()["messages"]
@@ -284,6 +285,64 @@ async def test_publish_messages_answers_per_item_and_is_all_or_nothing(api: Runn
     assert len(due) == 3
 
 
+async def test_a_batch_item_takes_every_option_a_single_message_does(api: RunningApp) -> None:
+    """Each item of publishMessages is published, scheduled and deduplicated by its own options."""
+    await api.client.put(
+        "/v1/url-groups/partners", json={"endpoints": [{"url": "https://one.example.com/"}]}
+    )
+    later = datetime.now(UTC) + timedelta(hours=1)
+    to_url = {
+        "url": HOOK,
+        "body": "héllo",
+        "content_type": "text/x-greeting",
+        "method": "PUT",
+        "headers": {"X-Tenant": "acme"},
+        "not_before": later.isoformat(),
+        "retries": 5,
+        "retry_delay": "1000 * retried",
+        "callback": "https://example.com/done",
+        "failure_callback": "https://example.com/failed",
+        "timeout": 10,
+        "deduplication_id": "d-1",
+    }
+    to_group = {
+        "url_group": "partners",
+        "body": {"n": 1},
+        "delay": 60,
+        "content_based_deduplication": True,
+    }
+    batch = {"messages": [to_url, to_group]}
+    first = await api.client.post("/v1/messages/batch", json=batch)
+    [[by_url], [by_group]] = [result["messages"] for result in first.json()["results"]]
+
+    shown = Message.model_validate(
+        (await api.client.get(f"/v1/messages/{by_url['message_id']}")).json()
+    )
+    assert (shown.url, shown.method.root, shown.headers) == (HOOK, "PUT", {"X-Tenant": "acme"})
+    assert abs((shown.not_before - later).total_seconds()) < 1
+    assert (shown.retries, shown.retry_delay, shown.timeout) == (5, "1000 * retried", 10)
+    assert (shown.callback, shown.failure_callback, shown.deduplication_id) == (
+        "https://example.com/done",
+        "https://example.com/failed",
+        "d-1",
+    )
+    stored = await api.store.get_message(by_url["message_id"])
+    assert (stored.body, stored.content_type) == ("héllo".encode(), "text/x-greeting")
+
+    grouped = Message.model_validate(
+        (await api.client.get(f"/v1/messages/{by_group['message_id']}")).json()
+    )
+    assert (grouped.url, grouped.url_group) == ("https://one.example.com/", "partners")
+    assert grouped.not_before - grouped.created_at >= timedelta(seconds=59)
+    assert (await api.store.get_message(by_group["message_id"])).body == b'{"n":1}'
+
+    again = await api.client.post("/v1/messages/batch", json=batch)
+    assert [
+        (result["messages"][0]["message_id"], result["messages"][0]["deduplicated"])
+        for result in again.json()["results"]
+    ] == [(by_url["message_id"], True), (by_group["message_id"], True)]
+
+
 async def test_cancel_a_scheduled_message(api: RunningApp) -> None:
     """cancelMessage cancels a scheduled message; cancelling it again is 409 invalid_state."""
     message_id = await _publish(api, delay=3600)
@@ -317,6 +376,15 @@ async def test_dead_letters_list_delete_and_retry(api: RunningApp) -> None:
     assert (await api.client.delete(f"/v1/dead-letters/{second}")).status_code == 204
     assert (await api.client.get("/v1/dead-letters")).json() == {"dead_letters": []}
     assert (await api.client.get(f"/v1/messages/{second}")).json()["state"] == "failed"
+
+
+async def test_list_dead_letters_stops_at_limit(api: RunningApp) -> None:
+    """listDeadLetters answers at most ``limit`` dead letters."""
+    for _ in range(2):
+        await _dead_letter(api)
+    assert len((await api.client.get("/v1/dead-letters")).json()["dead_letters"]) == 2
+    limited = await api.client.get("/v1/dead-letters", params={"limit": 1})
+    assert len(limited.json()["dead_letters"]) == 1
 
 
 async def test_missing_dead_letters_are_404(api: RunningApp) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import asyncio
+import time
+from datetime import UTC, datetime
 
 import pytest
 
@@ -16,6 +18,7 @@ from generated.pydantic_models import (
     QueueList,
 )
 from tests.conftest import RunningApp, assert_problem
+from tests.server.stores._support import FakeClock
 
 
 async def _create_queue(api: RunningApp, name: str = "jobs", **settings: int) -> None:
@@ -28,6 +31,21 @@ async def _lease_one(api: RunningApp, queue: str = "jobs") -> dict[str, object]:
     jobs: list[dict[str, object]] = response.json()["jobs"]
     assert len(jobs) == 1, jobs
     return jobs[0]
+
+
+async def _publish(api: RunningApp, queue: str = "jobs", **job: object) -> dict[str, object]:
+    response = await api.client.post(f"/v1/queues/{queue}/jobs", json={"topic": "t", **job})
+    assert response.status_code == 202, response.text
+    receipt: dict[str, object] = response.json()
+    return receipt
+
+
+@pytest.fixture
+def clock(api: RunningApp, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The store's clock, standing still until the test moves it past a window or a retention."""
+    fake = FakeClock(time.time())
+    monkeypatch.setattr(api.store, "_clock", fake)
+    return fake
 
 
 async def test_put_queue_creates_then_updates(api: RunningApp) -> None:
@@ -119,6 +137,19 @@ async def test_deduplication_returns_the_first_job(api: RunningApp) -> None:
     assert (first["deduplicated"], second["deduplicated"]) == (False, True)
 
 
+async def test_deduplication_lasts_the_queues_window(api: RunningApp, clock: FakeClock) -> None:
+    """A deduplication_id repeated after ``deduplication_window_seconds`` makes a new job."""
+    await _create_queue(api, deduplication_window_seconds=10)
+    first = await _publish(api, payload=1, deduplication_id="welcome-1")
+    clock.advance(9)
+    within = await _publish(api, payload=1, deduplication_id="welcome-1")
+    assert (within["job_id"], within["deduplicated"]) == (first["job_id"], True)
+    clock.advance(2)
+    after = await _publish(api, payload=1, deduplication_id="welcome-1")
+    assert after["job_id"] != first["job_id"]
+    assert after["deduplicated"] is False
+
+
 async def test_publish_jobs_is_all_or_nothing(api: RunningApp) -> None:
     """publishJobs answers a receipt per job; one bad job (even a reserved topic) writes none."""
     await _create_queue(api)
@@ -139,6 +170,39 @@ async def test_publish_jobs_is_all_or_nothing(api: RunningApp) -> None:
     assert "body.jobs.1.topic" in problem["detail"]
     jobs = (await api.client.get("/v1/queues/jobs/jobs")).json()["jobs"]
     assert [job["payload"] for job in jobs] == [1, 2]
+
+
+async def test_batch_jobs_take_delay_and_deduplication_id(api: RunningApp) -> None:
+    """Each job of publishJobs is delayed and deduplicated as a single publishJob would be."""
+    await _create_queue(api)
+    batch = {
+        "jobs": [
+            {"topic": "t", "payload": 1, "delay": 60},
+            {"topic": "t", "payload": 2, "deduplication_id": "welcome-1"},
+        ]
+    }
+    first = (await api.client.post("/v1/queues/jobs/batch", json=batch)).json()["receipts"]
+    again = (await api.client.post("/v1/queues/jobs/batch", json=batch)).json()["receipts"]
+    assert [receipt["deduplicated"] for receipt in again] == [False, True]
+    assert again[1]["job_id"] == first[1]["job_id"]
+    stats = Queue.model_validate((await api.client.get("/v1/queues/jobs")).json()).stats
+    assert (stats.ready, stats.delayed) == (1, 2)
+
+
+async def test_list_jobs_filters_by_state_up_to_limit(api: RunningApp) -> None:
+    """listJobs answers only jobs in ``state``, oldest first, at most ``limit`` of them."""
+    await _create_queue(api)
+    for payload in (1, 2, 3):
+        await _publish(api, payload=payload)
+    await _lease_one(api)
+
+    async def payloads(**query: object) -> list[object]:
+        response = await api.client.get("/v1/queues/jobs/jobs", params=query)
+        return [job["payload"] for job in response.json()["jobs"]]
+
+    assert await payloads(state="leased") == [1]
+    assert await payloads(state="ready") == [2, 3]
+    assert await payloads(state="ready", limit=1) == [2]
 
 
 async def test_lease_ack_and_job_status(api: RunningApp) -> None:
@@ -179,6 +243,66 @@ async def test_lease_waits_when_nothing_is_ready(api: RunningApp) -> None:
     assert response.json() == {"jobs": []}
 
 
+async def test_a_lease_takes_only_its_topics_up_to_max_jobs(api: RunningApp) -> None:
+    """leaseJobs hands out at most ``max_jobs`` jobs, oldest first, of the ``topics`` asked for."""
+    await _create_queue(api)
+    for topic, payload in (("a", 1), ("b", 2), ("b", 3), ("b", 4)):
+        await _publish(api, topic=topic, payload=payload)
+    response = await api.client.post(
+        "/v1/queues/jobs/leases", json={"topics": ["b"], "max_jobs": 2}
+    )
+    assert [job["payload"] for job in response.json()["jobs"]] == [2, 3]
+
+
+async def test_a_lease_lasts_the_queues_lease_seconds_unless_the_lease_asks_otherwise(
+    api: RunningApp, clock: FakeClock
+) -> None:
+    """A lease ends the queue's ``lease_seconds`` after it starts; leaseJobs' own
+    ``lease_seconds`` replaces that for its jobs.
+    """
+    await _create_queue(api, lease_seconds=120)
+    for payload in (1, 2):
+        await _publish(api, payload=payload)
+    now = datetime.fromtimestamp(clock.now, UTC)
+    by_queue = await _lease_one(api)
+    by_request = (
+        await api.client.post("/v1/queues/jobs/leases", json={"lease_seconds": 5})
+    ).json()["jobs"][0]
+    for lease, seconds in ((by_queue, 120), (by_request, 5)):
+        ends = datetime.fromisoformat(str(lease["lease_expires_at"]))
+        assert (ends - now).total_seconds() == pytest.approx(seconds, abs=0.01)
+
+
+async def test_a_waiting_lease_gets_a_job_published_while_it_waits(api: RunningApp) -> None:
+    """A leaseJobs with ``wait_ms`` answers as soon as a job arrives within the wait."""
+    await _create_queue(api)
+    waiting = asyncio.create_task(
+        api.client.post("/v1/queues/jobs/leases", json={"wait_ms": 10_000})
+    )
+    await asyncio.sleep(0.2)
+    assert not waiting.done()
+    await _publish(api, payload="late")
+    response = await asyncio.wait_for(waiting, timeout=10)
+    assert [job["payload"] for job in response.json()["jobs"]] == ["late"]
+
+
+async def test_ack_and_nack_need_the_jobs_current_lease_id(api: RunningApp) -> None:
+    """ackJob and nackJob with another ``lease_id`` are 409 lease_expired and leave the job
+    leased.
+    """
+    await _create_queue(api)
+    await _publish(api, payload=1)
+    lease = await _lease_one(api)
+    for action in ("ack", "nack"):
+        response = await api.client.post(
+            f"/v1/queues/jobs/jobs/{lease['job_id']}/{action}",
+            json={"lease_id": "lease_someone_else"},
+        )
+        assert_problem(response, 409, "lease_expired")
+    job = (await api.client.get(f"/v1/queues/jobs/jobs/{lease['job_id']}")).json()
+    assert job["state"] == "leased"
+
+
 async def test_nack_delays_and_records_the_error(api: RunningApp) -> None:
     """nackJob ends the lease; the job is delayed by retry_delay and keeps the error."""
     await _create_queue(api)
@@ -207,6 +331,25 @@ async def test_the_last_nack_moves_the_job_to_the_dead_letters(api: RunningApp) 
     assert [job.job_id for job in dead.jobs] == [lease["job_id"]]
     retried = await api.client.post(f"/v1/queues/jobs/jobs/{lease['job_id']}/retry")
     assert (retried.json()["state"], retried.json()["attempts"]) == ("ready", 0)
+
+
+async def test_finished_jobs_go_after_the_queues_retention_seconds(
+    api: RunningApp, clock: FakeClock
+) -> None:
+    """A succeeded job is kept ``retention_seconds``; a write to the queue after that purges it."""
+    await _create_queue(api, retention_seconds=60)
+    await _publish(api, payload=1)
+    lease = await _lease_one(api)
+    await api.client.post(
+        f"/v1/queues/jobs/jobs/{lease['job_id']}/ack", json={"lease_id": lease["lease_id"]}
+    )
+    clock.advance(59)
+    await _publish(api, payload=2)
+    assert (await api.client.get(f"/v1/queues/jobs/jobs/{lease['job_id']}")).status_code == 200
+    clock.advance(2)
+    await _publish(api, payload=3)
+    response = await api.client.get(f"/v1/queues/jobs/jobs/{lease['job_id']}")
+    assert_problem(response, 404, "job_not_found")
 
 
 async def test_retrying_a_job_that_is_not_dead_is_a_conflict(api: RunningApp) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
@@ -39,6 +40,13 @@ async def test_append_entry_creates_the_stream_and_answers_201(api: RunningApp) 
     result = AppendEntryResult.model_validate(response.json())
     assert ENTRY_ID.fullmatch(result.id.root)
     assert (result.stream, result.length, result.trimmed) == ("events", 1, 0)
+
+
+async def test_an_appended_entry_reads_back_with_its_body(api: RunningApp) -> None:
+    """appendEntry stores its ``body`` as the entry's JSON value."""
+    response = await api.client.post("/v1/streams/events/entries", json={"body": {"user": 42}})
+    entries = (await api.client.get("/v1/streams/events/entries")).json()["entries"]
+    assert entries == [{"id": response.json()["id"], "body": {"user": 42}}]
 
 
 async def test_append_entry_trims_exactly_with_maxlen(api: RunningApp) -> None:
@@ -101,6 +109,42 @@ async def test_append_entries_result_matches_the_schema(api: RunningApp) -> None
     result = AppendEntriesResult.model_validate(response.json())
     assert len(result.ids) == 2
     assert (result.length, result.trimmed) == (1, 1)
+
+
+async def test_append_entries_takes_minid_and_nomkstream_like_append_entry(
+    api: RunningApp,
+) -> None:
+    """appendEntries refuses a missing stream with ``nomkstream`` and trims below ``minid``."""
+    refused = await api.client.post(
+        "/v1/streams/events/batch", json={"entries": [{"body": 1}], "nomkstream": True}
+    )
+    assert_problem(refused, 404, "stream_not_found")
+    ids = await _append(api, "events", 1, 2, 3)
+    response = await api.client.post(
+        "/v1/streams/events/batch",
+        json={"entries": [{"body": 4}], "minid": ids[2], "approximate": False},
+    )
+    assert (response.json()["length"], response.json()["trimmed"]) == (2, 2)
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("entries", {"body": 5}), ("batch", {"entries": [{"body": 5}]}), ("trim", {})],
+    ids=["appendEntry", "appendEntries", "trimStream"],
+)
+async def test_approximate_trimming_may_keep_a_small_stream_whole(
+    api: RunningApp, path: str, body: dict[str, object]
+) -> None:
+    """With ``approximate`` (the default) a store may keep more than ``maxlen`` entries, and each
+    store keeps a stream this small whole; ``approximate=false`` cuts it to exactly ``maxlen``.
+    """
+    await _append(api, "events", 1, 2, 3, 4)
+    loose = await api.client.post(f"/v1/streams/events/{path}", json={**body, "maxlen": 2})
+    assert loose.json()["trimmed"] == 0
+    exact = await api.client.post(
+        f"/v1/streams/events/{path}", json={**body, "maxlen": 2, "approximate": False}
+    )
+    assert exact.json()["length"] == 2
 
 
 async def test_an_empty_batch_is_422(api: RunningApp) -> None:
@@ -257,6 +301,38 @@ async def test_consumer_group_life_cycle(api: RunningApp) -> None:
     )
 
 
+async def test_count_caps_what_read_group_and_list_pending_answer(api: RunningApp) -> None:
+    """readGroup delivers at most ``count`` entries and listPending lists at most ``count``."""
+    ids = await _append(api, "orders", 1, 2, 3)
+    await api.client.post("/v1/streams/orders/groups", json={"group": "g", "start_id": "0"})
+    read = await api.client.post(
+        "/v1/streams/orders/groups/g/read", json={"consumer": "c", "count": 2}
+    )
+    assert [entry["id"] for entry in read.json()["entries"]] == ids[:2]
+    pending = await api.client.get("/v1/streams/orders/groups/g/pending", params={"count": 1})
+    assert [item["id"] for item in pending.json()["pending"]] == ids[:1]
+
+
+async def test_claim_takes_idle_entries_from_start_id_up_to_count(api: RunningApp) -> None:
+    """claimEntries skips entries idle for less than ``min_idle_ms``, scans from ``start_id``,
+    takes at most ``count`` and gives them to ``consumer``.
+    """
+    ids = await _append(api, "orders", 1, 2, 3)
+    await api.client.post("/v1/streams/orders/groups", json={"group": "g", "start_id": "0"})
+    await api.client.post("/v1/streams/orders/groups/g/read", json={"consumer": "c"})
+    claim = "/v1/streams/orders/groups/g/claim"
+    too_fresh = await api.client.post(claim, json={"consumer": "d", "min_idle_ms": 60_000})
+    assert too_fresh.json()["entries"] == []
+    first = await api.client.post(claim, json={"consumer": "d", "min_idle_ms": 0, "count": 1})
+    assert [entry["id"] for entry in first.json()["entries"]] == ids[:1]
+    last = await api.client.post(
+        claim, json={"consumer": "d", "min_idle_ms": 0, "start_id": ids[2]}
+    )
+    assert [entry["id"] for entry in last.json()["entries"]] == ids[2:]
+    pending = (await api.client.get("/v1/streams/orders/groups/g/pending")).json()["pending"]
+    assert [item["consumer"] for item in pending] == ["d", "c", "d"]
+
+
 async def test_claim_reports_trimmed_pending_entries(api: RunningApp) -> None:
     """A pending entry trimmed away is reported in deleted_ids and leaves the pending list."""
     ids = await _append(api, "orders", 1, 2)
@@ -356,6 +432,21 @@ async def test_read_group_waits_for_an_entry(api: RunningApp) -> None:
         "/v1/streams/orders/groups/g/read", json={"consumer": "c", "wait_ms": 50}
     )
     assert response.json() == {"stream": "orders", "group": "g", "entries": []}
+
+
+async def test_a_waiting_read_gets_an_entry_appended_while_it_waits(api: RunningApp) -> None:
+    """A readGroup with ``wait_ms`` answers as soon as an entry arrives within the wait."""
+    await api.client.post("/v1/streams/orders/groups", json={"group": "g", "mkstream": True})
+    waiting = asyncio.create_task(
+        api.client.post(
+            "/v1/streams/orders/groups/g/read", json={"consumer": "c", "wait_ms": 10_000}
+        )
+    )
+    await asyncio.sleep(0.2)
+    assert not waiting.done()
+    [entry_id] = await _append(api, "orders", "late")
+    response = await asyncio.wait_for(waiting, timeout=10)
+    assert [entry["id"] for entry in response.json()["entries"]] == [entry_id]
 
 
 @pytest.mark.parametrize(
