@@ -112,3 +112,114 @@ async def test_the_service_enforces_the_stated_permission(
         for token in refused:
             response = await _send(client, operation, token.secret)
             assert_problem(response, 403, "permission_denied")
+
+
+# What a token with no permission at all is told, for every operation's own example: the kind, the
+# action and, for scope path, the name it lacks.
+REFUSALS_OF_NO_PERMISSION = {
+    "getStream": "token 'nothing' may not consume on stream 'events'",
+    "deleteStream": "token 'nothing' may not admin on stream 'events'",
+    "rangeEntries": "token 'nothing' may not consume on stream 'events'",
+    "appendEntry": "token 'nothing' may not publish on stream 'events'",
+    "appendEntries": "token 'nothing' may not publish on stream 'events'",
+    "trimStream": "token 'nothing' may not admin on stream 'events'",
+    "createGroup": "token 'nothing' may not consume on stream 'events'",
+    "deleteGroup": "token 'nothing' may not consume on stream 'events'",
+    "readGroup": "token 'nothing' may not consume on stream 'events'",
+    "ackEntries": "token 'nothing' may not consume on stream 'events'",
+    "claimEntries": "token 'nothing' may not consume on stream 'events'",
+    "listPending": "token 'nothing' may not consume on stream 'events'",
+    "listQueues": "token 'nothing' has no permission on queues",
+    "getQueue": "token 'nothing' has no permission on queue 'jobs'",
+    "putQueue": "token 'nothing' may not admin on queue 'jobs'",
+    "deleteQueue": "token 'nothing' may not admin on queue 'jobs'",
+    "listJobs": "token 'nothing' may not consume on queue 'jobs'",
+    "publishJob": "token 'nothing' may not publish on queue 'jobs'",
+    "publishJobs": "token 'nothing' may not publish on queue 'jobs'",
+    "leaseJobs": "token 'nothing' may not consume on queue 'jobs'",
+    "getJob": "token 'nothing' may not consume on queue 'jobs'",
+    "ackJob": "token 'nothing' may not consume on queue 'jobs'",
+    "nackJob": "token 'nothing' may not consume on queue 'jobs'",
+    "extendLease": "token 'nothing' may not consume on queue 'jobs'",
+    "retryJob": "token 'nothing' may not admin on queue 'jobs'",
+    "publishMessage": "token 'nothing' may not publish on messages",
+    "publishMessages": "token 'nothing' may not publish on messages",
+    "getMessage": "token 'nothing' may not consume on messages",
+    "cancelMessage": "token 'nothing' may not publish on messages",
+    "listUrlGroups": "token 'nothing' has no permission on URL groups",
+    "getUrlGroup": "token 'nothing' has no permission on url_group 'partners'",
+    "putUrlGroup": "token 'nothing' may not admin on url_group 'partners'",
+    "deleteUrlGroup": "token 'nothing' may not admin on url_group 'partners'",
+    "listDeadLetters": "token 'nothing' may not consume on messages",
+    "deleteDeadLetter": "token 'nothing' may not admin on messages",
+    "retryDeadLetter": "token 'nothing' may not admin on messages",
+    "getSigningKeys": (
+        "token 'nothing' needs admin on every message (name '*') to read the signing keys"
+    ),
+}
+
+
+async def test_a_refusal_says_what_the_token_lacks(sqlite_store_url: str) -> None:
+    """Every secured operation is listed, and its 403 reads as clients have always seen it."""
+    assert sorted(REFUSALS_OF_NO_PERMISSION) == sorted(op.operation_id for op in SECURED)
+    nothing = _token("nothing", [])
+    async with _app([nothing], sqlite_store_url) as client:
+        for operation in SECURED:
+            response = await _send(client, operation, nothing.secret)
+            problem = assert_problem(response, 403, "permission_denied")
+            assert problem["detail"] == REFUSALS_OF_NO_PERMISSION[operation.operation_id]
+
+
+async def test_a_refusal_on_a_destination_or_a_message_names_it(sqlite_store_url: str) -> None:
+    """With permission on some messages, a publish elsewhere names the URL or group, and reading
+    or cancelling someone else's message names the message.
+    """
+    admin = _token("admin", [(kind, "*", ALL_ACTIONS) for kind in KINDS])
+    hooks = _token("hooks", [("message", "https://example.com/hooks/*", ALL_ACTIONS)])
+    async with _app([admin, hooks], sqlite_store_url) as client:
+        as_admin = {"Authorization": f"Bearer {admin.secret}"}
+        as_hooks = {"Authorization": f"Bearer {hooks.secret}"}
+        elsewhere = {"url": "https://other.example.com/", "body": 1}
+        sent = await client.post("/v1/messages", json=elsewhere, headers=as_admin)
+        message_id = sent.json()["messages"][0]["message_id"]
+        refusals = {
+            "token 'hooks' may not publish on message 'https://other.example.com/'": (
+                await client.post("/v1/messages", json=elsewhere, headers=as_hooks)
+            ),
+            "token 'hooks' may not publish on message 'partners'": await client.post(
+                "/v1/messages/batch",
+                json={"messages": [{"url_group": "partners", "body": 1}]},
+                headers=as_hooks,
+            ),
+            f"token 'hooks' may not consume on message {message_id!r}": await client.get(
+                f"/v1/messages/{message_id}", headers=as_hooks
+            ),
+            f"token 'hooks' may not publish on message {message_id!r}": await client.delete(
+                f"/v1/messages/{message_id}", headers=as_hooks
+            ),
+        }
+        for detail, response in refusals.items():
+            assert assert_problem(response, 403, "permission_denied")["detail"] == detail
+
+
+async def test_what_is_checked_before_the_permission(sqlite_store_url: str) -> None:
+    """The batch path's other methods are 405 even without a token; a token comes before the
+    names in the path, and every name in the path before the permission.
+    """
+    nothing = _token("nothing", [])
+    async with _app([nothing], sqlite_store_url) as client:
+        for method in ("GET", "DELETE"):
+            response = await client.request(method, "/v1/messages/batch")
+            assert_problem(response, 405, "method_not_allowed")
+            assert response.headers["allow"] == "POST"
+        no_token = await client.delete("/v1/streams/events/groups/bad name")
+        assert_problem(no_token, 401, "unauthenticated")
+        as_nothing = {"Authorization": f"Bearer {nothing.secret}"}
+        for method, path in (
+            ("DELETE", "/v1/streams/events/groups/bad name"),
+            ("GET", "/v1/queues/jobs/jobs/bad id"),
+            ("GET", "/v1/messages/bad id"),
+            ("DELETE", "/v1/dead-letters/bad id"),
+        ):
+            response = await client.request(method, path, headers=as_nothing)
+            assert_problem(response, 400, "invalid_name")
