@@ -1,4 +1,5 @@
-"""The service enforces exactly the permission each operation states in ``x-spool-permission``.
+"""The service enforces exactly the permission each operation states in ``x-spool-permission``,
+and reads it from the document: it does not start from a document it cannot enforce.
 
 For every operation, on both stores, its own example request is sent: without a token and with an
 unknown one (401); with a token holding just the stated permission (it must get past the
@@ -10,16 +11,21 @@ the stated kind and action on other names only (403).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterable
+import copy
+import re
+from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 from server.app import create_app, lifespan
 from server.config import ALL_ACTIONS, Action, Permission, Resource, Settings, TokenConfig
+from server.routes._spec import SpecError
 from tests.conftest import TEST_DESTINATIONS, assert_problem
-from tests.generated._spec import Operation, example_request, operations
+from tests.generated._spec import Operation, example_request, load_spec, operations
 
 KINDS: tuple[Resource, ...] = ("stream", "queue", "message", "url_group")
 SECURED = [operation for operation in operations() if operation.security]
@@ -223,3 +229,79 @@ async def test_what_is_checked_before_the_permission(sqlite_store_url: str) -> N
         ):
             response = await client.request(method, path, headers=as_nothing)
             assert_problem(response, 400, "invalid_name")
+
+
+SpecEdit = Callable[[dict[str, Any]], None]
+
+
+def _edited_spec(tmp_path: Path, edit: SpecEdit) -> Path:
+    """openapi.yaml with ``edit`` made to it, written under ``tmp_path``."""
+    spec = copy.deepcopy(load_spec())
+    edit(spec)
+    path = tmp_path / "openapi.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _permission_of(spec: dict[str, Any], path: str, method: str) -> dict[str, str]:
+    stated: dict[str, str] = spec["paths"][path][method]["x-spool-permission"]
+    return stated
+
+
+def _without_permission(spec: dict[str, Any]) -> None:
+    del spec["paths"]["/v1/streams/{stream}"]["delete"]["x-spool-permission"]
+
+
+def _health_secured(spec: dict[str, Any]) -> None:
+    del spec["paths"]["/v1/health"]["get"]["security"]
+
+
+def _unknown_action(spec: dict[str, Any]) -> None:
+    _permission_of(spec, "/v1/queues/{queue}", "put")["action"] = "write"
+
+
+def _extra_key(spec: dict[str, Any]) -> None:
+    _permission_of(spec, "/v1/queues/{queue}", "put")["name"] = "jobs"
+
+
+def _path_scope_without_the_name(spec: dict[str, Any]) -> None:
+    _permission_of(spec, "/v1/queues", "get")["scope"] = "path"
+
+
+def _every_name_with_any_action(spec: dict[str, Any]) -> None:
+    _permission_of(spec, "/v1/signing-keys", "get")["action"] = "any"
+
+
+UNENFORCEABLE: list[tuple[SpecEdit, str]] = [
+    (
+        _without_permission,
+        "deleteStream (DELETE /v1/streams/{stream}) needs a token but states no x-spool-permission",
+    ),
+    (_health_secured, "getHealth (GET /v1/health) needs a token but states no"),
+    (
+        _unknown_action,
+        "putQueue (PUT /v1/queues/{queue}): x-spool-permission action 'write' is not one of "
+        "publish, consume, admin, any",
+    ),
+    (_extra_key, "putQueue (PUT /v1/queues/{queue}): x-spool-permission must have exactly"),
+    (
+        _path_scope_without_the_name,
+        "listQueues (GET /v1/queues): scope path checks the queue named in the path, but the path "
+        "has no {queue} parameter",
+    ),
+    (_every_name_with_any_action, "getSigningKeys (GET /v1/signing-keys): scope every needs"),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "error"), UNENFORCEABLE, ids=[edit.__name__[1:] for edit, _ in UNENFORCEABLE]
+)
+def test_the_service_does_not_start_without_a_permission_it_can_enforce(
+    tmp_path: Path, edit: SpecEdit, error: str
+) -> None:
+    """An operation that needs a token but states no permission, or one the service cannot apply,
+    stops the app from being built, with a message naming the document and the operation.
+    """
+    spec_path = _edited_spec(tmp_path, edit)
+    with pytest.raises(SpecError, match=re.escape(f"{spec_path}: {error}")):
+        create_app(Settings(tokens=(), spec_path=spec_path), services=())
