@@ -22,7 +22,15 @@ import pytest
 import yaml
 
 from server.app import create_app, lifespan
-from server.config import ALL_ACTIONS, Action, Permission, Resource, Settings, TokenConfig
+from server.config import (
+    ALL_ACTIONS,
+    SPEC_PATH,
+    Action,
+    Permission,
+    Resource,
+    Settings,
+    TokenConfig,
+)
 from server.routes._spec import SpecError
 from tests.conftest import TEST_DESTINATIONS, assert_problem
 from tests.generated._spec import Operation, example_request, load_spec, operations
@@ -73,9 +81,14 @@ def _tokens(permission: dict[str, str]) -> tuple[list[TokenConfig], TokenConfig]
 
 
 @contextlib.asynccontextmanager
-async def _app(tokens: list[TokenConfig], store_url: str) -> AsyncIterator[httpx.AsyncClient]:
+async def _app(
+    tokens: list[TokenConfig], store_url: str, spec_path: Path = SPEC_PATH
+) -> AsyncIterator[httpx.AsyncClient]:
     settings = Settings(
-        tokens=tuple(tokens), store_url=store_url, allowed_destinations=TEST_DESTINATIONS
+        tokens=tuple(tokens),
+        store_url=store_url,
+        allowed_destinations=TEST_DESTINATIONS,
+        spec_path=spec_path,
     )
     app = create_app(settings, services=())
     async with lifespan(app):
@@ -272,36 +285,133 @@ def _every_name_with_any_action(spec: dict[str, Any]) -> None:
     _permission_of(spec, "/v1/signing-keys", "get")["action"] = "any"
 
 
+def _operation_gone(spec: dict[str, Any]) -> None:
+    del spec["paths"]["/v1/signing-keys"]
+
+
+def _operation_renamed(spec: dict[str, Any]) -> None:
+    spec["paths"]["/v1/streams/{stream}"]["get"]["operationId"] = "fetchStream"
+
+
+def _secured_operation_made_public(spec: dict[str, Any]) -> None:
+    spec["paths"]["/v1/streams/{stream}"]["delete"]["security"] = []
+
+
+def _public_operation_secured(spec: dict[str, Any]) -> None:
+    health = spec["paths"]["/v1/health"]["get"]
+    del health["security"]
+    health["x-spool-permission"] = {"resource": "stream", "action": "consume", "scope": "every"}
+
+
 UNENFORCEABLE: list[tuple[SpecEdit, str]] = [
     (
         _without_permission,
-        "deleteStream (DELETE /v1/streams/{stream}) needs a token but states no x-spool-permission",
+        ": deleteStream (DELETE /v1/streams/{stream}) needs a token but states no x-spool-permission",
     ),
-    (_health_secured, "getHealth (GET /v1/health) needs a token but states no"),
+    (_health_secured, ": getHealth (GET /v1/health) needs a token but states no"),
     (
         _unknown_action,
-        "putQueue (PUT /v1/queues/{queue}): x-spool-permission action 'write' is not one of "
+        ": putQueue (PUT /v1/queues/{queue}): x-spool-permission action 'write' is not one of "
         "publish, consume, admin, any",
     ),
-    (_extra_key, "putQueue (PUT /v1/queues/{queue}): x-spool-permission must have exactly"),
+    (_extra_key, ": putQueue (PUT /v1/queues/{queue}): x-spool-permission must have exactly"),
     (
         _path_scope_without_the_name,
-        "listQueues (GET /v1/queues): scope path checks the queue named in the path, but the path "
+        ": listQueues (GET /v1/queues): scope path checks the queue named in the path, but the path "
         "has no {queue} parameter",
     ),
-    (_every_name_with_any_action, "getSigningKeys (GET /v1/signing-keys): scope every needs"),
+    (_every_name_with_any_action, ": getSigningKeys (GET /v1/signing-keys): scope every needs"),
+    (
+        _operation_gone,
+        " has no operation GET /v1/signing-keys, which the service serves with get_signing_keys",
+    ),
+    (
+        _operation_renamed,
+        ": GET /v1/streams/{stream} is fetchStream, but the service serves it with get_stream",
+    ),
+    (
+        _secured_operation_made_public,
+        ": deleteStream (DELETE /v1/streams/{stream}) needs no token, but the service serves it "
+        "to token holders only",
+    ),
+    (
+        _public_operation_secured,
+        ": getHealth (GET /v1/health) needs a token, but the service serves it to anyone",
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("edit", "error"), UNENFORCEABLE, ids=[edit.__name__[1:] for edit, _ in UNENFORCEABLE]
 )
-def test_the_service_does_not_start_without_a_permission_it_can_enforce(
+def test_the_service_does_not_start_from_a_document_it_cannot_enforce(
     tmp_path: Path, edit: SpecEdit, error: str
 ) -> None:
-    """An operation that needs a token but states no permission, or one the service cannot apply,
-    stops the app from being built, with a message naming the document and the operation.
+    """An operation that needs a token but states no permission or one the service cannot apply,
+    and a route whose operation the document lacks, names otherwise or keeps public when the route
+    does not (or the other way round), stop the app from being built, naming the document and the
+    operation.
     """
     spec_path = _edited_spec(tmp_path, edit)
-    with pytest.raises(SpecError, match=re.escape(f"{spec_path}: {error}")):
+    with pytest.raises(SpecError, match=re.escape(f"{spec_path}{error}")):
         create_app(Settings(tokens=(), spec_path=spec_path), services=())
+
+
+def _append_needs_admin(spec: dict[str, Any]) -> None:
+    _permission_of(spec, "/v1/streams/{stream}/entries", "post")["action"] = "admin"
+
+
+def _publishing_messages_needs_consume(spec: dict[str, Any]) -> None:
+    _permission_of(spec, "/v1/messages", "post")["action"] = "consume"
+
+
+async def test_the_service_enforces_what_the_document_says_not_what_it_said(
+    tmp_path: Path, sqlite_store_url: str
+) -> None:
+    """With appendEntry changed from publish to admin in the document, publish is refused and
+    admin is enough: the permission is read from the document the app is built from.
+    """
+    publisher = _token("publisher", [("stream", "*", frozenset({"publish"}))])
+    admin = _token("admin", [("stream", "*", frozenset({"admin"}))])
+    spec_path = _edited_spec(tmp_path, _append_needs_admin)
+    async with _app([publisher, admin], sqlite_store_url, spec_path) as client:
+        entry = {"body": 1}
+        refused = await client.post(
+            "/v1/streams/events/entries",
+            json=entry,
+            headers={"Authorization": f"Bearer {publisher.secret}"},
+        )
+        problem = assert_problem(refused, 403, "permission_denied")
+        assert problem["detail"] == "token 'publisher' may not admin on stream 'events'"
+        appended = await client.post(
+            "/v1/streams/events/entries",
+            json=entry,
+            headers={"Authorization": f"Bearer {admin.secret}"},
+        )
+        assert appended.status_code == 201, appended.text
+
+
+async def test_a_handler_checks_the_body_against_the_documented_action(
+    tmp_path: Path, sqlite_store_url: str
+) -> None:
+    """With publishMessage changed from publish to consume in the document, both the check made
+    before the body is read and the check of each destination in it ask for consume.
+    """
+    publisher = _token("publisher", [("message", "*", frozenset({"publish"}))])
+    hooks = _token("hooks", [("message", "https://example.com/hooks/*", frozenset({"consume"}))])
+    spec_path = _edited_spec(tmp_path, _publishing_messages_needs_consume)
+    async with _app([publisher, hooks], sqlite_store_url, spec_path) as client:
+        as_publisher = {"Authorization": f"Bearer {publisher.secret}"}
+        as_hooks = {"Authorization": f"Bearer {hooks.secret}"}
+        hook = {"url": "https://example.com/hooks/a", "body": 1}
+        refused = await client.post("/v1/messages", json=hook, headers=as_publisher)
+        problem = assert_problem(refused, 403, "permission_denied")
+        assert problem["detail"] == "token 'publisher' may not consume on messages"
+        accepted = await client.post("/v1/messages", json=hook, headers=as_hooks)
+        assert accepted.status_code == 202, accepted.text
+        elsewhere = {"url": "https://other.example.com/", "body": 1}
+        refused = await client.post("/v1/messages", json=elsewhere, headers=as_hooks)
+        problem = assert_problem(refused, 403, "permission_denied")
+        assert problem["detail"] == (
+            "token 'hooks' may not consume on message 'https://other.example.com/'"
+        )
