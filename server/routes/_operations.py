@@ -47,6 +47,7 @@ _KIND_NAMES = {
 _WORD_START = re.compile(r"(?<!^)(?=[A-Z])")
 
 
+# Not frozen: one is made for every request, and a frozen dataclass costs more to make.
 @dataclasses.dataclass(slots=True)
 class Access:
     """A request that passed its operation's checks: who sent it, the names in its path (each
