@@ -33,6 +33,7 @@ from .ids import new_id
 from .problems import ProblemError, problem_response
 from .routes import ROUTES
 from .routes._common import AppContext
+from .routes._operations import bind_routes
 from .routes._spec import load_spec_facts
 from .stores import store_from_url
 from .stores.base import StoreError
@@ -88,10 +89,15 @@ def _delivery_engine(context: AppContext) -> BackgroundService:
 def create_app(
     settings: Settings, *, services: Sequence[ServiceFactory] | None = None
 ) -> Starlette:
-    """The app for ``settings``; ``services`` default to :func:`default_services`."""
+    """The app for ``settings``; ``services`` default to :func:`default_services`.
+
+    Every route is bound to its operation in the document at ``settings.spec_path`` and
+    authorizes requests as that operation's ``x-spool-permission`` says;
+    :class:`server.routes._spec.SpecError` when they disagree or a permission is missing.
+    """
     spec = load_spec_facts(settings.spec_path)
     app = Starlette(
-        routes=ROUTES,
+        routes=bind_routes(ROUTES, spec),
         middleware=[Middleware(_RequestIdMiddleware)],
         exception_handlers={
             ProblemError: _problem_handler,

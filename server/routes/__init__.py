@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from starlette.routing import Route
-
 from . import messages, queues, streams, system
+from ._operations import PathOperations
 
 __all__ = ["ROUTES"]
 
-ROUTES: list[Route] = [*system.routes, *streams.routes, *queues.routes, *messages.routes]
+# Bound to the document's operations when an app is built (server.routes._operations.bind_routes).
+ROUTES: list[PathOperations] = [*system.routes, *streams.routes, *queues.routes, *messages.routes]

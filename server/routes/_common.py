@@ -1,5 +1,5 @@
-"""What every route does: authenticate, check names and permissions, read and validate the body,
-read query parameters, and shape JSON responses.
+"""What every route does: authenticate, check names, read and validate the body, read query
+parameters, and shape JSON responses.
 
 Validation uses the pydantic models ``make generate`` writes from openapi.yaml, in strict mode so
 that ``"5"`` is not silently an integer: malformed JSON is ``400 malformed_request`` and a schema
@@ -24,11 +24,10 @@ from pydantic import BaseModel, RootModel, ValidationError
 from pydantic_core import SchemaValidator, core_schema
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 from typing_extensions import TypeAliasType
 
 from ..auth import Principal, TokenRegistry
-from ..config import Action, Resource, Settings
+from ..config import Settings
 from ..destinations import DestinationPolicy
 from ..encoding import json_bytes
 from ..idempotency import IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, idempotent_request, key_reused
@@ -46,7 +45,6 @@ __all__ = [
     "invalid",
     "json_response",
     "may_hold_non_finite",
-    "operations",
     "parse_body",
     "path_name",
     "publish",
@@ -55,8 +53,6 @@ __all__ = [
     "query_value",
     "read_body",
     "read_json",
-    "require",
-    "require_any",
     "rfc3339",
     "without_none",
 ]
@@ -73,20 +69,6 @@ _PATH_LABELS = {
     "message_id": "message id",
 }
 _INTEGER = re.compile(r"-?[0-9]{1,20}")
-
-
-Endpoint = Callable[[Request], Awaitable[Response]]
-
-
-def operations(path: str, **by_method: Endpoint) -> Route:
-    """One route for every operation on ``path``, so a wrong method's 405 lists them all."""
-
-    async def dispatch(request: Request) -> Response:
-        # Starlette answers HEAD with the GET endpoint and drops the body itself.
-        method = "GET" if request.method == "HEAD" else request.method
-        return await by_method[method](request)
-
-    return Route(path, dispatch, methods=list(by_method))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -131,26 +113,6 @@ def path_name(request: Request, parameter: str) -> str:
             400, "invalid_name", f"{label} {value!r} does not match {pattern.pattern}"
         )
     return value
-
-
-def require(principal: Principal, resource: Resource, name: str, action: Action) -> None:
-    """403 ``permission_denied`` unless the caller may take ``action`` on the resource."""
-    if not principal.allows(resource, name, action):
-        raise ProblemError(
-            403,
-            "permission_denied",
-            f"token {principal.token_id!r} may not {action} on {resource} {name!r}",
-        )
-
-
-def require_any(principal: Principal, resource: Resource, name: str) -> None:
-    """403 ``permission_denied`` unless the caller may take some action on the resource."""
-    if not principal.allows_any_action(resource, name):
-        raise ProblemError(
-            403,
-            "permission_denied",
-            f"token {principal.token_id!r} has no permission on {resource} {name!r}",
-        )
 
 
 async def read_body(request: Request) -> bytes:

@@ -14,7 +14,7 @@ import time
 from datetime import UTC
 from urllib.parse import urlsplit
 
-from starlette.exceptions import HTTPException
+from starlette.convertors import StringConvertor, register_url_convertor
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -24,8 +24,6 @@ from generated.pydantic_models import (
     UrlGroupSettings,
 )
 
-from ..auth import Principal
-from ..config import Action
 from ..destinations import DestinationNotAllowed
 from ..problems import ProblemError
 from ..retry_delay import RetryDelayError, compile_retry_delay
@@ -42,23 +40,19 @@ from ..stores.base import (
 from ._common import (
     AppContext,
     Published,
-    authenticate,
     check_rate,
     context_of,
     ensure_finite,
     invalid,
     json_response,
     may_hold_non_finite,
-    operations,
-    path_name,
     publish,
     query_int,
     read_json,
-    require,
-    require_any,
     rfc3339,
     without_none,
 )
+from ._operations import Access, operations
 
 __all__ = ["routes"]
 
@@ -149,7 +143,7 @@ def _dedup_key(
 
 async def _plan(
     request: Request,
-    principal: Principal,
+    access: Access,
     item: PublishMessageRequest,
     location: str,
     *,
@@ -193,7 +187,7 @@ async def _plan(
         # A time already past means "now"; keeping it would make the schedule lie.
         not_before = max(now, requested)
 
-    require(principal, "message", target, "publish")
+    access.check(target)
     if item.retry_delay is not None:
         try:
             compile_retry_delay(item.retry_delay, max_retried=max(1, item.retries))
@@ -303,34 +297,20 @@ def _url_group_json(group: UrlGroupRecord) -> dict[str, object]:
     }
 
 
-def _require_on_messages(principal: Principal, action: Action) -> None:
-    # Checked before looking anything up, so a token without any such permission learns nothing
-    # about which messages exist.
-    if not principal.may_act_on_kind("message", action):
-        raise ProblemError(
-            403,
-            "permission_denied",
-            f"token {principal.token_id!r} may not {action} on messages",
-        )
-
-
-def _require_on_message(principal: Principal, message: MessageRecord, action: Action) -> None:
+def _check_message(access: Access, message: MessageRecord) -> None:
+    """403 ``permission_denied`` unless the stated permission holds on the message's URL or its
+    URL group.
+    """
     names = [message.url] if message.url_group is None else [message.url, message.url_group]
-    if not any(principal.allows("message", name, action) for name in names):
-        raise ProblemError(
-            403,
-            "permission_denied",
-            f"token {principal.token_id!r} may not {action} on message {message.message_id!r}",
-        )
+    if not any(access.covers(name) for name in names):
+        raise access.refusal(f"{access.permission.resource} {message.message_id!r}")
 
 
-async def publish_message(request: Request) -> Response:
-    """publishMessage: one message, or one per endpoint of a URL group (``publish``)."""
-    principal = authenticate(request)
-    _require_on_messages(principal, "publish")
-    await check_rate(request, principal)
+async def publish_message(request: Request, access: Access) -> Response:
+    """publishMessage: one message, or one per endpoint of a URL group."""
+    await check_rate(request, access.principal)
     body, raw = await read_json(request, PublishMessageRequest)
-    planned = await _plan(request, principal, body, "body", check_finite=may_hold_non_finite(raw))
+    planned = await _plan(request, access, body, "body", check_finite=may_hold_non_finite(raw))
 
     async def write(claim: IdempotencyClaim | None) -> Published:
         context = context_of(request)
@@ -341,7 +321,7 @@ async def publish_message(request: Request) -> Response:
 
     return await publish(
         request,
-        principal,
+        access.principal,
         operation="publishMessage",
         raw_body=raw,
         items=len(planned),
@@ -350,17 +330,15 @@ async def publish_message(request: Request) -> Response:
     )
 
 
-async def publish_messages(request: Request) -> Response:
-    """publishMessages: several messages, all or none (``publish``)."""
-    principal = authenticate(request)
-    _require_on_messages(principal, "publish")
-    await check_rate(request, principal)
+async def publish_messages(request: Request, access: Access) -> Response:
+    """publishMessages: several messages, all or none."""
+    await check_rate(request, access.principal)
     body, raw = await read_json(request, PublishMessagesRequest)
     check_finite = may_hold_non_finite(raw)
     plans = [
         await _plan(
             request,
-            principal,
+            access,
             item,
             f"body.messages.{index}",
             index=index,
@@ -386,7 +364,7 @@ async def publish_messages(request: Request) -> Response:
 
     return await publish(
         request,
-        principal,
+        access.principal,
         operation="publishMessages",
         raw_body=raw,
         items=len(flat),
@@ -395,55 +373,44 @@ async def publish_messages(request: Request) -> Response:
     )
 
 
-def _not_the_batch_path(request: Request) -> None:
-    # /v1/messages/batch only takes POST; other methods on it must not fall through to the
-    # {message_id} operations, which would call "batch" an invalid id instead of answering 405.
-    if request.path_params["message_id"] == _BATCH_SEGMENT:
-        raise HTTPException(405, headers={"Allow": "POST"})
+class _MessageIdSegment(StringConvertor):
+    """A message id in /v1/messages/{message_id}: any segment but ``batch``. /v1/messages/batch
+    only takes POST; its other methods must not reach the {message_id} operations, which would
+    ask for a token and call "batch" an invalid id instead of answering 405.
+    """
+
+    regex = f"(?!{_BATCH_SEGMENT}$)[^/]+"
 
 
-async def get_message(request: Request) -> Response:
-    """getMessage: state, schedule and attempts (``consume``)."""
-    _not_the_batch_path(request)
-    principal = authenticate(request)
-    message_id = path_name(request, "message_id")
-    _require_on_messages(principal, "consume")
-    message = await context_of(request).store.get_message(message_id)
-    _require_on_message(principal, message, "consume")
+register_url_convertor("message_id", _MessageIdSegment())
+
+
+async def get_message(request: Request, access: Access) -> Response:
+    """getMessage: state, schedule and attempts."""
+    message = await context_of(request).store.get_message(access.names["message_id"])
+    _check_message(access, message)
     return json_response(_message_json(message))
 
 
-async def cancel_message(request: Request) -> Response:
-    """cancelMessage: a scheduled message will not be delivered (``publish``)."""
-    _not_the_batch_path(request)
-    principal = authenticate(request)
-    message_id = path_name(request, "message_id")
-    _require_on_messages(principal, "publish")
+async def cancel_message(request: Request, access: Access) -> Response:
+    """cancelMessage: a scheduled message will not be delivered."""
+    message_id = access.names["message_id"]
     store = context_of(request).store
-    _require_on_message(principal, await store.get_message(message_id), "publish")
+    _check_message(access, await store.get_message(message_id))
     cancelled = await store.cancel_message(message_id)
     return json_response(_message_json(cancelled))
 
 
-async def list_url_groups(request: Request) -> Response:
-    """listUrlGroups: the groups the token has any permission on."""
-    principal = authenticate(request)
-    if not principal.may_act_on_kind("url_group"):
-        raise ProblemError(
-            403,
-            "permission_denied",
-            f"token {principal.token_id!r} has no permission on URL groups",
-        )
+async def list_url_groups(request: Request, access: Access) -> Response:
+    """listUrlGroups: the groups the token's permission covers."""
     groups = await context_of(request).store.list_url_groups()
-    visible = [group for group in groups if principal.allows_any_action("url_group", group.name)]
+    visible = [group for group in groups if access.covers(group.name)]
     return json_response({"url_groups": [_url_group_json(group) for group in visible]})
 
 
-async def put_url_group(request: Request) -> Response:
-    """putUrlGroup: create a group or replace its endpoints (``admin``)."""
-    principal = authenticate(request)
-    name = path_name(request, "url_group")
-    require(principal, "url_group", name, "admin")
+async def put_url_group(request: Request, access: Access) -> Response:
+    """putUrlGroup: create a group or replace its endpoints."""
+    name = access.names["url_group"]
     body, _ = await read_json(request, UrlGroupSettings)
     context = context_of(request)
     for index, endpoint in enumerate(body.endpoints):
@@ -456,31 +423,25 @@ async def put_url_group(request: Request) -> Response:
     return json_response(_url_group_json(group))
 
 
-async def get_url_group(request: Request) -> Response:
-    """getUrlGroup: the group's endpoints (any permission on it)."""
-    principal = authenticate(request)
-    name = path_name(request, "url_group")
-    require_any(principal, "url_group", name)
+async def get_url_group(request: Request, access: Access) -> Response:
+    """getUrlGroup: the group's endpoints."""
+    name = access.names["url_group"]
     group = await context_of(request).store.get_url_group(name)
     return json_response(_url_group_json(group))
 
 
-async def delete_url_group(request: Request) -> Response:
-    """deleteUrlGroup: publishing to it is a 404 afterwards (``admin``)."""
-    principal = authenticate(request)
-    name = path_name(request, "url_group")
-    require(principal, "url_group", name, "admin")
+async def delete_url_group(request: Request, access: Access) -> Response:
+    """deleteUrlGroup: publishing to it is a 404 afterwards."""
+    name = access.names["url_group"]
     await context_of(request).store.delete_url_group(name)
     return Response(status_code=204)
 
 
-async def list_dead_letters(request: Request) -> Response:
-    """listDeadLetters: messages whose retries ran out (``consume``)."""
-    principal = authenticate(request)
-    _require_on_messages(principal, "consume")
+async def list_dead_letters(request: Request, access: Access) -> Response:
+    """listDeadLetters: messages whose retries ran out, those the token's permission covers."""
     limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
     dead_letters = await context_of(request).store.list_dead_letters(limit=limit)
-    visible = [dead for dead in dead_letters if principal.allows("message", dead.url, "consume")]
+    visible = [dead for dead in dead_letters if access.covers(dead.url)]
     document = {
         "dead_letters": [
             {
@@ -498,31 +459,28 @@ async def list_dead_letters(request: Request) -> Response:
     return json_response(document)
 
 
-async def _dead_letter_message(request: Request, principal: Principal) -> MessageRecord:
-    message_id = path_name(request, "message_id")
-    _require_on_messages(principal, "admin")
+async def _dead_letter_message(request: Request, access: Access) -> MessageRecord:
+    message_id = access.names["message_id"]
     try:
         message = await context_of(request).store.get_message(message_id)
     except NotFoundError:
         raise ProblemError(
             404, "dead_letter_not_found", f"there is no dead letter {message_id!r}"
         ) from None
-    _require_on_message(principal, message, "admin")
+    _check_message(access, message)
     return message
 
 
-async def delete_dead_letter(request: Request) -> Response:
-    """deleteDeadLetter: forget it; the message stays readable (``admin``)."""
-    principal = authenticate(request)
-    message = await _dead_letter_message(request, principal)
+async def delete_dead_letter(request: Request, access: Access) -> Response:
+    """deleteDeadLetter: forget it; the message stays readable."""
+    message = await _dead_letter_message(request, access)
     await context_of(request).store.delete_dead_letter(message.message_id)
     return Response(status_code=204)
 
 
-async def retry_dead_letter(request: Request) -> Response:
-    """retryDeadLetter: schedule it again with fresh retries (``admin``)."""
-    principal = authenticate(request)
-    message = await _dead_letter_message(request, principal)
+async def retry_dead_letter(request: Request, access: Access) -> Response:
+    """retryDeadLetter: schedule it again with fresh retries."""
+    message = await _dead_letter_message(request, access)
     context = context_of(request)
     retried = await context.store.retry_dead_letter(message.message_id)
     context.notify_message_scheduled()
@@ -530,16 +488,8 @@ async def retry_dead_letter(request: Request) -> Response:
     return json_response(document, 202)
 
 
-async def get_signing_keys(request: Request) -> Response:
-    """getSigningKeys: the current and next key (``admin`` on every message)."""
-    principal = authenticate(request)
-    if not principal.allows_every_name("message", "admin"):
-        raise ProblemError(
-            403,
-            "permission_denied",
-            f"token {principal.token_id!r} needs admin on every message (name '*') "
-            "to read the signing keys",
-        )
+async def get_signing_keys(request: Request, _access: Access) -> Response:
+    """getSigningKeys: the current and next key."""
     keys = context_of(request).settings.signing_keys
     return json_response({"current": keys.current, "next": keys.next})
 
@@ -547,7 +497,7 @@ async def get_signing_keys(request: Request) -> Response:
 routes = [
     operations("/v1/messages", POST=publish_message),
     operations(f"/v1/messages/{_BATCH_SEGMENT}", POST=publish_messages),
-    operations("/v1/messages/{message_id}", GET=get_message, DELETE=cancel_message),
+    operations("/v1/messages/{message_id:message_id}", GET=get_message, DELETE=cancel_message),
     operations("/v1/url-groups", GET=list_url_groups),
     operations(
         "/v1/url-groups/{url_group}", PUT=put_url_group, GET=get_url_group, DELETE=delete_url_group
@@ -555,5 +505,5 @@ routes = [
     operations("/v1/dead-letters", GET=list_dead_letters),
     operations("/v1/dead-letters/{message_id}", DELETE=delete_dead_letter),
     operations("/v1/dead-letters/{message_id}/retry", POST=retry_dead_letter),
-    operations("/v1/signing-keys", GET=get_signing_keys),
+    operations("/v1/signing-keys", GET=get_signing_keys, purpose="to read the signing keys"),
 ]

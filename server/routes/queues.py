@@ -28,23 +28,19 @@ from ..stores.base import (
 )
 from ._common import (
     Published,
-    authenticate,
     check_rate,
     context_of,
     ensure_finite,
     json_response,
     may_hold_non_finite,
-    operations,
-    path_name,
     publish,
     query_int,
     query_value,
     read_json,
-    require,
-    require_any,
     rfc3339,
     without_none,
 )
+from ._operations import Access, operations
 
 __all__ = ["routes"]
 
@@ -131,23 +127,16 @@ def _new_job(
     )
 
 
-async def list_queues(request: Request) -> Response:
-    """listQueues: the queues the token has any permission on."""
-    principal = authenticate(request)
-    if not principal.may_act_on_kind("queue"):
-        raise ProblemError(
-            403, "permission_denied", f"token {principal.token_id!r} has no permission on queues"
-        )
+async def list_queues(request: Request, access: Access) -> Response:
+    """listQueues: the queues the token's permission covers."""
     queues = await context_of(request).store.list_queues()
-    visible = [queue for queue in queues if principal.allows_any_action("queue", queue.name)]
+    visible = [queue for queue in queues if access.covers(queue.name)]
     return json_response({"queues": [_queue_json(queue) for queue in visible]})
 
 
-async def put_queue(request: Request) -> Response:
-    """putQueue: create a queue or change its settings (``admin``)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    require(principal, "queue", name, "admin")
+async def put_queue(request: Request, access: Access) -> Response:
+    """putQueue: create a queue or change its settings."""
+    name = access.names["queue"]
     body, _ = await read_json(request, QueueSettingsBody)
     settings = QueueSettings(
         max_attempts=body.max_attempts,
@@ -159,30 +148,24 @@ async def put_queue(request: Request) -> Response:
     return json_response(_queue_json(queue), 201 if created else 200)
 
 
-async def get_queue(request: Request) -> Response:
-    """getQueue: settings and counts (any permission on the queue)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    require_any(principal, "queue", name)
+async def get_queue(request: Request, access: Access) -> Response:
+    """getQueue: settings and counts."""
+    name = access.names["queue"]
     queue = await context_of(request).store.get_queue(name)
     return json_response(_queue_json(queue))
 
 
-async def delete_queue(request: Request) -> Response:
-    """deleteQueue: the queue and all its jobs (``admin``)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    require(principal, "queue", name, "admin")
+async def delete_queue(request: Request, access: Access) -> Response:
+    """deleteQueue: the queue and all its jobs."""
+    name = access.names["queue"]
     await context_of(request).store.delete_queue(name)
     return Response(status_code=204)
 
 
-async def publish_job(request: Request) -> Response:
-    """publishJob: one job to an existing queue (``publish``)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    require(principal, "queue", name, "publish")
-    await check_rate(request, principal)
+async def publish_job(request: Request, access: Access) -> Response:
+    """publishJob: one job to an existing queue."""
+    name = access.names["queue"]
+    await check_rate(request, access.principal)
     body, raw = await read_json(request, PublishJobRequest)
     job = _new_job(request, body, "body", check_finite=may_hold_non_finite(raw))
 
@@ -191,16 +174,20 @@ async def publish_job(request: Request) -> Response:
         return Published(_receipt_json(receipt), replayed=receipt.replayed)
 
     return await publish(
-        request, principal, operation="publishJob", raw_body=raw, items=1, status=202, write=write
+        request,
+        access.principal,
+        operation="publishJob",
+        raw_body=raw,
+        items=1,
+        status=202,
+        write=write,
     )
 
 
-async def publish_jobs(request: Request) -> Response:
-    """publishJobs: several jobs, all or none (``publish``)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    require(principal, "queue", name, "publish")
-    await check_rate(request, principal)
+async def publish_jobs(request: Request, access: Access) -> Response:
+    """publishJobs: several jobs, all or none."""
+    name = access.names["queue"]
+    await check_rate(request, access.principal)
     body, raw = await read_json(request, PublishJobsRequest)
     check_finite = may_hold_non_finite(raw)
     jobs = [
@@ -215,7 +202,7 @@ async def publish_jobs(request: Request) -> Response:
 
     return await publish(
         request,
-        principal,
+        access.principal,
         operation="publishJobs",
         raw_body=raw,
         items=len(jobs),
@@ -224,22 +211,18 @@ async def publish_jobs(request: Request) -> Response:
     )
 
 
-async def list_jobs(request: Request) -> Response:
-    """listJobs: jobs of one state, oldest first (``consume``)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    require(principal, "queue", name, "consume")
+async def list_jobs(request: Request, access: Access) -> Response:
+    """listJobs: jobs of one state, oldest first."""
+    name = access.names["queue"]
     state = query_value(request, "state", JobState, default=None)
     limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
     jobs = await context_of(request).store.list_jobs(name, state=state, limit=limit)
     return json_response({"jobs": [_job_json(job) for job in jobs]})
 
 
-async def lease_jobs(request: Request) -> Response:
-    """leaseJobs: hand ready jobs to a worker, waiting up to wait_ms (``consume``)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    require(principal, "queue", name, "consume")
+async def lease_jobs(request: Request, access: Access) -> Response:
+    """leaseJobs: hand ready jobs to a worker, waiting up to wait_ms."""
+    name = access.names["queue"]
     body, _ = await read_json(request, LeaseRequest)
     leased = await context_of(request).store.lease_jobs(
         name,
@@ -252,33 +235,24 @@ async def lease_jobs(request: Request) -> Response:
     return json_response({"jobs": [_leased_json(job) for job in leased]})
 
 
-async def get_job(request: Request) -> Response:
-    """getJob: a job's state and attempts (``consume``)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    job_id = path_name(request, "job_id")
-    require(principal, "queue", name, "consume")
+async def get_job(request: Request, access: Access) -> Response:
+    """getJob: a job's state and attempts."""
+    name, job_id = access.names["queue"], access.names["job_id"]
     job = await context_of(request).store.get_job(name, job_id)
     return json_response(_job_json(job))
 
 
-async def ack_job(request: Request) -> Response:
-    """ackJob: the lease holder marks the job done (``consume``)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    job_id = path_name(request, "job_id")
-    require(principal, "queue", name, "consume")
+async def ack_job(request: Request, access: Access) -> Response:
+    """ackJob: the lease holder marks the job done."""
+    name, job_id = access.names["queue"], access.names["job_id"]
     body, _ = await read_json(request, LeaseRef)
     job = await context_of(request).store.ack_job(name, job_id, body.lease_id)
     return json_response(_job_json(job))
 
 
-async def nack_job(request: Request) -> Response:
-    """nackJob: the lease holder gives the job back for a retry (``consume``)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    job_id = path_name(request, "job_id")
-    require(principal, "queue", name, "consume")
+async def nack_job(request: Request, access: Access) -> Response:
+    """nackJob: the lease holder gives the job back for a retry."""
+    name, job_id = access.names["queue"], access.names["job_id"]
     body, _ = await read_json(request, NackRequest)
     job = await context_of(request).store.nack_job(
         name, job_id, body.lease_id, retry_delay=body.retry_delay, error=body.error
@@ -286,12 +260,9 @@ async def nack_job(request: Request) -> Response:
     return json_response(_job_json(job))
 
 
-async def extend_lease(request: Request) -> Response:
-    """extendLease: the lease holder keeps the job longer (``consume``)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    job_id = path_name(request, "job_id")
-    require(principal, "queue", name, "consume")
+async def extend_lease(request: Request, access: Access) -> Response:
+    """extendLease: the lease holder keeps the job longer."""
+    name, job_id = access.names["queue"], access.names["job_id"]
     body, _ = await read_json(request, ExtendLeaseRequest)
     job = await context_of(request).store.extend_lease(
         name, job_id, body.lease_id, lease_seconds=body.lease_seconds
@@ -299,12 +270,9 @@ async def extend_lease(request: Request) -> Response:
     return json_response(_job_json(job))
 
 
-async def retry_job(request: Request) -> Response:
-    """retryJob: a dead job is ready again with fresh attempts (``admin``)."""
-    principal = authenticate(request)
-    name = path_name(request, "queue")
-    job_id = path_name(request, "job_id")
-    require(principal, "queue", name, "admin")
+async def retry_job(request: Request, access: Access) -> Response:
+    """retryJob: a dead job is ready again with fresh attempts."""
+    name, job_id = access.names["queue"], access.names["job_id"]
     job = await context_of(request).store.retry_job(name, job_id)
     return json_response(_job_json(job))
 

@@ -20,23 +20,20 @@ from generated.pydantic_models import (
 from ..stores.base import DeliveredEntry, GroupInfo, IdempotencyClaim, StreamInfo, Trim
 from ._common import (
     Published,
-    authenticate,
     check_rate,
     context_of,
     ensure_finite,
     invalid,
     json_response,
     may_hold_non_finite,
-    operations,
-    path_name,
     publish,
     query_bool,
     query_int,
     query_value,
     read_json,
-    require,
     without_none,
 )
+from ._operations import Access, operations
 
 __all__ = ["routes"]
 
@@ -86,30 +83,24 @@ def _delivered_json(entry: DeliveredEntry) -> dict[str, object]:
     return {"id": entry.id, "body": entry.body, "delivery_count": entry.delivery_count}
 
 
-async def get_stream(request: Request) -> Response:
-    """getStream: length, ends and groups (``consume``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    require(principal, "stream", stream, "consume")
+async def get_stream(request: Request, access: Access) -> Response:
+    """getStream: length, ends and groups."""
+    stream = access.names["stream"]
     info = await context_of(request).store.stream_info(stream)
     return json_response(_stream_json(info))
 
 
-async def delete_stream(request: Request) -> Response:
-    """deleteStream: entries and groups go (``admin``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    require(principal, "stream", stream, "admin")
+async def delete_stream(request: Request, access: Access) -> Response:
+    """deleteStream: entries and groups go."""
+    stream = access.names["stream"]
     await context_of(request).store.delete_stream(stream)
     return Response(status_code=204)
 
 
-async def append_entry(request: Request) -> Response:
-    """appendEntry: one entry, then the asked-for trim (``publish``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    require(principal, "stream", stream, "publish")
-    await check_rate(request, principal)
+async def append_entry(request: Request, access: Access) -> Response:
+    """appendEntry: one entry, then the asked-for trim."""
+    stream = access.names["stream"]
+    await check_rate(request, access.principal)
     body, raw = await read_json(request, AppendEntryRequest)
     if may_hold_non_finite(raw):
         ensure_finite(body.body, "body.body")
@@ -128,16 +119,20 @@ async def append_entry(request: Request) -> Response:
         return Published(document, replayed=result.replayed)
 
     return await publish(
-        request, principal, operation="appendEntry", raw_body=raw, items=1, status=201, write=write
+        request,
+        access.principal,
+        operation="appendEntry",
+        raw_body=raw,
+        items=1,
+        status=201,
+        write=write,
     )
 
 
-async def append_entries(request: Request) -> Response:
-    """appendEntries: several entries, all or none (``publish``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    require(principal, "stream", stream, "publish")
-    await check_rate(request, principal)
+async def append_entries(request: Request, access: Access) -> Response:
+    """appendEntries: several entries, all or none."""
+    stream = access.names["stream"]
+    await check_rate(request, access.principal)
     body, raw = await read_json(request, AppendEntriesRequest)
     if may_hold_non_finite(raw):
         for index, entry in enumerate(body.entries):
@@ -159,7 +154,7 @@ async def append_entries(request: Request) -> Response:
 
     return await publish(
         request,
-        principal,
+        access.principal,
         operation="appendEntries",
         raw_body=raw,
         items=len(bodies),
@@ -168,11 +163,9 @@ async def append_entries(request: Request) -> Response:
     )
 
 
-async def range_entries(request: Request) -> Response:
-    """rangeEntries: entries between two ids, no state changed (``consume``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    require(principal, "stream", stream, "consume")
+async def range_entries(request: Request, access: Access) -> Response:
+    """rangeEntries: entries between two ids, no state changed."""
+    stream = access.names["stream"]
     start = query_value(request, "start", RangeBound, default="-")
     end = query_value(request, "end", RangeBound, default="+")
     # As in Redis, "-" and "+" are the smallest and largest possible ids at either end of a
@@ -191,22 +184,18 @@ async def range_entries(request: Request) -> Response:
     return json_response(document)
 
 
-async def trim_stream(request: Request) -> Response:
-    """trimStream: by maxlen or minid (``admin``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    require(principal, "stream", stream, "admin")
+async def trim_stream(request: Request, access: Access) -> Response:
+    """trimStream: by maxlen or minid."""
+    stream = access.names["stream"]
     body, _ = await read_json(request, TrimRequest)
     trim = _trim(body.maxlen, body.minid, body.approximate)
     result = await context_of(request).store.trim(stream, trim)
     return json_response({"stream": stream, "length": result.length, "trimmed": result.trimmed})
 
 
-async def create_group(request: Request) -> Response:
-    """createGroup: a consumer group after start_id (``consume``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    require(principal, "stream", stream, "consume")
+async def create_group(request: Request, access: Access) -> Response:
+    """createGroup: a consumer group after start_id."""
+    stream = access.names["stream"]
     body, _ = await read_json(request, CreateGroupRequest)
     group = await context_of(request).store.create_group(
         stream,
@@ -218,22 +207,16 @@ async def create_group(request: Request) -> Response:
     return json_response(_group_json(group), 201)
 
 
-async def delete_group(request: Request) -> Response:
-    """deleteGroup: the group and its pending list (``consume``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    group = path_name(request, "group")
-    require(principal, "stream", stream, "consume")
+async def delete_group(request: Request, access: Access) -> Response:
+    """deleteGroup: the group and its pending list."""
+    stream, group = access.names["stream"], access.names["group"]
     await context_of(request).store.delete_group(stream, group)
     return Response(status_code=204)
 
 
-async def read_group(request: Request) -> Response:
-    """readGroup: new entries for one consumer, waiting up to wait_ms (``consume``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    group = path_name(request, "group")
-    require(principal, "stream", stream, "consume")
+async def read_group(request: Request, access: Access) -> Response:
+    """readGroup: new entries for one consumer, waiting up to wait_ms."""
+    stream, group = access.names["stream"], access.names["group"]
     body, _ = await read_json(request, ReadGroupRequest)
     entries = await context_of(request).store.read_group(
         stream, group, consumer=body.consumer.root, count=body.count, wait_ms=body.wait_ms
@@ -246,23 +229,17 @@ async def read_group(request: Request) -> Response:
     return json_response(document)
 
 
-async def ack_entries(request: Request) -> Response:
-    """ackEntries: remove ids from the pending list (``consume``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    group = path_name(request, "group")
-    require(principal, "stream", stream, "consume")
+async def ack_entries(request: Request, access: Access) -> Response:
+    """ackEntries: remove ids from the pending list."""
+    stream, group = access.names["stream"], access.names["group"]
     body, _ = await read_json(request, AckRequest)
     acked = await context_of(request).store.ack(stream, group, [item.root for item in body.ids])
     return json_response({"acked": acked})
 
 
-async def claim_entries(request: Request) -> Response:
-    """claimEntries: take over idle pending entries (``consume``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    group = path_name(request, "group")
-    require(principal, "stream", stream, "consume")
+async def claim_entries(request: Request, access: Access) -> Response:
+    """claimEntries: take over idle pending entries."""
+    stream, group = access.names["stream"], access.names["group"]
     body, _ = await read_json(request, ClaimRequest)
     result = await context_of(request).store.claim(
         stream,
@@ -283,12 +260,9 @@ async def claim_entries(request: Request) -> Response:
     return json_response(document)
 
 
-async def list_pending(request: Request) -> Response:
-    """listPending: who holds which pending entry (``consume``)."""
-    principal = authenticate(request)
-    stream = path_name(request, "stream")
-    group = path_name(request, "group")
-    require(principal, "stream", stream, "consume")
+async def list_pending(request: Request, access: Access) -> Response:
+    """listPending: who holds which pending entry."""
+    stream, group = access.names["stream"], access.names["group"]
     count = query_int(request, "count", default=100, minimum=1, maximum=1000)
     pending = await context_of(request).store.pending(stream, group, count=count)
     document = {

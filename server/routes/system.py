@@ -9,7 +9,8 @@ from starlette.responses import Response
 
 from .. import __version__
 from ..problems import ProblemError
-from ._common import context_of, json_response, operations
+from ._common import context_of, json_response
+from ._operations import public_operations
 
 __all__ = ["routes"]
 
@@ -37,6 +38,6 @@ async def get_openapi_document(request: Request) -> Response:
 
 
 routes = [
-    operations("/v1/health", GET=get_health),
-    operations("/openapi.yaml", GET=get_openapi_document),
+    public_operations("/v1/health", GET=get_health),
+    public_operations("/openapi.yaml", GET=get_openapi_document),
 ]
