@@ -105,8 +105,6 @@ CALLBACK_RETRIES = 3
 HTTP_MAX_CONNECTIONS = 200
 HTTP_MAX_KEEPALIVE_CONNECTIONS = 100
 HTTP_KEEPALIVE_SECONDS = 30.0
-# Pools the client spreads its connections over (see server/transport.py).
-HTTP_POOL_SHARDS = 16
 CALLBACK_DEDUP_WINDOW_SECONDS = 7 * 24 * 3600.0
 
 # Framing and hop-by-hop headers belong to each connection, and the engine sets the Spool-* ones;
@@ -182,9 +180,7 @@ def default_transport(policy: DestinationPolicy) -> httpx.AsyncBaseTransport:
         max_keepalive_connections=HTTP_MAX_KEEPALIVE_CONNECTIONS,
         keepalive_expiry=HTTP_KEEPALIVE_SECONDS,
     )
-    return DeliveryTransport(
-        limits, shards=HTTP_POOL_SHARDS, network_backend=VettedNetworkBackend(policy)
-    )
+    return DeliveryTransport(limits, network_backend=VettedNetworkBackend(policy))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,42 +1,43 @@
-"""The HTTP transport the delivery engine sends through: httpx and httpcore, made cheap per request.
+"""The HTTP transport the delivery engine sends through, made cheap per request.
 
-A profile of one server delivering to a fast local receiver, 50 attempts in flight, found most of
-the engine's time in the connection pool and the network layer rather than in HTTP itself:
+Profiles of one server delivering to a fast local receiver, 50 attempts in flight, found most of
+the engine's time in the HTTP client's machinery rather than in HTTP itself:
 
 - httpcore's pool, each time a request starts or ends, checks every connection and, for each idle
-  one, counts the idle connections again: work that grows with the square of the pool's size.
-  :class:`DeliveryTransport` spreads requests over several small pools instead of one large one.
-- It also asks every idle connection ``is_readable`` (has the receiver closed it?). httpcore's anyio
-  stream answers with a ``poll`` system call after building anyio's whole table of socket
-  attributes (a ``getpeername`` call among them), and it stops and restarts reading the socket
-  around every read, two more system calls per response. :class:`_Stream` sits on an asyncio
-  protocol that keeps reading: the receiver's data or its close is already in hand, so
-  ``is_readable`` is a look at a buffer and a flag.
-- httpcore writes a request's head and its body separately, and on loopback each send costs about
-  as much as the rest of the request's handling; :class:`_Stream` holds the writes until the answer
-  is read and sends them together.
+  one, counts the idle connections again: work that grows with the square of the pool's size; and
+  httpcore with h11 then spent about ten times what the exchange needs on each request.
+  :class:`DeliveryTransport` sends over server/http11.py's pool instead, which keeps idle
+  connections by origin and speaks just the HTTP/1.1 a delivery needs.
+- httpcore's anyio streams answer ``is_readable`` (has the receiver closed an idle connection?)
+  with a ``poll`` system call after building anyio's whole table of socket attributes, and stop
+  and restart reading the socket around every read. :class:`_Stream` sits on an asyncio protocol
+  that keeps reading: the receiver's data or its close is already in hand, so ``is_readable`` is a
+  look at a buffer and a flag.
+- A request's head and body written separately cost, on loopback, a send each, about as much as
+  the rest of the request's handling; :class:`_Stream` holds the writes until the answer is read
+  and sends them together.
 - Above the transport, ``httpx.AsyncClient`` merges default headers, runs its auth and redirect
   machinery and files every answer's cookies (7% of the engine's time), none of which a delivery
   may use; the engine hands each request to :class:`DeliveryTransport` itself.
 
-What is sent is httpcore's and httpx's business as before: TLS verifies as httpx configures it, and
-timeouts raise httpcore's exceptions, which httpx maps to its own. Which address a connection goes
-to is the network backend's: the delivery engine wraps :class:`NetworkBackend` in
-server/vetted_http.py's, which connects only to addresses the destination policy vetted.
+TLS verifies as httpx configures it. Which address a connection goes to is the network
+backend's: the delivery engine wraps :class:`NetworkBackend` in server/vetted_http.py's, which
+connects only to addresses the destination policy vetted. Streams raise httpcore's exceptions,
+which server/http11.py turns into httpx's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import math
 import ssl
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import httpcore
 import httpx
+
+from .http11 import ConnectionPool
 
 __all__ = ["DeliveryTransport", "NetworkBackend"]
 
@@ -280,96 +281,28 @@ def _connected(
     return _Stream(transport, protocol)
 
 
-class _PoolTransport(httpx.AsyncHTTPTransport):
-    """httpx's transport on a connection pool with the given network backend.
-
-    httpx takes no network backend, so the pool it built is replaced by one with the same settings
-    (``tests/server/test_transport.py`` checks that connections go through :class:`_Stream`).
-    """
-
-    def __init__(
-        self,
-        limits: httpx.Limits,
-        ssl_context: ssl.SSLContext,
-        network_backend: httpcore.AsyncNetworkBackend,
-    ) -> None:
-        super().__init__(trust_env=False, limits=limits)
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            network_backend=network_backend,
-        )
-
-
-class _ReleasingStream(httpx.AsyncByteStream):
-    """A response body that calls ``release`` once, when it is closed."""
-
-    def __init__(self, stream: httpx.AsyncByteStream, release: Callable[[], None]) -> None:
-        self._stream = stream
-        self._release: Callable[[], None] | None = release
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._stream:
-            yield chunk
-
-    async def aclose(self) -> None:
-        try:
-            await self._stream.aclose()
-        finally:
-            release, self._release = self._release, None
-            if release is not None:
-                release()
-
-
 class DeliveryTransport(httpx.AsyncBaseTransport):
-    """``shards`` small connection pools sharing ``limits``; each request goes to the pool with
-    the fewest requests in flight (the first of those), so that a quiet service reuses one pool's
-    connections and a busy one spreads its requests evenly. ``ssl_context`` defaults to httpx's
-    (the system's certificate authorities, environment ignored), ``network_backend`` to
-    :class:`NetworkBackend` (what server/vetted_http.py wraps to connect only to vetted addresses).
+    """An httpx transport that sends each request over a kept-alive HTTP/1.1 connection of its own
+    pool (server/http11.py) within ``limits``. ``ssl_context`` defaults to httpx's (the system's
+    certificate authorities, environment ignored), ``network_backend`` to :class:`NetworkBackend`
+    (what server/vetted_http.py wraps to connect only to vetted addresses).
     """
 
     def __init__(
         self,
         limits: httpx.Limits,
         *,
-        shards: int,
         ssl_context: ssl.SSLContext | None = None,
         network_backend: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
-        if shards < 1:
-            raise ValueError("shards must be >= 1")
-
-        def share(total: int | None) -> int | None:
-            return None if total is None else max(1, math.ceil(total / shards))
-
-        each = httpx.Limits(
-            max_connections=share(limits.max_connections),
-            max_keepalive_connections=share(limits.max_keepalive_connections),
-            keepalive_expiry=limits.keepalive_expiry,
+        self._pool = ConnectionPool(
+            limits,
+            ssl_context=ssl_context or httpx.create_ssl_context(trust_env=False),
+            network_backend=network_backend or NetworkBackend(),
         )
-        context = ssl_context or httpx.create_ssl_context(trust_env=False)
-        backend = network_backend or NetworkBackend()
-        self._shards = [_PoolTransport(each, context, backend) for _ in range(shards)]
-        self._busy = [0] * shards
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        index = self._busy.index(min(self._busy))
-        self._busy[index] += 1
-        try:
-            response = await self._shards[index].handle_async_request(request)
-        except BaseException:
-            self._busy[index] -= 1
-            raise
-        assert isinstance(response.stream, httpx.AsyncByteStream)
-        response.stream = _ReleasingStream(response.stream, functools.partial(self._done, index))
-        return response
-
-    def _done(self, index: int) -> None:
-        self._busy[index] -= 1
+        return await self._pool.send(request)
 
     async def aclose(self) -> None:
-        for shard in self._shards:
-            await shard.aclose()
+        await self._pool.aclose()

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from server.delivery import HTTP_MAX_CONNECTIONS, default_transport
+from server.delivery import default_transport
 from server.destinations import DestinationPolicy
 from server.transport import DeliveryTransport
 
@@ -216,12 +216,6 @@ async def test_a_connect_error_and_a_read_timeout_are_httpx_errors() -> None:
         await silent.wait_closed()
 
 
-def test_the_transport_needs_a_pool() -> None:
-    """Zero pools is a programming error, said at once."""
-    with pytest.raises(ValueError, match="shards"):
-        DeliveryTransport(httpx.Limits(max_connections=HTTP_MAX_CONNECTIONS), shards=0)
-
-
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A self-signed certificate for ``localhost`` and its key, made by the openssl command."""
@@ -253,7 +247,7 @@ async def test_https_goes_through_tls_and_verifies_the_receiver(
     server = await keep_alive_server(ssl_context=server_context)
     trusting = ssl.create_default_context(cafile=str(cert))
     limits = httpx.Limits(max_connections=4, max_keepalive_connections=4)
-    client = httpx.AsyncClient(transport=DeliveryTransport(limits, shards=2, ssl_context=trusting))
+    client = httpx.AsyncClient(transport=DeliveryTransport(limits, ssl_context=trusting))
     try:
         for _ in range(3):
             assert (await client.post(server.url, content=b"{}")).text == "ok"
