@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
-import secrets
 
 import pytest
 
+from server import ids
 from server.ids import CROCKFORD_ALPHABET, new_id
 
 ULID_BODY = re.compile(r"[0-9A-HJKMNP-TV-Z]{26}")
@@ -54,9 +56,41 @@ def test_the_body_is_the_time_and_random_bits_in_base32(
     monkeypatch: pytest.MonkeyPatch, random_bits: int
 ) -> None:
     """All 26 characters, read as base 32, give back the milliseconds and the random bits."""
-    monkeypatch.setattr(secrets, "randbits", lambda bits: random_bits)
+    monkeypatch.setattr(ids, "_random_bits", lambda: random_bits)
     body = new_id("job", now=1_800_000_000.123).removeprefix("job_")
     value = 0
     for character in body:
         value = value * 32 + CROCKFORD_ALPHABET.index(character)
     assert value == (1_800_000_000_123 << 80) | random_bits
+
+
+def _child_id(queue: multiprocessing.Queue[str]) -> None:
+    queue.put(new_id("job", now=0))
+
+
+def test_a_forked_child_draws_its_own_random_bits() -> None:
+    """A child forked after its parent drew ids does not repeat the parent's next ones."""
+    new_id("job")
+    context = multiprocessing.get_context("fork")
+    queue: multiprocessing.Queue[str] = context.Queue()
+    child = context.Process(target=_child_id, args=(queue,))
+    child.start()
+    from_child = queue.get(timeout=10)
+    child.join(timeout=10)
+    assert from_child != new_id("job", now=0)
+
+
+def test_random_bits_are_drawn_a_block_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many ids cost one read of the system's generator, and still differ."""
+    reads: list[int] = []
+    real_urandom = os.urandom
+
+    def counted(size: int) -> bytes:
+        reads.append(size)
+        return real_urandom(size)
+
+    monkeypatch.setattr(ids, "_random_block", bytearray())
+    monkeypatch.setattr(os, "urandom", counted)
+    made = {new_id("job", now=0) for _ in range(400)}
+    assert len(made) == 400
+    assert reads == [ids._BLOCK_BYTES]
