@@ -12,6 +12,7 @@ from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack, get_args, overload
 
+from . import _endpoints
 from ._arguments import HttpMethod, MessageRequest, UrlEndpoint
 from ._checks import check_count, check_resource_name
 from ._codec import Codec, JsonCodec, encode_body, json_value
@@ -29,8 +30,8 @@ from ._http import (
     AsyncTransport,
     Call,
     SyncTransport,
-    endpoint,
     make_call,
+    make_publish_call,
     optional,
     resolve_idempotency_key,
 )
@@ -161,13 +162,13 @@ class _MessageCalls:
         request = self._request(
             body, url=url, url_group=url_group, options=options, as_json=as_json, target=target
         )
-        return make_call(
-            endpoint("messages.publish_message"),
+        return make_publish_call(
+            _endpoints.publish_message,
+            _receipts if url is None else _one_receipt,
+            target,
+            self.codec,
             body=request,
             idempotency_key=resolve_idempotency_key(options.get("idempotency_key")),
-            read=_receipts if url is None else _one_receipt,
-            publish_target=target,
-            codec=self.codec,
         )
 
     def batch(
@@ -195,13 +196,13 @@ class _MessageCalls:
                     target=_target(item.url, item.url_group),
                 )
             )
-        return make_call(
-            endpoint("messages.publish_messages"),
+        return make_publish_call(
+            _endpoints.publish_messages,
+            lambda result: [_receipts(receipts) for receipts in result.results],
+            target,
+            self.codec,
             body=PublishMessagesRequest(messages=requests),
             idempotency_key=key,
-            read=lambda result: [_receipts(receipts) for receipts in result.results],
-            publish_target=target,
-            codec=self.codec,
         )
 
     def _request(
@@ -295,19 +296,19 @@ class _MessageCalls:
 
     @staticmethod
     def get(message_id: str) -> Call[Message]:
-        return make_call(endpoint("messages.get_message"), message_id, read=_message)
+        return make_call(_endpoints.get_message, _message, message_id)
 
     @staticmethod
     def cancel(message_id: str) -> Call[Message]:
-        return make_call(endpoint("messages.cancel_message"), message_id, read=_message)
+        return make_call(_endpoints.cancel_message, _message, message_id)
 
     @staticmethod
     def signing_keys() -> Call[SigningKeys]:
         from ._types import SigningKeys
 
         return make_call(
-            endpoint("messages.get_signing_keys"),
-            read=lambda keys: SigningKeys(current=keys.current, next=keys.next_),
+            _endpoints.get_signing_keys,
+            lambda keys: SigningKeys(current=keys.current, next=keys.next_),
         )
 
 
@@ -331,33 +332,29 @@ class _UrlGroupCalls:
         if not generated:
             raise InvalidArgumentError("a URL group needs at least one endpoint")
         return make_call(
-            endpoint("messages.put_url_group"),
+            _endpoints.put_url_group,
+            _url_group,
             check_resource_name(name, what="URL group"),
             body=UrlGroupSettings(endpoints=generated),
-            read=_url_group,
         )
 
     @staticmethod
     def get(name: str) -> Call[UrlGroup]:
         return make_call(
-            endpoint("messages.get_url_group"),
-            check_resource_name(name, what="URL group"),
-            read=_url_group,
+            _endpoints.get_url_group, _url_group, check_resource_name(name, what="URL group")
         )
 
     @staticmethod
     def list() -> Call[builtins.list[UrlGroup]]:
         return make_call(
-            endpoint("messages.list_url_groups"),
-            read=lambda result: [_url_group(group) for group in result.url_groups],
+            _endpoints.list_url_groups,
+            lambda result: [_url_group(group) for group in result.url_groups],
         )
 
     @staticmethod
     def delete(name: str) -> Call[None]:
         return make_call(
-            endpoint("messages.delete_url_group"),
-            check_resource_name(name, what="URL group"),
-            read=lambda _: None,
+            _endpoints.delete_url_group, lambda _: None, check_resource_name(name, what="URL group")
         )
 
 
@@ -367,18 +364,18 @@ class _DeadLetterCalls:
     @staticmethod
     def list(limit: int) -> Call[builtins.list[DeadLetter]]:
         return make_call(
-            endpoint("messages.list_dead_letters"),
+            _endpoints.list_dead_letters,
+            lambda result: [_dead_letter(letter) for letter in result.dead_letters],
             limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
-            read=lambda result: [_dead_letter(letter) for letter in result.dead_letters],
         )
 
     @staticmethod
     def retry(message_id: str) -> Call[MessageReceipt]:
-        return make_call(endpoint("messages.retry_dead_letter"), message_id, read=_receipt)
+        return make_call(_endpoints.retry_dead_letter, _receipt, message_id)
 
     @staticmethod
     def delete(message_id: str) -> Call[None]:
-        return make_call(endpoint("messages.delete_dead_letter"), message_id, read=lambda _: None)
+        return make_call(_endpoints.delete_dead_letter, lambda _: None, message_id)
 
 
 class Messages:
