@@ -69,21 +69,6 @@ __all__ = [
 ]
 
 _URL = re.compile(URL_PATTERN)
-# The fields of a MessageRequest that are MessageOptions too (tests/sdk/test_messages.py checks).
-_REQUEST_OPTIONS = (
-    "content_type",
-    "method",
-    "headers",
-    "delay",
-    "not_before",
-    "retries",
-    "retry_delay",
-    "callback",
-    "failure_callback",
-    "timeout",
-    "deduplication_id",
-    "content_based_deduplication",
-)
 # Bodies that encode to JSON objects, arrays, numbers, booleans or null whatever they hold.
 _JSON_CONTAINERS = (dict, list, tuple, int, float)
 _METHODS: dict[str, HttpMethod] = {method: method for method in get_args(HttpMethod)}
@@ -191,7 +176,20 @@ class _MessageCalls:
                     item.body,
                     url=item.url,
                     url_group=item.url_group,
-                    options={name: getattr(item, name) for name in _REQUEST_OPTIONS},
+                    options=MessageOptions(
+                        content_type=item.content_type,
+                        method=item.method,
+                        headers=item.headers,
+                        delay=item.delay,
+                        not_before=item.not_before,
+                        retries=item.retries,
+                        retry_delay=item.retry_delay,
+                        callback=item.callback,
+                        failure_callback=item.failure_callback,
+                        timeout=item.timeout,
+                        deduplication_id=item.deduplication_id,
+                        content_based_deduplication=item.content_based_deduplication,
+                    ),
                     as_json=not isinstance(item.body, str | bytes),
                     target=_target(item.url, item.url_group),
                 )
@@ -211,28 +209,24 @@ class _MessageCalls:
         *,
         url: str | None,
         url_group: str | None,
-        options: Mapping[str, Any],
+        options: MessageOptions,
         as_json: bool,
         target: PublishTarget,
     ) -> PublishMessageRequest:
-        """The generated request for one message; `options` as in MessageOptions."""
+        """The generated request for one message."""
         from generated.models import PublishMessageRequest
         from generated.types import UNSET
 
         if (url is None) == (url_group is None):
             raise InvalidArgumentError("give exactly one of url and url_group")
-        get = options.get
-        delay, not_before = get("delay"), get("not_before")
+        delay, not_before = options.get("delay"), options.get("not_before")
         if delay is not None and not_before is not None:
             raise InvalidArgumentError("give at most one of delay and not_before")
-        body, content_type = self._body(body, get("content_type"), as_json, target)
-        method, headers, retries = get("method"), get("headers"), get("retries")
-        retry_delay, callback, failure_callback = (
-            get("retry_delay"),
-            get("callback"),
-            get("failure_callback"),
-        )
-        timeout, deduplication_id = get("timeout"), get("deduplication_id")
+        body, content_type = self._body(body, options.get("content_type"), as_json, target)
+        method, headers = options.get("method"), options.get("headers")
+        retries, retry_delay = options.get("retries"), options.get("retry_delay")
+        callback, failure_callback = options.get("callback"), options.get("failure_callback")
+        timeout, deduplication_id = options.get("timeout"), options.get("deduplication_id")
         return PublishMessageRequest(
             body=body,
             url=UNSET if url is None else _check_url(url, name="url"),
@@ -263,7 +257,7 @@ class _MessageCalls:
                 maximum=MESSAGE_TIMEOUT_MAX_SECONDS,
             ),
             deduplication_id=UNSET if deduplication_id is None else deduplication_id,
-            content_based_deduplication=get("content_based_deduplication") or UNSET,
+            content_based_deduplication=options.get("content_based_deduplication") or UNSET,
         )
 
     def _body(

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         GroupInfo as GeneratedGroupInfo,
         StreamInfo as GeneratedStreamInfo,
     )
+    from generated.types import Unset
 
     from ._types import (
         ClaimResult,
@@ -54,19 +55,16 @@ class StreamBatchKey:
     """
 
     stream: str
-    maxlen: Any
-    minid: Any
-    approximate: Any
+    # The trim options as the generated request models take them.
+    maxlen: int | Unset
+    minid: str | Unset
+    approximate: bool | Unset
     nomkstream: bool
     codec: Codec = field(compare=False, hash=False)
     codec_id: int = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "codec_id", id(self.codec))
-
-    def trim(self) -> dict[str, Any]:
-        """The trim options as the generated request models take them."""
-        return {"maxlen": self.maxlen, "minid": self.minid, "approximate": self.approximate}
 
 
 class _StreamCalls:
@@ -140,32 +138,21 @@ class _StreamCalls:
         minid: str | None,
         nomkstream: bool,
     ) -> StreamBatchKey:
-        definition = as_stream(stream)
-        trim = self._trim_options(definition, maxlen, approximate, minid)
-        return StreamBatchKey(
-            definition.name,
-            trim["maxlen"],
-            trim["minid"],
-            trim["approximate"],
-            nomkstream,
-            definition.codec or self.codec,
-        )
-
-    @staticmethod
-    def _trim_options(
-        definition: Stream, maxlen: int | None, approximate: bool, minid: str | None
-    ) -> dict[str, Any]:
         from generated.types import UNSET
 
+        definition = as_stream(stream)
         cap = check_maxlen(maxlen) if maxlen is not None else definition.maxlen
         trims = cap is not None or minid is not None
         # Explicit UNSETs: the generated models default `approximate` to True and would send it
         # even when nothing is trimmed.
-        return {
-            "maxlen": UNSET if cap is None else cap,
-            "minid": UNSET if minid is None else minid,
-            "approximate": approximate if trims else UNSET,
-        }
+        return StreamBatchKey(
+            definition.name,
+            UNSET if cap is None else cap,
+            UNSET if minid is None else minid,
+            approximate if trims else UNSET,
+            nomkstream,
+            definition.codec or self.codec,
+        )
 
     def info(self, stream: str | Stream) -> Call[StreamInfo]:
         return make_call(_endpoints.get_stream, _stream_info, as_stream(stream).name)
@@ -755,8 +742,10 @@ def _append_batch(
 
     request = AppendEntriesRequest(
         entries=[BatchEntry(body=body) for body in bodies],
+        maxlen=key.maxlen,
+        approximate=key.approximate,
+        minid=key.minid,
         nomkstream=key.nomkstream or UNSET,
-        **key.trim(),
     )
     return make_publish_call(
         _endpoints.append_entries,
@@ -774,7 +763,13 @@ def _append_one(key: StreamBatchKey, body: Any, *, idempotency_key: str | None =
     from generated.models import AppendEntryRequest
     from generated.types import UNSET
 
-    request = AppendEntryRequest(body=body, nomkstream=key.nomkstream or UNSET, **key.trim())
+    request = AppendEntryRequest(
+        body=body,
+        maxlen=key.maxlen,
+        approximate=key.approximate,
+        minid=key.minid,
+        nomkstream=key.nomkstream or UNSET,
+    )
     return make_publish_call(
         _endpoints.append_entry,
         lambda result: str(result.id),
