@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import httpx
 
+from . import _endpoints
 from ._batching import Batching, batching_of
 from ._checks import check_count, check_resource_name
 from ._codec import Codec, JsonCodec
@@ -26,7 +27,7 @@ from ._config import (
 )
 from ._durations import Duration, to_millis
 from ._exceptions import ConfigurationError
-from ._http import AsyncTransport, Call, SyncTransport, endpoint, make_call
+from ._http import AsyncTransport, Call, SyncTransport, make_call
 from ._limits import COUNT_MAX, MIN_IDLE_MS_MAX
 from ._messages import (
     AsyncDeadLetters,
@@ -145,10 +146,8 @@ def _health_call() -> Call[Health]:
     from ._types import Health
 
     return make_call(
-        endpoint("system.get_health"),
-        read=lambda health: Health(
-            status=health.status, store=health.store, version=health.version
-        ),
+        _endpoints.get_health,
+        lambda health: Health(status=health.status, store=health.store, version=health.version),
     )
 
 

@@ -7,22 +7,26 @@ response model. The transport sends what lies between: it encodes the JSON docum
 codec's rules, when the call is made (so an unencodable body fails before anything is sent, and
 retries resend the same bytes), and it joins the path to the base URL once per client and path.
 
+`make_call` is typed by the endpoint module itself: the arguments it passes on are checked against
+`_get_kwargs`, and `read` takes the operation's success model, so a field renamed in openapi.yaml
+fails type checking where the facade sends or reads it.
+
 Every non-2xx answer becomes the typed APIStatusError, built from the raw answer so that unreadable
 problem documents still keep their status; a 2xx answer the generated layer cannot read becomes
 APIResponseValidationError; httpx errors become APIConnectionError/APITimeoutError raised from the
 original.
 
-The generated modules are imported when a call first needs them, so `import sdk` stays cheap.
+The generated modules are imported when a call first needs them (sdk/_endpoints.py), so
+`import sdk` stays cheap.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import ssl
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, ParamSpec, Protocol, TypeVar
 
 import httpx
 
@@ -44,6 +48,7 @@ from ._retry import RetryPolicy, retry_async, retry_sync
 
 if TYPE_CHECKING:
     from generated.client import Client as GeneratedClient
+    from generated.models import Problem
     from generated.types import Unset
 
 __all__ = [
@@ -51,12 +56,15 @@ __all__ = [
     "Call",
     "Endpoint",
     "SyncTransport",
-    "endpoint",
     "make_call",
+    "make_publish_call",
     "optional",
     "resolve_idempotency_key",
 ]
 
+P = ParamSpec("P")
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 T = TypeVar("T")
 
 # What the generated layer raises when an answer does not match the document.
@@ -75,30 +83,19 @@ MAX_LANES = 16
 _URL_CACHE_SIZE = 512
 
 
-class Endpoint(Protocol):
-    """A generated endpoint module (`generated.api.<tag>.<operation>`): its request and response
-    halves. Every module openapi-python-client writes has both (tests/sdk/test_http.py checks).
+class Endpoint(Protocol[P, R_co]):
+    """A generated endpoint module (`generated.api.<tag>.<operation>`): its request half, taking
+    the operation's arguments `P`, and its response half, reading a documented answer into the
+    operation's success model `R_co` (or a Problem, which the transport never asks it to read).
     """
 
     __name__: str
 
-    def _get_kwargs(self, *args: Any, **kwargs: Any) -> dict[str, Any]: ...
+    def _get_kwargs(self, *args: P.args, **kwargs: P.kwargs) -> dict[str, Any]: ...
 
-    def _parse_response(self, *, client: Any, response: httpx.Response) -> Any: ...
-
-
-_ENDPOINTS: dict[str, Endpoint] = {}
-
-
-def endpoint(name: str) -> Endpoint:
-    """The generated endpoint module `generated.api.<name>` (`"messages.publish_message"`),
-    imported on first use.
-    """
-    module = _ENDPOINTS.get(name)
-    if module is None:
-        module = cast(Endpoint, importlib.import_module(f"generated.api.{name}"))
-        _ENDPOINTS[name] = module
-    return module
+    def _parse_response(
+        self, *, client: GeneratedClient, response: httpx.Response
+    ) -> R_co | Problem | None: ...
 
 
 class Call(NamedTuple, Generic[T]):
@@ -109,12 +106,14 @@ class Call(NamedTuple, Generic[T]):
     frozen dataclass: one is made per call, and a tuple is the cheapest immutable record.
     """
 
-    endpoint: Endpoint
+    endpoint: Endpoint[..., object]
     method: str
     path: str
     params: dict[str, Any] | None
     headers: dict[str, str] | None
     content: bytes | None
+    # make_call checked `read` against the endpoint's success model; a Call's type names only its
+    # result, so the pair is kept here without the model's type.
     read: Callable[[Any], T]
     publish_target: PublishTarget | None = None
 
@@ -130,19 +129,36 @@ class Call(NamedTuple, Generic[T]):
 
 
 def make_call(
-    endpoint: Endpoint,
-    *args: Any,
-    read: Callable[[Any], T],
-    publish_target: PublishTarget | None = None,
-    codec: Codec | None = None,
-    **kwargs: Any,
+    endpoint: Endpoint[P, R], read: Callable[[R], T], /, *args: P.args, **kwargs: P.kwargs
 ) -> Call[T]:
-    """A Call of `endpoint` with the generated function's own arguments.
-
-    A JSON document is encoded here, once: with `codec`'s rules when it carries bodies (a failure
-    is a PublishError for `publish_target`), as plain JSON otherwise.
+    """A Call of `endpoint` with the generated function's own arguments; `read` makes the result
+    of the operation's success model. A JSON document is encoded here, once, as plain JSON.
     """
-    request = endpoint._get_kwargs(*args, **kwargs)
+    return _call(endpoint, read, endpoint._get_kwargs(*args, **kwargs), None, None)
+
+
+def make_publish_call(
+    endpoint: Endpoint[P, R],
+    read: Callable[[R], T],
+    publish_target: PublishTarget,
+    codec: Codec,
+    /,
+    *args: P.args,
+    **kwargs: P.kwargs,
+) -> Call[T]:
+    """A `make_call` that publishes to `publish_target`: its JSON document carries bodies and is
+    encoded here with `codec`'s rules, and every failure is a PublishError naming the target.
+    """
+    return _call(endpoint, read, endpoint._get_kwargs(*args, **kwargs), publish_target, codec)
+
+
+def _call(
+    endpoint: Endpoint[..., R],
+    read: Callable[[R], T],
+    request: dict[str, Any],
+    publish_target: PublishTarget | None,
+    codec: Codec | None,
+) -> Call[T]:
     method = request.pop("method")
     path = request.pop("url")
     params = request.pop("params", None)

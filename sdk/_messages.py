@@ -12,6 +12,7 @@ from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack, get_args, overload
 
+from . import _endpoints
 from ._arguments import HttpMethod, MessageRequest, UrlEndpoint
 from ._checks import check_count, check_resource_name
 from ._codec import Codec, JsonCodec, encode_body, json_value
@@ -29,8 +30,8 @@ from ._http import (
     AsyncTransport,
     Call,
     SyncTransport,
-    endpoint,
     make_call,
+    make_publish_call,
     optional,
     resolve_idempotency_key,
 )
@@ -68,21 +69,6 @@ __all__ = [
 ]
 
 _URL = re.compile(URL_PATTERN)
-# The fields of a MessageRequest that are MessageOptions too (tests/sdk/test_messages.py checks).
-_REQUEST_OPTIONS = (
-    "content_type",
-    "method",
-    "headers",
-    "delay",
-    "not_before",
-    "retries",
-    "retry_delay",
-    "callback",
-    "failure_callback",
-    "timeout",
-    "deduplication_id",
-    "content_based_deduplication",
-)
 # Bodies that encode to JSON objects, arrays, numbers, booleans or null whatever they hold.
 _JSON_CONTAINERS = (dict, list, tuple, int, float)
 _METHODS: dict[str, HttpMethod] = {method: method for method in get_args(HttpMethod)}
@@ -161,13 +147,13 @@ class _MessageCalls:
         request = self._request(
             body, url=url, url_group=url_group, options=options, as_json=as_json, target=target
         )
-        return make_call(
-            endpoint("messages.publish_message"),
+        return make_publish_call(
+            _endpoints.publish_message,
+            _receipts if url is None else _one_receipt,
+            target,
+            self.codec,
             body=request,
             idempotency_key=resolve_idempotency_key(options.get("idempotency_key")),
-            read=_receipts if url is None else _one_receipt,
-            publish_target=target,
-            codec=self.codec,
         )
 
     def batch(
@@ -190,18 +176,31 @@ class _MessageCalls:
                     item.body,
                     url=item.url,
                     url_group=item.url_group,
-                    options={name: getattr(item, name) for name in _REQUEST_OPTIONS},
+                    options=MessageOptions(
+                        content_type=item.content_type,
+                        method=item.method,
+                        headers=item.headers,
+                        delay=item.delay,
+                        not_before=item.not_before,
+                        retries=item.retries,
+                        retry_delay=item.retry_delay,
+                        callback=item.callback,
+                        failure_callback=item.failure_callback,
+                        timeout=item.timeout,
+                        deduplication_id=item.deduplication_id,
+                        content_based_deduplication=item.content_based_deduplication,
+                    ),
                     as_json=not isinstance(item.body, str | bytes),
                     target=_target(item.url, item.url_group),
                 )
             )
-        return make_call(
-            endpoint("messages.publish_messages"),
+        return make_publish_call(
+            _endpoints.publish_messages,
+            lambda result: [_receipts(receipts) for receipts in result.results],
+            target,
+            self.codec,
             body=PublishMessagesRequest(messages=requests),
             idempotency_key=key,
-            read=lambda result: [_receipts(receipts) for receipts in result.results],
-            publish_target=target,
-            codec=self.codec,
         )
 
     def _request(
@@ -210,28 +209,24 @@ class _MessageCalls:
         *,
         url: str | None,
         url_group: str | None,
-        options: Mapping[str, Any],
+        options: MessageOptions,
         as_json: bool,
         target: PublishTarget,
     ) -> PublishMessageRequest:
-        """The generated request for one message; `options` as in MessageOptions."""
+        """The generated request for one message."""
         from generated.models import PublishMessageRequest
         from generated.types import UNSET
 
         if (url is None) == (url_group is None):
             raise InvalidArgumentError("give exactly one of url and url_group")
-        get = options.get
-        delay, not_before = get("delay"), get("not_before")
+        delay, not_before = options.get("delay"), options.get("not_before")
         if delay is not None and not_before is not None:
             raise InvalidArgumentError("give at most one of delay and not_before")
-        body, content_type = self._body(body, get("content_type"), as_json, target)
-        method, headers, retries = get("method"), get("headers"), get("retries")
-        retry_delay, callback, failure_callback = (
-            get("retry_delay"),
-            get("callback"),
-            get("failure_callback"),
-        )
-        timeout, deduplication_id = get("timeout"), get("deduplication_id")
+        body, content_type = self._body(body, options.get("content_type"), as_json, target)
+        method, headers = options.get("method"), options.get("headers")
+        retries, retry_delay = options.get("retries"), options.get("retry_delay")
+        callback, failure_callback = options.get("callback"), options.get("failure_callback")
+        timeout, deduplication_id = options.get("timeout"), options.get("deduplication_id")
         return PublishMessageRequest(
             body=body,
             url=UNSET if url is None else _check_url(url, name="url"),
@@ -262,7 +257,7 @@ class _MessageCalls:
                 maximum=MESSAGE_TIMEOUT_MAX_SECONDS,
             ),
             deduplication_id=UNSET if deduplication_id is None else deduplication_id,
-            content_based_deduplication=get("content_based_deduplication") or UNSET,
+            content_based_deduplication=options.get("content_based_deduplication") or UNSET,
         )
 
     def _body(
@@ -295,19 +290,19 @@ class _MessageCalls:
 
     @staticmethod
     def get(message_id: str) -> Call[Message]:
-        return make_call(endpoint("messages.get_message"), message_id, read=_message)
+        return make_call(_endpoints.get_message, _message, message_id)
 
     @staticmethod
     def cancel(message_id: str) -> Call[Message]:
-        return make_call(endpoint("messages.cancel_message"), message_id, read=_message)
+        return make_call(_endpoints.cancel_message, _message, message_id)
 
     @staticmethod
     def signing_keys() -> Call[SigningKeys]:
         from ._types import SigningKeys
 
         return make_call(
-            endpoint("messages.get_signing_keys"),
-            read=lambda keys: SigningKeys(current=keys.current, next=keys.next_),
+            _endpoints.get_signing_keys,
+            lambda keys: SigningKeys(current=keys.current, next=keys.next_),
         )
 
 
@@ -331,33 +326,29 @@ class _UrlGroupCalls:
         if not generated:
             raise InvalidArgumentError("a URL group needs at least one endpoint")
         return make_call(
-            endpoint("messages.put_url_group"),
+            _endpoints.put_url_group,
+            _url_group,
             check_resource_name(name, what="URL group"),
             body=UrlGroupSettings(endpoints=generated),
-            read=_url_group,
         )
 
     @staticmethod
     def get(name: str) -> Call[UrlGroup]:
         return make_call(
-            endpoint("messages.get_url_group"),
-            check_resource_name(name, what="URL group"),
-            read=_url_group,
+            _endpoints.get_url_group, _url_group, check_resource_name(name, what="URL group")
         )
 
     @staticmethod
     def list() -> Call[builtins.list[UrlGroup]]:
         return make_call(
-            endpoint("messages.list_url_groups"),
-            read=lambda result: [_url_group(group) for group in result.url_groups],
+            _endpoints.list_url_groups,
+            lambda result: [_url_group(group) for group in result.url_groups],
         )
 
     @staticmethod
     def delete(name: str) -> Call[None]:
         return make_call(
-            endpoint("messages.delete_url_group"),
-            check_resource_name(name, what="URL group"),
-            read=lambda _: None,
+            _endpoints.delete_url_group, lambda _: None, check_resource_name(name, what="URL group")
         )
 
 
@@ -367,18 +358,18 @@ class _DeadLetterCalls:
     @staticmethod
     def list(limit: int) -> Call[builtins.list[DeadLetter]]:
         return make_call(
-            endpoint("messages.list_dead_letters"),
+            _endpoints.list_dead_letters,
+            lambda result: [_dead_letter(letter) for letter in result.dead_letters],
             limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
-            read=lambda result: [_dead_letter(letter) for letter in result.dead_letters],
         )
 
     @staticmethod
     def retry(message_id: str) -> Call[MessageReceipt]:
-        return make_call(endpoint("messages.retry_dead_letter"), message_id, read=_receipt)
+        return make_call(_endpoints.retry_dead_letter, _receipt, message_id)
 
     @staticmethod
     def delete(message_id: str) -> Call[None]:
-        return make_call(endpoint("messages.delete_dead_letter"), message_id, read=lambda _: None)
+        return make_call(_endpoints.delete_dead_letter, lambda _: None, message_id)
 
 
 class Messages:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from . import _endpoints
 from ._arguments import JobRequest, JobState
 from ._batching import AsyncCoalescer, Batching, SyncCoalescer
 from ._checks import check_count, check_group_name, check_resource_name, check_topic
@@ -17,8 +18,8 @@ from ._http import (
     AsyncTransport,
     Call,
     SyncTransport,
-    endpoint,
     make_call,
+    make_publish_call,
     optional,
     resolve_idempotency_key,
 )
@@ -96,24 +97,22 @@ class _QueueAdminCalls:
                 maximum=DEDUPLICATION_WINDOW_MAX_SECONDS,
             ),
         )
-        return make_call(
-            endpoint("queues.put_queue"), _queue_name(name), body=settings, read=_queue_info
-        )
+        return make_call(_endpoints.put_queue, _queue_info, _queue_name(name), body=settings)
 
     @staticmethod
     def get(name: str) -> Call[QueueInfo]:
-        return make_call(endpoint("queues.get_queue"), _queue_name(name), read=_queue_info)
+        return make_call(_endpoints.get_queue, _queue_info, _queue_name(name))
 
     @staticmethod
     def list() -> Call[builtins.list[QueueInfo]]:
         return make_call(
-            endpoint("queues.list_queues"),
-            read=lambda result: [_queue_info(queue) for queue in result.queues],
+            _endpoints.list_queues,
+            lambda result: [_queue_info(queue) for queue in result.queues],
         )
 
     @staticmethod
     def delete(name: str) -> Call[None]:
-        return make_call(endpoint("queues.delete_queue"), _queue_name(name), read=lambda _: None)
+        return make_call(_endpoints.delete_queue, lambda _: None, _queue_name(name))
 
 
 class _QueueCalls:
@@ -157,28 +156,28 @@ class _QueueCalls:
         """One publishJobs of checked jobs, under `idempotency_key` or a fresh one."""
         from generated.models import PublishJobsRequest
 
-        return make_call(
-            endpoint("queues.publish_jobs"),
+        return make_publish_call(
+            _endpoints.publish_jobs,
+            lambda result: [_receipt(receipt) for receipt in result.receipts],
+            self.name,
+            self.codec,
             self.name,
             body=PublishJobsRequest(jobs=jobs),
             idempotency_key=resolve_idempotency_key(idempotency_key),
-            read=lambda result: [_receipt(receipt) for receipt in result.receipts],
-            publish_target=self.name,
-            codec=self.codec,
         )
 
     def publish_one(
         self, job: PublishJobRequest, *, idempotency_key: str | None = None
     ) -> Call[JobReceipt]:
         """One publishJob of a checked job, under `idempotency_key` or a fresh one."""
-        return make_call(
-            endpoint("queues.publish_job"),
+        return make_publish_call(
+            _endpoints.publish_job,
+            _receipt,
+            f"{self.name}/{job.topic}",
+            self.codec,
             self.name,
             body=job,
             idempotency_key=resolve_idempotency_key(idempotency_key),
-            read=_receipt,
-            publish_target=f"{self.name}/{job.topic}",
-            codec=self.codec,
         )
 
     def _job(self, job: JobRequest) -> PublishJobRequest:
@@ -199,24 +198,24 @@ class _QueueCalls:
         )
 
     def info(self) -> Call[QueueInfo]:
-        return make_call(endpoint("queues.get_queue"), self.name, read=_queue_info)
+        return make_call(_endpoints.get_queue, _queue_info, self.name)
 
     def jobs(self, *, state: JobState | None, limit: int) -> Call[builtins.list[Job]]:
         from generated.types import UNSET
 
         return make_call(
-            endpoint("queues.list_jobs"),
+            _endpoints.list_jobs,
+            lambda result: [self._job_info(job) for job in result.jobs],
             self.name,
             state=UNSET if state is None else state,
             limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
-            read=lambda result: [self._job_info(job) for job in result.jobs],
         )
 
     def job(self, job_id: str) -> Call[Job]:
-        return make_call(endpoint("queues.get_job"), self.name, job_id, read=self._job_info)
+        return make_call(_endpoints.get_job, self._job_info, self.name, job_id)
 
     def retry(self, job_id: str) -> Call[Job]:
-        return make_call(endpoint("queues.retry_job"), self.name, job_id, read=self._job_info)
+        return make_call(_endpoints.retry_job, self._job_info, self.name, job_id)
 
     def lease(
         self,
@@ -245,21 +244,21 @@ class _QueueCalls:
             wait_ms=to_millis(wait, name="wait", minimum=0, maximum=WAIT_MS_MAX),
         )
         return make_call(
-            endpoint("queues.lease_jobs"),
+            _endpoints.lease_jobs,
+            lambda result: [self._leased(job) for job in result.jobs],
             self.name,
             body=request,
-            read=lambda result: [self._leased(job) for job in result.jobs],
         )
 
     def ack(self, job: LeasedJob) -> Call[Job]:
         from generated.models import LeaseRef
 
         return make_call(
-            endpoint("queues.ack_job"),
+            _endpoints.ack_job,
+            self._job_info,
             self.name,
             job.job_id,
             body=LeaseRef(lease_id=job.lease_id),
-            read=self._job_info,
         )
 
     def nack(self, job: LeasedJob, *, retry_delay: Duration, error: str | None) -> Call[Job]:
@@ -273,9 +272,7 @@ class _QueueCalls:
             ),
             error=UNSET if error is None else error[:NACK_ERROR_MAX_LENGTH],
         )
-        return make_call(
-            endpoint("queues.nack_job"), self.name, job.job_id, body=request, read=self._job_info
-        )
+        return make_call(_endpoints.nack_job, self._job_info, self.name, job.job_id, body=request)
 
     def extend(self, job: LeasedJob, *, lease: Duration) -> Call[Job]:
         from generated.models import ExtendLeaseRequest
@@ -285,11 +282,7 @@ class _QueueCalls:
             lease_seconds=to_seconds(lease, name="lease", minimum=1, maximum=LEASE_SECONDS_MAX),
         )
         return make_call(
-            endpoint("queues.extend_lease"),
-            self.name,
-            job.job_id,
-            body=request,
-            read=self._job_info,
+            _endpoints.extend_lease, self._job_info, self.name, job.job_id, body=request
         )
 
     def _job_info(self, job: GeneratedJob) -> Job:

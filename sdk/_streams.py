@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from . import _endpoints
 from ._batching import AsyncCoalescer, Batching, SyncCoalescer
 from ._checks import check_count, check_group_name
 from ._codec import Codec, encode_body
@@ -17,8 +18,8 @@ from ._http import (
     AsyncTransport,
     Call,
     SyncTransport,
-    endpoint,
     make_call,
+    make_publish_call,
     optional,
     resolve_idempotency_key,
 )
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
         GroupInfo as GeneratedGroupInfo,
         StreamInfo as GeneratedStreamInfo,
     )
+    from generated.types import Unset
 
     from ._types import (
         ClaimResult,
@@ -53,19 +55,16 @@ class StreamBatchKey:
     """
 
     stream: str
-    maxlen: Any
-    minid: Any
-    approximate: Any
+    # The trim options as the generated request models take them.
+    maxlen: int | Unset
+    minid: str | Unset
+    approximate: bool | Unset
     nomkstream: bool
     codec: Codec = field(compare=False, hash=False)
     codec_id: int = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "codec_id", id(self.codec))
-
-    def trim(self) -> dict[str, Any]:
-        """The trim options as the generated request models take them."""
-        return {"maxlen": self.maxlen, "minid": self.minid, "approximate": self.approximate}
 
 
 class _StreamCalls:
@@ -139,41 +138,28 @@ class _StreamCalls:
         minid: str | None,
         nomkstream: bool,
     ) -> StreamBatchKey:
-        definition = as_stream(stream)
-        trim = self._trim_options(definition, maxlen, approximate, minid)
-        return StreamBatchKey(
-            definition.name,
-            trim["maxlen"],
-            trim["minid"],
-            trim["approximate"],
-            nomkstream,
-            definition.codec or self.codec,
-        )
-
-    @staticmethod
-    def _trim_options(
-        definition: Stream, maxlen: int | None, approximate: bool, minid: str | None
-    ) -> dict[str, Any]:
         from generated.types import UNSET
 
+        definition = as_stream(stream)
         cap = check_maxlen(maxlen) if maxlen is not None else definition.maxlen
         trims = cap is not None or minid is not None
         # Explicit UNSETs: the generated models default `approximate` to True and would send it
         # even when nothing is trimmed.
-        return {
-            "maxlen": UNSET if cap is None else cap,
-            "minid": UNSET if minid is None else minid,
-            "approximate": approximate if trims else UNSET,
-        }
+        return StreamBatchKey(
+            definition.name,
+            UNSET if cap is None else cap,
+            UNSET if minid is None else minid,
+            approximate if trims else UNSET,
+            nomkstream,
+            definition.codec or self.codec,
+        )
 
     def info(self, stream: str | Stream) -> Call[StreamInfo]:
-        return make_call(endpoint("streams.get_stream"), as_stream(stream).name, read=_stream_info)
+        return make_call(_endpoints.get_stream, _stream_info, as_stream(stream).name)
 
     def length(self, stream: str | Stream) -> Call[int]:
         return make_call(
-            endpoint("streams.get_stream"),
-            as_stream(stream).name,
-            read=lambda info: int(info.length),
+            _endpoints.get_stream, lambda info: int(info.length), as_stream(stream).name
         )
 
     def range(
@@ -184,13 +170,13 @@ class _StreamCalls:
         definition = as_stream(stream)
         codec = definition.codec or self.codec
         return make_call(
-            endpoint("streams.range_entries"),
+            _endpoints.range_entries,
+            lambda result: [Entry(id=e.id, body=codec.decode(e.body)) for e in result.entries],
             definition.name,
             start=start,
             end=end,
             count=check_count(count, name="count", minimum=1, maximum=COUNT_MAX),
             reverse=reverse,
-            read=lambda result: [Entry(id=e.id, body=codec.decode(e.body)) for e in result.entries],
         )
 
     def trim(
@@ -209,14 +195,14 @@ class _StreamCalls:
             approximate=approximate,
         )
         return make_call(
-            endpoint("streams.trim_stream"),
+            _endpoints.trim_stream,
+            lambda result: TrimResult(length=result.length, trimmed=result.trimmed),
             as_stream(stream).name,
             body=request,
-            read=lambda result: TrimResult(length=result.length, trimmed=result.trimmed),
         )
 
     def delete(self, stream: str | Stream) -> Call[None]:
-        return make_call(endpoint("streams.delete_stream"), as_stream(stream).name, read=_nothing)
+        return make_call(_endpoints.delete_stream, _nothing, as_stream(stream).name)
 
     def create_group(
         self,
@@ -239,17 +225,12 @@ class _StreamCalls:
             if max_deliveries is None
             else check_max_deliveries(max_deliveries, stream=definition.name),
         )
-        return make_call(
-            endpoint("streams.create_group"), definition.name, body=request, read=_group_info
-        )
+        return make_call(_endpoints.create_group, _group_info, definition.name, body=request)
 
     def delete_group(self, stream: str | Stream, group: str | None) -> Call[None]:
         definition = as_stream(stream)
         return make_call(
-            endpoint("streams.delete_group"),
-            definition.name,
-            _group(definition, group),
-            read=_nothing,
+            _endpoints.delete_group, _nothing, definition.name, _group(definition, group)
         )
 
     def read_group(
@@ -271,11 +252,11 @@ class _StreamCalls:
             wait_ms=to_millis(wait, name="wait", minimum=0, maximum=WAIT_MS_MAX),
         )
         return make_call(
-            endpoint("streams.read_group"),
+            _endpoints.read_group,
+            lambda result: [_delivered(entry, codec) for entry in result.entries],
             definition.name,
             _group(definition, group),
             body=request,
-            read=lambda result: [_delivered(entry, codec) for entry in result.entries],
         )
 
     def ack(self, stream: str | Stream, group: str | None, ids: Iterable[str]) -> Call[int] | None:
@@ -287,11 +268,11 @@ class _StreamCalls:
             return None
         check_count(len(id_list), name="number of ids", minimum=1, maximum=COUNT_MAX)
         return make_call(
-            endpoint("streams.ack_entries"),
+            _endpoints.ack_entries,
+            lambda result: int(result.acked),
             definition.name,
             _group(definition, group),
             body=AckRequest(ids=id_list),
-            read=lambda result: int(result.acked),
         )
 
     def claim(
@@ -315,11 +296,11 @@ class _StreamCalls:
             start_id=start_id,
         )
         return make_call(
-            endpoint("streams.claim_entries"),
+            _endpoints.claim_entries,
+            lambda result: _claim_result(result, codec),
             definition.name,
             _group(definition, group),
             body=request,
-            read=lambda result: _claim_result(result, codec),
         )
 
     def pending(
@@ -329,11 +310,8 @@ class _StreamCalls:
 
         definition = as_stream(stream)
         return make_call(
-            endpoint("streams.list_pending"),
-            definition.name,
-            _group(definition, group),
-            count=check_count(count, name="count", minimum=1, maximum=COUNT_MAX),
-            read=lambda result: [
+            _endpoints.list_pending,
+            lambda result: [
                 PendingEntry(
                     id=p.id,
                     consumer=p.consumer,
@@ -342,6 +320,9 @@ class _StreamCalls:
                 )
                 for p in result.pending
             ],
+            definition.name,
+            _group(definition, group),
+            count=check_count(count, name="count", minimum=1, maximum=COUNT_MAX),
         )
 
 
@@ -761,17 +742,19 @@ def _append_batch(
 
     request = AppendEntriesRequest(
         entries=[BatchEntry(body=body) for body in bodies],
+        maxlen=key.maxlen,
+        approximate=key.approximate,
+        minid=key.minid,
         nomkstream=key.nomkstream or UNSET,
-        **key.trim(),
     )
-    return make_call(
-        endpoint("streams.append_entries"),
+    return make_publish_call(
+        _endpoints.append_entries,
+        lambda result: [str(entry_id) for entry_id in result.ids],
+        key.stream,
+        key.codec,
         key.stream,
         body=request,
         idempotency_key=resolve_idempotency_key(idempotency_key),
-        read=lambda result: [str(entry_id) for entry_id in result.ids],
-        publish_target=key.stream,
-        codec=key.codec,
     )
 
 
@@ -780,15 +763,21 @@ def _append_one(key: StreamBatchKey, body: Any, *, idempotency_key: str | None =
     from generated.models import AppendEntryRequest
     from generated.types import UNSET
 
-    request = AppendEntryRequest(body=body, nomkstream=key.nomkstream or UNSET, **key.trim())
-    return make_call(
-        endpoint("streams.append_entry"),
+    request = AppendEntryRequest(
+        body=body,
+        maxlen=key.maxlen,
+        approximate=key.approximate,
+        minid=key.minid,
+        nomkstream=key.nomkstream or UNSET,
+    )
+    return make_publish_call(
+        _endpoints.append_entry,
+        lambda result: str(result.id),
+        key.stream,
+        key.codec,
         key.stream,
         body=request,
         idempotency_key=resolve_idempotency_key(idempotency_key),
-        read=lambda result: str(result.id),
-        publish_target=key.stream,
-        codec=key.codec,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import inspect
 import re
 import ssl
@@ -12,7 +13,7 @@ import pytest
 import respx
 
 import sdk
-from sdk import _http
+from sdk import _endpoints, _http
 from tests.conftest import ROOT
 from tests.sdk._support import API_KEY, BASE_URL, appended, problem, resolve
 
@@ -260,21 +261,40 @@ async def test_paths_join_the_base_url_as_httpx_joins_them(
     assert route.call_count == 2
 
 
+def _generated_endpoints() -> list[str]:
+    """Every generated endpoint module, as `<tag>.<operation>`."""
+    modules = sorted((ROOT / "generated" / "api").glob("*/*.py"))
+    return [f"{path.parent.name}.{path.stem}" for path in modules if path.stem != "__init__"]
+
+
 def test_every_generated_endpoint_has_the_halves_the_transport_uses() -> None:
     """Each generated module has `_get_kwargs` and `_parse_response`, and asks to send only
     what the transport sends (method, url, params, headers, json).
     """
-    modules = sorted((ROOT / "generated" / "api").glob("*/*.py"))
-    names = [f"{path.parent.name}.{path.stem}" for path in modules if path.stem != "__init__"]
+    names = _generated_endpoints()
     assert len(names) >= 30
     for name in names:
-        module = _http.endpoint(name)
+        module = importlib.import_module(f"generated.api.{name}")
         assert callable(module._get_kwargs) and callable(module._parse_response), name
         source = inspect.getsource(module._get_kwargs)
         sent = set(re.findall(r'_kwargs\["(\w+)"\]', source)) | set(
             re.findall(r'^\s+"(\w+)": ', source, re.M)
         )
         assert sent <= {"method", "url", "params", "headers", "json"}, (name, sent)
+
+
+def test_the_facade_reaches_each_operation_as_its_generated_module() -> None:
+    """`_endpoints.<operation>` is `generated.api.<tag>.<operation>`, kept after the first use;
+    a name that is no operation the facade calls is an AttributeError.
+    """
+    by_operation = {name.partition(".")[2]: name for name in _generated_endpoints()}
+    assert _endpoints.__all__
+    for operation in _endpoints.__all__:
+        module = getattr(_endpoints, operation)
+        assert module is importlib.import_module(f"generated.api.{by_operation[operation]}")
+        assert vars(_endpoints)[operation] is module
+    with pytest.raises(AttributeError, match="has no attribute 'get_openapi_document'"):
+        _endpoints.get_openapi_document  # noqa: B018
 
 
 def test_the_sdks_own_http_clients_share_one_verifying_tls_context() -> None:
