@@ -190,6 +190,10 @@ class Topic(RootModel[str]):
 
 
 class AppendEntryRequest(BaseModel):
+    """
+    Give at most one of `maxlen` and `minid`.
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -236,6 +240,10 @@ class BatchEntry(BaseModel):
 
 
 class AppendEntriesRequest(BaseModel):
+    """
+    Give at most one of `maxlen` and `minid`.
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -271,7 +279,7 @@ class EntryList(BaseModel):
 
 class TrimRequest(BaseModel):
     """
-    Give `maxlen` or `minid` (not both).
+    Give exactly one of `maxlen` and `minid`.
     """
 
     model_config = ConfigDict(

@@ -16,7 +16,8 @@ T = TypeVar("T", bound="AppendEntriesRequest")
 
 @_attrs_define
 class AppendEntriesRequest:
-    """
+    """Give at most one of `maxlen` and `minid`.
+
     Attributes:
         entries (list[BatchEntry]):
         maxlen (int | Unset):

@@ -12,7 +12,8 @@ T = TypeVar("T", bound="AppendEntryRequest")
 
 @_attrs_define
 class AppendEntryRequest:
-    """
+    """Give at most one of `maxlen` and `minid`.
+
     Attributes:
         body (Any): Any JSON value.
         maxlen (int | Unset): Trim the stream to about (or, with `approximate=false`, exactly) this many entries.

@@ -12,7 +12,7 @@ T = TypeVar("T", bound="TrimRequest")
 
 @_attrs_define
 class TrimRequest:
-    """Give `maxlen` or `minid` (not both).
+    """Give exactly one of `maxlen` and `minid`.
 
     Attributes:
         maxlen (int | Unset):

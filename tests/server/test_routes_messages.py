@@ -19,7 +19,7 @@ from generated.pydantic_models import (
     UrlGroupList,
 )
 from server.stores.base import DeliveryAttemptRecord
-from tests.conftest import RunningApp, assert_problem
+from tests.conftest import RunningApp, assert_problem, schema_allows
 
 HOOK = "https://example.com/hooks/signup"
 
@@ -132,6 +132,75 @@ async def test_invalid_messages_are_422(
     problem = assert_problem(response, 422, "validation_failed")
     if location is not None:
         assert problem["errors"][0]["location"] == location
+    assert (
+        await api.store.claim_due_messages(now=time.time() + 3600, limit=10, lease_margin=1) == []
+    )
+
+
+LATER = "2030-01-01T00:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("path", "schema", "body", "location"),
+    [
+        ("", "PublishMessageRequest", {"url": HOOK, "body": 1}, None),
+        ("", "PublishMessageRequest", {"url_group": "partners", "body": None}, None),
+        ("", "PublishMessageRequest", {"url": HOOK, "body": 1, "delay": 1}, None),
+        ("", "PublishMessageRequest", {"url": HOOK, "body": 1, "not_before": LATER}, None),
+        ("", "PublishMessageRequest", {"body": None}, "body.url"),
+        (
+            "",
+            "PublishMessageRequest",
+            {"url": HOOK, "url_group": "partners", "body": 1},
+            "body.url_group",
+        ),
+        (
+            "",
+            "PublishMessageRequest",
+            {"url": HOOK, "body": 1, "delay": 1, "not_before": LATER},
+            "body.not_before",
+        ),
+        (
+            "/batch",
+            "PublishMessagesRequest",
+            {"messages": [{"url_group": "partners", "body": 1}]},
+            None,
+        ),
+        (
+            "/batch",
+            "PublishMessagesRequest",
+            {"messages": [{"url": HOOK, "body": 1}, {"body": None}]},
+            "body.messages.1.url",
+        ),
+        (
+            "/batch",
+            "PublishMessagesRequest",
+            {"messages": [{"url": HOOK, "url_group": "partners", "body": 1}]},
+            "body.messages.0.url_group",
+        ),
+        (
+            "/batch",
+            "PublishMessagesRequest",
+            {"messages": [{"url": HOOK, "body": 1, "delay": 0, "not_before": LATER}]},
+            "body.messages.0.not_before",
+        ),
+    ],
+)
+async def test_the_schema_states_which_destination_and_schedule_fields_go_together(
+    api: RunningApp, path: str, schema: str, body: dict[str, object], location: str | None
+) -> None:
+    """A message names exactly one of ``url`` and ``url_group`` and at most one of ``delay`` and
+    ``not_before``: a body openapi.yaml allows is accepted, and one it refuses is 422 at
+    ``location`` and publishes nothing.
+    """
+    await api.client.put("/v1/url-groups/partners", json={"endpoints": [{"url": HOOK}]})
+    assert schema_allows(schema, body) is (location is None)
+    response = await api.client.post(f"/v1/messages{path}", json=body)
+    if location is None:
+        assert response.status_code == 202, response.text
+        return
+    problem = assert_problem(response, 422, "validation_failed")
+    assert [error["location"] for error in problem["errors"]] == [location]
     assert (
         await api.store.claim_due_messages(now=time.time() + 3600, limit=10, lease_margin=1) == []
     )
