@@ -9,7 +9,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack, get_args, overload
 
 from ._arguments import HttpMethod, MessageRequest, UrlEndpoint
@@ -67,7 +67,6 @@ __all__ = [
     "UrlGroups",
 ]
 
-_URL = re.compile(URL_PATTERN)
 # The fields of a MessageRequest that are MessageOptions too (tests/sdk/test_messages.py checks).
 _REQUEST_OPTIONS = (
     "content_type",
@@ -653,9 +652,20 @@ def _describe_url(url: object) -> str:
     return redact_url(url) if isinstance(url, str) else repr(url)
 
 
+@cache
+def _url_rule() -> re.Pattern[str]:
+    # Compiled on first use rather than at import: the URL rule is a long pattern.
+    return re.compile(URL_PATTERN)
+
+
 def _check_url(url: str, *, name: str) -> str:
-    if not isinstance(url, str) or not _URL.match(url):
-        raise InvalidArgumentError(f"{name} must start with http:// or https://, got {url!r}")
+    # fullmatch: the pattern's `$` would let re.match take a trailing newline, which the service
+    # (reading it as JSON Schema does) refuses.
+    if not isinstance(url, str) or not _url_rule().fullmatch(url):
+        raise InvalidArgumentError(
+            f"{name} must be an http:// or https:// URL with a host (see the limits in "
+            f"openapi.yaml), got {url!r}"
+        )
     return url
 
 

@@ -22,7 +22,7 @@ class PublishMessageRequest:
 
     Attributes:
         body (Any): A string is delivered as its UTF-8 bytes; any other JSON value is delivered as JSON.
-        url (str | Unset): Deliver to this URL.
+        url (str | Unset): Deliver to this URL (see Limits for what a URL may be).
         url_group (str | Unset): A stream, queue or URL group name.
         content_type (str | Unset): Defaults to `text/plain; charset=utf-8` for a string body and `application/json`
             otherwise. Sent as the `Content-Type` header, so it must be printable ASCII (tabs

@@ -188,6 +188,8 @@ async def test_not_before_and_a_timedelta_retry_delay(
         {},
         {"url": "https://a.test", "url_group": "partners"},
         {"url": "ftp://a.test"},
+        {"url": "https://"},
+        {"url": "https://a.test/\n"},
         {"url_group": "bad name"},
         {"url": "https://a.test", "delay": 1, "not_before": 0},
         {"url": "https://a.test", "delay": "8d"},
@@ -343,6 +345,9 @@ async def test_url_groups(client: sdk.Client | sdk.AsyncClient, api: respx.MockR
     assert delete.call_count == 1
     with pytest.raises(sdk.InvalidArgumentError):
         await resolve(client.url_groups.upsert("partners", []))
+    with pytest.raises(sdk.InvalidArgumentError, match="endpoint url must be an http"):
+        await resolve(client.url_groups.upsert("partners", ["http://"]))
+    assert put.call_count == 1
 
 
 async def test_dead_letters(client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 
+import httpx
 import pytest
 
 from generated.pydantic_models import (
@@ -278,6 +279,53 @@ async def test_url_group_life_cycle(api: RunningApp) -> None:
     assert (await api.client.delete("/v1/url-groups/b")).status_code == 204
     assert_problem(await api.client.get("/v1/url-groups/b"), 404, "url_group_not_found")
     assert_problem(await api.client.delete("/v1/url-groups/b"), 404, "url_group_not_found")
+
+
+# URLs the service takes and URLs it refuses with 422 at the field, the same for every URL field.
+TAKEN_URLS = [
+    "https://example.com",
+    "http://example.com:8080/hooks?a=1&b=%20#top",
+    "https://sub.example.com:/~user/a|b{c}",
+    "https://[2606:4700:4700::1111]:443/hook",
+]
+REFUSED_URLS = [
+    "http://",
+    "https://:443/hook",
+    "https://example.com:65536/",
+    "https://[::1/",
+    "https://[::zz]/",
+    "https://example.com/a b",
+    "https://example.com/caf\u00e9",
+    "https://b\u00fccher.example.com/",
+    "ftp://example.com/",
+]
+
+
+@pytest.mark.parametrize("field", ["url", "callback", "failure_callback", "endpoints.0.url"])
+async def test_the_url_pattern_is_the_services_url_rule(api: RunningApp, field: str) -> None:
+    """Every URL field takes what openapi.yaml's pattern allows, and refuses the rest with 422 at
+    the field; user info, which the pattern allows, is refused as the limits table says.
+    """
+
+    async def send(url: str) -> httpx.Response:
+        if field == "endpoints.0.url":
+            document: dict[str, object] = {"endpoints": [{"url": url}]}
+            assert schema_allows("UrlGroupSettings", document) is (url not in REFUSED_URLS)
+            return await api.client.put("/v1/url-groups/partners", json=document)
+        document = {"url": HOOK, "body": 1, field: url}
+        assert schema_allows("PublishMessageRequest", document) is (url not in REFUSED_URLS)
+        return await api.client.post("/v1/messages", json=document)
+
+    for url in TAKEN_URLS:
+        response = await send(url)
+        assert response.status_code in (200, 202), (url, response.text)
+    for url in REFUSED_URLS:
+        problem = assert_problem(await send(url), 422, "validation_failed")
+        assert [error["location"] for error in problem["errors"]] == [f"body.{field}"], url
+    problem = assert_problem(
+        await send("https://user:pw@example.com/"), 400, "destination_not_allowed"
+    )
+    assert "carries credentials" in problem["detail"]
 
 
 async def test_url_group_endpoints_are_checked(api: RunningApp) -> None:
