@@ -628,7 +628,10 @@ class PublishMessageRequest(BaseModel):
     """
     not_before: AwareDatetime | None = None
     """
-    Do not deliver before this time.
+    Do not deliver before this time. A time already past means now; a time more than
+    604800 seconds (7 days, the most `delay` allows) after the service receives the
+    message is refused with `422` at this field.
+
     """
     retries: Annotated[int, Field(ge=0, le=20)] = 3
     """

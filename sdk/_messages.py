@@ -91,9 +91,11 @@ class MessageOptions(TypedDict, total=False):
     """Options of `messages.publish` and `messages.publish_json`; None means "not given".
 
     `delay` and `timeout` take durations (`"3s"`, `30`, a timedelta); `not_before` an aware
-    datetime or Unix seconds. `retry_delay` is a duration (a fixed wait) or the API's expression
-    in milliseconds over `retried`, such as `"1000 * pow(2, retried)"`. `idempotency_key` makes
-    the publish safe to repeat; one is generated per call when it is not given.
+    datetime or Unix seconds, at most 7 days ahead by the service's clock, as far as `delay` goes
+    (later: a `PublishError` caused by `UnprocessableEntityError`). `retry_delay` is a duration (a
+    fixed wait) or the API's expression in milliseconds over `retried`, such as
+    `"1000 * pow(2, retried)"`. `idempotency_key` makes the publish safe to repeat; one is
+    generated per call when it is not given.
     """
 
     content_type: str | None

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from datetime import UTC
 
 from starlette.convertors import StringConvertor, register_url_convertor
 from starlette.requests import Request
@@ -160,10 +159,15 @@ async def _plan(
     if item.delay is not None:
         not_before = now + item.delay
     elif item.not_before is not None:
-        try:
-            requested = item.not_before.astimezone(UTC).timestamp()
-        except (OverflowError, ValueError):
-            raise invalid(f"{location}.not_before", "out of range") from None
+        # timestamp() of an aware time cannot overflow, where converting it to UTC first could
+        # (year 1 at +01:00 is in year 0 in UTC).
+        requested = item.not_before.timestamp()
+        horizon = context.spec.schedule_horizon_seconds
+        if requested - now > horizon:
+            raise invalid(
+                f"{location}.not_before",
+                f"must be at most {horizon} seconds from now, as far as delay goes",
+            )
         # A time already past means "now"; keeping it would make the schedule lie.
         not_before = max(now, requested)
 

@@ -101,6 +101,38 @@ async def test_not_before_schedules_the_message(api: RunningApp) -> None:
     assert shown.not_before > datetime(2020, 1, 1, tzinfo=UTC)
 
 
+async def test_not_before_reaches_as_far_as_delay_and_no_further(api: RunningApp) -> None:
+    """``not_before`` may be up to 604800 seconds (7 days, the most ``delay`` allows) ahead, as
+    openapi.yaml says; later is 422 at the field, and any time already past, year 1 at +01:00
+    included, means now.
+    """
+    horizon = timedelta(seconds=604800)
+    furthest = await _publish(api, not_before=(datetime.now(UTC) + horizon * 0.99).isoformat())
+    shown = Message.model_validate((await api.client.get(f"/v1/messages/{furthest}")).json())
+    assert shown.not_before - shown.created_at > horizon * 0.98
+    for too_late in (datetime.now(UTC) + horizon * 1.01, "9999-12-31T23:59:59-23:59"):
+        when = too_late if isinstance(too_late, str) else too_late.isoformat()
+        for path, document, location in (
+            ("", {"url": HOOK, "body": 1, "not_before": when}, "body.not_before"),
+            (
+                "/batch",
+                {"messages": [{"url": HOOK, "body": 1, "not_before": when}]},
+                "body.messages.0.not_before",
+            ),
+        ):
+            response = await api.client.post(f"/v1/messages{path}", json=document)
+            problem = assert_problem(response, 422, "validation_failed")
+            assert problem["errors"] == [
+                {
+                    "location": location,
+                    "message": "must be at most 604800 seconds from now, as far as delay goes",
+                }
+            ]
+    earliest = await _publish(api, not_before="0001-01-01T00:00:00+01:00")
+    shown = Message.model_validate((await api.client.get(f"/v1/messages/{earliest}")).json())
+    assert abs((shown.not_before - shown.created_at).total_seconds()) < 1
+
+
 @pytest.mark.parametrize(
     ("message", "location"),
     [
@@ -138,7 +170,7 @@ async def test_invalid_messages_are_422(
     )
 
 
-LATER = "2030-01-01T00:00:00Z"
+LATER = (datetime.now(UTC) + timedelta(days=1)).isoformat()
 
 
 @pytest.mark.parametrize(
