@@ -22,7 +22,7 @@ class AppendEntriesRequest:
         entries (list[BatchEntry]):
         maxlen (int | Unset):
         approximate (bool | Unset):  Default: True.
-        minid (str | Unset): A stream entry id, or just its milliseconds part.
+        minid (str | Unset): A stream entry id, or just its milliseconds part (see EntryId).
         nomkstream (bool | Unset):  Default: False.
     """
 

@@ -16,7 +16,7 @@ class TrimRequest:
 
     Attributes:
         maxlen (int | Unset):
-        minid (str | Unset): A stream entry id, or just its milliseconds part.
+        minid (str | Unset): A stream entry id, or just its milliseconds part (see EntryId).
         approximate (bool | Unset):  Default: True.
     """
 
