@@ -40,7 +40,6 @@ IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7E]{1,255}$"
 # openapi.yaml's URL rule (see its limits table), piece by piece as the document writes it.
 URL_PATTERN = (
     r"^https?://"
-    r"(?:(?:[A-Za-z0-9._~!$&'()*+,;=:-]|%[0-9A-Fa-f]{2})*@)?"
     r"(?:(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})+"
     r"|\[(?:(?:(?:[0-9A-Fa-f]{1,4}:){6}"
     r"|::(?:[0-9A-Fa-f]{1,4}:){5}"

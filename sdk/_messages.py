@@ -654,6 +654,10 @@ def _describe_url(url: object) -> str:
     return redact_url(url) if isinstance(url, str) else repr(url)
 
 
+# What a refused URL's message leaves out: user info, which may hold a password.
+_USER_INFO = re.compile(r"(?<=://)[^/?#@]*@")
+
+
 @cache
 def _url_rule() -> re.Pattern[str]:
     # Compiled on first use rather than at import: the URL rule is a long pattern.
@@ -664,9 +668,10 @@ def _check_url(url: str, *, name: str) -> str:
     # fullmatch: the pattern's `$` would let re.match take a trailing newline, which the service
     # (reading it as JSON Schema does) refuses.
     if not isinstance(url, str) or not _url_rule().fullmatch(url):
+        shown = _USER_INFO.sub("<user info>@", url) if isinstance(url, str) else url
         raise InvalidArgumentError(
-            f"{name} must be an http:// or https:// URL with a host (see the limits in "
-            f"openapi.yaml), got {url!r}"
+            f"{name} must be an http:// or https:// URL with a host and no user info (see the "
+            f"limits in openapi.yaml), got {shown!r}"
         )
     return url
 
