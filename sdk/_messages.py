@@ -9,7 +9,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack, get_args, overload
 
 from . import _endpoints
@@ -68,7 +68,6 @@ __all__ = [
     "UrlGroups",
 ]
 
-_URL = re.compile(URL_PATTERN)
 # Bodies that encode to JSON objects, arrays, numbers, booleans or null whatever they hold.
 _JSON_CONTAINERS = (dict, list, tuple, int, float)
 _METHODS: dict[str, HttpMethod] = {method: method for method in get_args(HttpMethod)}
@@ -78,9 +77,11 @@ class MessageOptions(TypedDict, total=False):
     """Options of `messages.publish` and `messages.publish_json`; None means "not given".
 
     `delay` and `timeout` take durations (`"3s"`, `30`, a timedelta); `not_before` an aware
-    datetime or Unix seconds. `retry_delay` is a duration (a fixed wait) or the API's expression
-    in milliseconds over `retried`, such as `"1000 * pow(2, retried)"`. `idempotency_key` makes
-    the publish safe to repeat; one is generated per call when it is not given.
+    datetime or Unix seconds, at most 7 days ahead by the service's clock, as far as `delay` goes
+    (later: a `PublishError` caused by `UnprocessableEntityError`). `retry_delay` is a duration (a
+    fixed wait) or the API's expression in milliseconds over `retried`, such as
+    `"1000 * pow(2, retried)"`. `idempotency_key` makes the publish safe to repeat; one is
+    generated per call when it is not given.
     """
 
     content_type: str | None
@@ -644,9 +645,25 @@ def _describe_url(url: object) -> str:
     return redact_url(url) if isinstance(url, str) else repr(url)
 
 
+# What a refused URL's message leaves out: user info, which may hold a password.
+_USER_INFO = re.compile(r"(?<=://)[^/?#@]*@")
+
+
+@cache
+def _url_rule() -> re.Pattern[str]:
+    # Compiled on first use rather than at import: the URL rule is a long pattern.
+    return re.compile(URL_PATTERN)
+
+
 def _check_url(url: str, *, name: str) -> str:
-    if not isinstance(url, str) or not _URL.match(url):
-        raise InvalidArgumentError(f"{name} must start with http:// or https://, got {url!r}")
+    # fullmatch: the pattern's `$` would let re.match take a trailing newline, which the service
+    # (reading it as JSON Schema does) refuses.
+    if not isinstance(url, str) or not _url_rule().fullmatch(url):
+        shown = _USER_INFO.sub("<user info>@", url) if isinstance(url, str) else url
+        raise InvalidArgumentError(
+            f"{name} must be an http:// or https:// URL with a host and no user info (see the "
+            f"limits in openapi.yaml), got {shown!r}"
+        )
     return url
 
 

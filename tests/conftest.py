@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -21,6 +22,8 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
+from jsonschema import Draft202012Validator
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("SPOOL_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
@@ -360,3 +363,17 @@ def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str
     assert problem["request_id"] == response.headers["x-request-id"]
     assert problem["instance"] == response.request.url.raw_path.decode().partition("?")[0]
     return problem
+
+
+@functools.cache
+def _component_validator(schema: str) -> Draft202012Validator:
+    document = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    rooted = {"$ref": f"#/components/schemas/{schema}", "components": document["components"]}
+    return Draft202012Validator(rooted, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def schema_allows(schema: str, document: object) -> bool:
+    """Whether openapi.yaml's component schema ``schema`` (JSON Schema 2020-12, formats checked)
+    holds ``document``: what a client or schemathesis reads the document as promising to accept.
+    """
+    return _component_validator(schema).is_valid(document)

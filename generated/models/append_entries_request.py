@@ -16,12 +16,13 @@ T = TypeVar("T", bound="AppendEntriesRequest")
 
 @_attrs_define
 class AppendEntriesRequest:
-    """
+    """Give at most one of `maxlen` and `minid`.
+
     Attributes:
         entries (list[BatchEntry]):
         maxlen (int | Unset):
         approximate (bool | Unset):  Default: True.
-        minid (str | Unset): A stream entry id, or just its milliseconds part.
+        minid (str | Unset): A stream entry id, or just its milliseconds part (see EntryId).
         nomkstream (bool | Unset):  Default: False.
     """
 

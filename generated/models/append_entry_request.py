@@ -12,13 +12,14 @@ T = TypeVar("T", bound="AppendEntryRequest")
 
 @_attrs_define
 class AppendEntryRequest:
-    """
+    """Give at most one of `maxlen` and `minid`.
+
     Attributes:
         body (Any): Any JSON value.
         maxlen (int | Unset): Trim the stream to about (or, with `approximate=false`, exactly) this many entries.
         approximate (bool | Unset): Trim lazily, keeping at least `maxlen` entries (cheaper); `false` keeps exactly
             `maxlen`. Default: True.
-        minid (str | Unset): A stream entry id, or just its milliseconds part.
+        minid (str | Unset): A stream entry id, or just its milliseconds part (see EntryId).
         nomkstream (bool | Unset): Refuse (`404 stream_not_found`) instead of creating a missing stream. Default: False.
     """
 

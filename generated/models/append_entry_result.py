@@ -13,7 +13,8 @@ T = TypeVar("T", bound="AppendEntryResult")
 class AppendEntryResult:
     """
     Attributes:
-        id (str): A stream entry id, `<milliseconds>-<sequence>`.
+        id (str): A stream entry id, `<milliseconds>-<sequence>`, each part at most 18446744073709551615
+            (2^64 - 1, as in Redis).
         stream (str):
         length (int): The stream's length after the append and any trimming.
         trimmed (int): How many entries this append trimmed away.

@@ -17,7 +17,7 @@ class ClaimRequest:
         consumer (str): A consumer group or consumer name.
         min_idle_ms (int):
         count (int | Unset):  Default: 100.
-        start_id (str | Unset): A stream entry id, or just its milliseconds part.
+        start_id (str | Unset): A stream entry id, or just its milliseconds part (see EntryId).
     """
 
     consumer: str

@@ -21,7 +21,8 @@ class ClaimResult:
     Attributes:
         stream (str):
         group (str):
-        next_start_id (str): A stream entry id, `<milliseconds>-<sequence>`.
+        next_start_id (str): A stream entry id, `<milliseconds>-<sequence>`, each part at most 18446744073709551615
+            (2^64 - 1, as in Redis).
         entries (list[DeliveredEntry]):
         deleted_ids (list[str]): Pending ids whose entries were trimmed away; they are no longer pending.
         dead_lettered_ids (list[str] | Unset): Pending ids that used up the group's `max_deliveries`; they are no longer

@@ -15,7 +15,9 @@ class CreateGroupRequest:
     """
     Attributes:
         group (str): A consumer group or consumer name.
-        start_id (str | Unset): Deliver entries after this id; `$` is the current end, `0` the very start. Default: '$'.
+        start_id (str | Unset): Deliver entries after this id (or just its milliseconds part; see EntryId); `$` is the
+            current end, `0` the very start.
+             Default: '$'.
         mkstream (bool | Unset): Create the stream, empty, if it does not exist. Default: False.
         max_deliveries (int | Unset): How many times the group delivers one entry (its first read included) before
             claimEntries

@@ -13,7 +13,8 @@ T = TypeVar("T", bound="DeliveredEntry")
 class DeliveredEntry:
     """
     Attributes:
-        id (str): A stream entry id, `<milliseconds>-<sequence>`.
+        id (str): A stream entry id, `<milliseconds>-<sequence>`, each part at most 18446744073709551615
+            (2^64 - 1, as in Redis).
         body (Any): The JSON value that was appended.
         delivery_count (int):
     """

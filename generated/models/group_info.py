@@ -18,7 +18,8 @@ class GroupInfo:
         group (str):
         consumers (int):
         pending (int):
-        last_delivered_id (str): A stream entry id, `<milliseconds>-<sequence>`.
+        last_delivered_id (str): A stream entry id, `<milliseconds>-<sequence>`, each part at most 18446744073709551615
+            (2^64 - 1, as in Redis).
         max_deliveries (int | Unset): How many times the group delivers one entry (its first read included) before
             claimEntries
             moves it to the stream `<stream>.dead` instead of handing it out again. Absent: no limit.

@@ -13,7 +13,8 @@ T = TypeVar("T", bound="PendingEntry")
 class PendingEntry:
     """
     Attributes:
-        id (str): A stream entry id, `<milliseconds>-<sequence>`.
+        id (str): A stream entry id, `<milliseconds>-<sequence>`, each part at most 18446744073709551615
+            (2^64 - 1, as in Redis).
         consumer (str):
         idle_ms (int):
         delivery_count (int):

@@ -22,7 +22,7 @@ class PublishMessageRequest:
 
     Attributes:
         body (Any): A string is delivered as its UTF-8 bytes; any other JSON value is delivered as JSON.
-        url (str | Unset): Deliver to this URL.
+        url (str | Unset): Deliver to this URL (see Limits for what a URL may be).
         url_group (str | Unset): A stream, queue or URL group name.
         content_type (str | Unset): Defaults to `text/plain; charset=utf-8` for a string body and `application/json`
             otherwise. Sent as the `Content-Type` header, so it must be printable ASCII (tabs
@@ -34,7 +34,10 @@ class PublishMessageRequest:
             `Content-Length`, `Transfer-Encoding`, `Connection`, …) and `Spool-*` are set by the
             service and refused here.
         delay (int | Unset): Seconds to wait before the first delivery.
-        not_before (datetime.datetime | Unset): Do not deliver before this time.
+        not_before (datetime.datetime | Unset): Do not deliver before this time. A time already past means now; a time
+            more than
+            604800 seconds (7 days, the most `delay` allows) after the service receives the
+            message is refused with `422` at this field.
         retries (int | Unset): Deliveries tried again after the first fails. Default: 3.
         retry_delay (str | Unset): Milliseconds to wait before retry number `retried` (1, 2, …), as an expression over
             `retried` with numbers, `+ - * / %`, parentheses and the functions pow, sqrt, abs, exp,

@@ -22,8 +22,10 @@ class StreamInfo:
         stream (str):
         length (int):
         groups (list[GroupInfo]):
-        first_id (str | Unset): A stream entry id, `<milliseconds>-<sequence>`.
-        last_id (str | Unset): A stream entry id, `<milliseconds>-<sequence>`.
+        first_id (str | Unset): A stream entry id, `<milliseconds>-<sequence>`, each part at most 18446744073709551615
+            (2^64 - 1, as in Redis).
+        last_id (str | Unset): A stream entry id, `<milliseconds>-<sequence>`, each part at most 18446744073709551615
+            (2^64 - 1, as in Redis).
     """
 
     stream: str

@@ -12,11 +12,11 @@ T = TypeVar("T", bound="TrimRequest")
 
 @_attrs_define
 class TrimRequest:
-    """Give `maxlen` or `minid` (not both).
+    """Give exactly one of `maxlen` and `minid`.
 
     Attributes:
         maxlen (int | Unset):
-        minid (str | Unset): A stream entry id, or just its milliseconds part.
+        minid (str | Unset): A stream entry id, or just its milliseconds part (see EntryId).
         approximate (bool | Unset):  Default: True.
     """
 

@@ -1,8 +1,9 @@
 """Facts the routes take from openapi.yaml, so the document stays the one place they are written.
 
-Path parameter patterns, the reserved topic prefix, the Idempotency-Key pattern and the permission
-every operation needs (its ``x-spool-permission``) are read from the document at startup; the
-document's exact bytes are what ``GET /openapi.yaml`` serves.
+Path parameter patterns, the reserved topic prefix, the Idempotency-Key pattern, how far ahead a
+message may be scheduled and the permission every operation needs (its ``x-spool-permission``) are
+read from the document at startup; the document's exact bytes are what ``GET /openapi.yaml``
+serves.
 """
 
 from __future__ import annotations
@@ -87,6 +88,8 @@ class SpecFacts:
     path_patterns: dict[str, re.Pattern[str]]
     reserved_topic_prefix: str
     idempotency_key_pattern: re.Pattern[str]
+    # The latest a message's not_before may be, in seconds from now: as far as its delay goes.
+    schedule_horizon_seconds: int
     # By upper-case method and path template, as in ("GET", "/v1/streams/{stream}").
     operations: dict[tuple[str, str], SpecOperation]
 
@@ -105,6 +108,7 @@ def load_spec_facts(path: Path) -> SpecFacts:
         schema = _resolve(spec, parameter["schema"])
         path_patterns[parameter["name"]] = re.compile(schema["pattern"])
     idempotency_schema = _resolve(spec, components["parameters"]["IdempotencyKey"]["schema"])
+    delay_schema = components["schemas"]["PublishMessageRequest"]["properties"]["delay"]
     return SpecFacts(
         source=path,
         document=document,
@@ -112,6 +116,7 @@ def load_spec_facts(path: Path) -> SpecFacts:
         path_patterns=path_patterns,
         reserved_topic_prefix=str(components["schemas"]["Topic"]["x-spool-reserved-prefix"]),
         idempotency_key_pattern=re.compile(idempotency_schema["pattern"]),
+        schedule_horizon_seconds=int(delay_schema["maximum"]),
         operations=_operations(spec, path),
     )
 

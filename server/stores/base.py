@@ -20,6 +20,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import math
+import re
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
@@ -56,10 +57,12 @@ __all__ = [
     "TrimResult",
     "UrlEndpoint",
     "UrlGroupRecord",
+    "MAX_ID_PART",
     "check_max_deliveries",
     "check_token_bucket",
     "DEAD_LETTER_SUFFIX",
     "dead_letter_stream",
+    "entry_id_parts",
 ]
 
 JSON = Any
@@ -444,6 +447,28 @@ class IdempotencyClaim:
     request_hash: str
     ttl: float
     replay_only: bool = False
+
+
+# The largest part of an entry id: Redis's own, and what openapi.yaml's id patterns allow.
+MAX_ID_PART = 2**64 - 1
+_ENTRY_ID = re.compile(r"([0-9]{1,20})(?:-([0-9]{1,20}))?")
+
+
+def entry_id_parts(text: str) -> tuple[int, int | None]:
+    """The milliseconds and sequence of ``ms-seq``, or of a bare ``ms`` (sequence None);
+    ``validation_failed`` for anything else, a part above ``MAX_ID_PART`` included. Every store
+    reads the ids it is given with this, so all of them take and refuse the same ids.
+    """
+    match = _ENTRY_ID.fullmatch(text)
+    if match is None:
+        raise StoreError("validation_failed", f"{text!r} is not an entry id like 1700000000000-0")
+    ms_text, seq_text = match.groups()
+    ms, seq = int(ms_text), None if seq_text is None else int(seq_text)
+    if ms > MAX_ID_PART or (seq is not None and seq > MAX_ID_PART):
+        raise StoreError(
+            "validation_failed", f"entry id {text!r} has a part above {MAX_ID_PART}, the largest"
+        )
+    return ms, seq
 
 
 # The longest stream name openapi.yaml's ResourceName allows.

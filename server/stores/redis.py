@@ -109,7 +109,6 @@ import functools
 import inspect
 import json
 import math
-import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal, ParamSpec, TypeVar, cast
@@ -171,6 +170,7 @@ from .base import (
     check_max_deliveries,
     check_token_bucket,
     dead_letter_stream,
+    entry_id_parts,
 )
 
 __all__ = ["DEFAULT_PREFIX", "RedisStore"]
@@ -216,8 +216,6 @@ _NOT_FOUND_CODES = frozenset(
     }
 )
 _CONFLICT_CODES = frozenset({"conflict", "group_exists", "lease_expired", "invalid_state"})
-_ENTRY_ID = re.compile(r"[0-9]{1,20}(-[0-9]{1,20})?")
-_MAX_ID_PART = 2**64 - 1
 _SCRIPT_ERROR_PREFIX = "SPOOL "
 
 # Scripts ---------------------------------------------------------------------------------------
@@ -1278,15 +1276,13 @@ def _check_amount(amount: int) -> None:
 
 
 def _entry_id(text: str, *, also: str | None = None) -> str:
-    """``text`` as Redis takes it: ``ms-seq`` or a bare ``ms``, each part capped at Redis's largest
-    (the id pattern allows 20 digits), or ``also`` (``-``, ``+``, ``$``); anything else is refused.
+    """``text`` as Redis takes it: ``ms-seq`` or a bare ``ms`` (see ``entry_id_parts``), or
+    ``also`` (``-``, ``+``, ``$``); anything else is refused.
     """
     if text == also:
         return text
-    match = _ENTRY_ID.fullmatch(text)
-    if match is None:
-        raise StoreError("validation_failed", f"{text!r} is not an entry id like 1700000000000-0")
-    return "-".join(str(min(int(part), _MAX_ID_PART)) for part in text.split("-"))
+    ms, seq = entry_id_parts(text)
+    return str(ms) if seq is None else f"{ms}-{seq}"
 
 
 def _check_at_least_one(value: int, *, name: str) -> None:

@@ -29,8 +29,10 @@ monotonic clock instead, so a frozen test clock cannot stretch them.
 Stream ids are ``<ms>-<seq>`` from ``self._clock``. Each stream keeps its last id, so a new id is
 ``<now_ms>-0`` when ``now_ms`` is later than the last id's milliseconds, else ``<last_ms>-<seq+1>``:
 strictly increasing even when the clock steps back, and even after every entry was trimmed.
-Id parts above 2**63 - 1 (the SQLite integer limit) are read as 2**63 - 1; no generated id gets
-near it.
+Id parts run to 2**64 - 1, as in Redis; SQLite's integers stop at 2**63 - 1. No generated id gets
+near that, so an id given as a bound compares as if its larger parts were 2**63 - 1, which changes
+no answer; a group's position, which is shown back, keeps its parts whole: those above 2**63 - 1 are
+stored as the negative integers with the same 64 bits.
 
 Approximate trimming (``Trim(maxlen=n, approximate=True)``) lets the stream grow to
 ``n + approximate_trim_slack(n)`` entries, where the slack is ``min(1000, max(10, n // 10))``, and
@@ -63,7 +65,6 @@ import contextlib
 import dataclasses
 import json
 import math
-import re
 import sqlite3
 import threading
 import time
@@ -77,6 +78,7 @@ from ..ids import new_id
 from . import InvalidStoreURL
 from .base import (
     JSON,
+    MAX_ID_PART,
     AppendResult,
     ClaimResult,
     ConflictError,
@@ -111,6 +113,7 @@ from .base import (
     check_max_deliveries,
     check_token_bucket,
     dead_letter_stream,
+    entry_id_parts,
 )
 
 __all__ = [
@@ -144,8 +147,7 @@ _UNAVAILABLE_CODES = frozenset(
     }
 )
 
-_MAX_ID_PART = 2**63 - 1
-_ID_PATTERN = re.compile(r"([0-9]{1,20})(?:-([0-9]{1,20}))?")
+_LARGEST_INTEGER = 2**63 - 1
 _MEMORY = ":memory:"
 
 _T = TypeVar("_T")
@@ -767,7 +769,7 @@ class SQLiteStore(Store):
                         group=group["name"],
                         consumers=group["consumers"],
                         pending=group["pending"],
-                        last_delivered_id=_format_id((group["last_ms"], group["last_seq"])),
+                        last_delivered_id=_format_id(_stored_position(group)),
                         max_deliveries=group["max_deliveries"],
                     )
                     for group in groups
@@ -780,8 +782,12 @@ class SQLiteStore(Store):
         self, stream: str, *, start: str, end: str, count: int, reverse: bool
     ) -> list[Entry]:
         """Entries between two inclusive bounds, oldest (or with ``reverse`` newest) first."""
-        low = (0, 0) if start == "-" else _parse_id(start, missing_seq=0)
-        high = (_MAX_ID_PART, _MAX_ID_PART) if end == "+" else _parse_id(end, missing_seq=None)
+        low = (0, 0) if start == "-" else _bound(_parse_id(start, missing_seq=0))
+        high = (
+            (_LARGEST_INTEGER, _LARGEST_INTEGER)
+            if end == "+"
+            else _bound(_parse_id(end, missing_seq=None))
+        )
         _check_count(count)
         order = "DESC" if reverse else "ASC"
 
@@ -855,7 +861,7 @@ class SQLiteStore(Store):
             inserted = connection.execute(
                 "INSERT OR IGNORE INTO stream_groups"
                 " (stream, name, last_ms, last_seq, max_deliveries) VALUES (?, ?, ?, ?, ?)",
-                (stream, group, *position, max_deliveries),
+                (stream, group, *map(_column, position), max_deliveries),
             )
             if inserted.rowcount == 0:
                 raise ConflictError(
@@ -894,7 +900,7 @@ class SQLiteStore(Store):
             rows = connection.execute(
                 """SELECT ms, seq, body FROM stream_entries
                    WHERE stream = ? AND (ms, seq) > (?, ?) ORDER BY ms, seq LIMIT ?""",
-                (stream, *position, count),
+                (stream, *_bound(position), count),
             ).fetchall()
             if not rows:
                 return []
@@ -922,7 +928,7 @@ class SQLiteStore(Store):
 
     async def ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
         """Remove ``ids`` from the pending list; count only those that were pending."""
-        parsed = [_parse_id(entry_id, missing_seq=0) for entry_id in ids]
+        parsed = [_bound(_parse_id(entry_id, missing_seq=0)) for entry_id in ids]
 
         def work(connection: sqlite3.Connection, _now: float) -> int:
             _require_group(connection, stream, group)
@@ -947,7 +953,7 @@ class SQLiteStore(Store):
         start_id: str,
     ) -> ClaimResult:
         """Scan up to ``count`` pending entries from ``start_id``; see ``Store.claim``."""
-        start = _parse_id(start_id, missing_seq=0)
+        start = _bound(_parse_id(start_id, missing_seq=0))
         _check_count(count)
 
         def work(connection: sqlite3.Connection, now: float) -> ClaimResult:
@@ -1785,15 +1791,29 @@ def _dump_json(value: JSON, *, what: str) -> str:
 
 def _parse_id(text: str, *, missing_seq: int | None) -> _EntryId:
     """Read ``ms-seq`` or a bare ``ms`` (whose seq is ``missing_seq``, or the largest if None)."""
-    match = _ID_PATTERN.fullmatch(text)
-    if match is None:
-        raise StoreError("validation_failed", f"{text!r} is not an entry id like 1700000000000-0")
-    ms_text, seq_text = match.groups()
-    if seq_text is not None:
-        seq = int(seq_text)
-    else:
-        seq = _MAX_ID_PART if missing_seq is None else missing_seq
-    return min(int(ms_text), _MAX_ID_PART), min(seq, _MAX_ID_PART)
+    ms, seq = entry_id_parts(text)
+    if seq is None:
+        seq = MAX_ID_PART if missing_seq is None else missing_seq
+    return ms, seq
+
+
+def _bound(entry_id: _EntryId) -> _EntryId:
+    """``entry_id`` as SQL compares it with stored ids: a part above SQLite's largest integer as
+    that integer, exact because no stored entry id comes near it.
+    """
+    return min(entry_id[0], _LARGEST_INTEGER), min(entry_id[1], _LARGEST_INTEGER)
+
+
+def _column(part: int) -> int:
+    """A group position's id part as stored: above SQLite's largest integer, the negative integer
+    with the same 64 bits.
+    """
+    return part - 2**64 if part > _LARGEST_INTEGER else part
+
+
+def _stored_position(row: sqlite3.Row) -> _EntryId:
+    """The group position kept in a row's ``last_ms`` and ``last_seq`` (see ``_column``)."""
+    return row["last_ms"] % 2**64, row["last_seq"] % 2**64
 
 
 def _format_id(entry_id: _EntryId) -> str:
@@ -1870,7 +1890,7 @@ def _require_group(connection: sqlite3.Connection, stream: str, group: str) -> _
     ).fetchone()
     if row is None:
         raise NotFoundError("group_not_found", f"stream {stream!r} has no group {group!r}")
-    return row["last_ms"], row["last_seq"]
+    return _stored_position(row)
 
 
 def _append_entries(
@@ -1952,7 +1972,7 @@ def _trim_entries(
     if trim.minid is not None:
         trimmed += connection.execute(
             "DELETE FROM stream_entries WHERE stream = ? AND (ms, seq) < (?, ?)",
-            (stream, *_parse_id(trim.minid, missing_seq=0)),
+            (stream, *_bound(_parse_id(trim.minid, missing_seq=0))),
         ).rowcount
     return length - trimmed, trimmed
 

@@ -91,6 +91,19 @@ def test_shared_item_limits_agree_across_schemas(schema: str, field: str, limit:
 
 
 @pytest.mark.parametrize(
+    ("schema", "field"),
+    [
+        ("PublishMessageRequest", "callback"),
+        ("PublishMessageRequest", "failure_callback"),
+        ("UrlEndpoint", "url"),
+    ],
+)
+def test_every_url_field_has_the_url_pattern(schema: str, field: str) -> None:
+    """One URL rule serves every URL the service calls, so the SDK checks them all with it."""
+    assert prop(schema, field)["pattern"] == _limits.URL_PATTERN
+
+
+@pytest.mark.parametrize(
     ("schema", "field", "limit"),
     [
         ("ClaimRequest", "count", "COUNT_MAX"),

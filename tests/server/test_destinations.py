@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
+from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
+from sdk._limits import URL_PATTERN
 from server.destinations import (
     DestinationNotAllowed,
     DestinationPolicy,
@@ -119,6 +123,37 @@ async def test_malformed_or_non_http_urls_are_refused(url: str, message: str) ->
     """Only well-formed http(s) URLs without credentials are considered at all."""
     with pytest.raises(DestinationNotAllowed, match=message):
         await DestinationPolicy(["0.0.0.0/0", "::/0"]).check(url)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.from_regex(URL_PATTERN, fullmatch=True))
+def test_every_url_the_documents_pattern_allows_is_one_the_policy_reads(url: str) -> None:
+    """openapi.yaml's URL pattern is the whole syntax rule (sdk/_limits.py holds it, checked equal
+    by tests/sdk/test_limits.py): every URL it allows parses with a host, a port and no user
+    info, and the policy, with every address allowed, refuses none of them.
+    """
+    parts = urlsplit(url)
+    assert parts.hostname
+    assert parts.port is None or 0 <= parts.port <= 65535
+    assert (parts.username, parts.password) == (None, None)
+    asyncio.run(DestinationPolicy(["0.0.0.0/0", "::/0"]).check(url, resolve=False))
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "::",
+        "::1",
+        "1::",
+        "fe80::1%25eth0",
+        "1:2:3:4:5:6:7:8",
+        "1:2:3:4:5:6:1.2.3.4",
+        "::ffff:1.2.3.4",
+    ],
+)
+def test_the_documents_pattern_takes_ipv6_addresses_in_every_form(address: str) -> None:
+    """Compressed, full, IPv4-ended and zoned IPv6 literals all match the URL pattern."""
+    assert re.fullmatch(URL_PATTERN, f"http://[{address}]:8080/hook")
 
 
 def _fake_resolver(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 
+import httpx
 import pytest
 
 from generated.pydantic_models import (
@@ -19,7 +20,7 @@ from generated.pydantic_models import (
     UrlGroupList,
 )
 from server.stores.base import DeliveryAttemptRecord
-from tests.conftest import RunningApp, assert_problem
+from tests.conftest import RunningApp, assert_problem, schema_allows
 
 HOOK = "https://example.com/hooks/signup"
 
@@ -100,6 +101,38 @@ async def test_not_before_schedules_the_message(api: RunningApp) -> None:
     assert shown.not_before > datetime(2020, 1, 1, tzinfo=UTC)
 
 
+async def test_not_before_reaches_as_far_as_delay_and_no_further(api: RunningApp) -> None:
+    """``not_before`` may be up to 604800 seconds (7 days, the most ``delay`` allows) ahead, as
+    openapi.yaml says; later is 422 at the field, and any time already past, year 1 at +01:00
+    included, means now.
+    """
+    horizon = timedelta(seconds=604800)
+    furthest = await _publish(api, not_before=(datetime.now(UTC) + horizon * 0.99).isoformat())
+    shown = Message.model_validate((await api.client.get(f"/v1/messages/{furthest}")).json())
+    assert shown.not_before - shown.created_at > horizon * 0.98
+    for too_late in (datetime.now(UTC) + horizon * 1.01, "9999-12-31T23:59:59-23:59"):
+        when = too_late if isinstance(too_late, str) else too_late.isoformat()
+        for path, document, location in (
+            ("", {"url": HOOK, "body": 1, "not_before": when}, "body.not_before"),
+            (
+                "/batch",
+                {"messages": [{"url": HOOK, "body": 1, "not_before": when}]},
+                "body.messages.0.not_before",
+            ),
+        ):
+            response = await api.client.post(f"/v1/messages{path}", json=document)
+            problem = assert_problem(response, 422, "validation_failed")
+            assert problem["errors"] == [
+                {
+                    "location": location,
+                    "message": "must be at most 604800 seconds from now, as far as delay goes",
+                }
+            ]
+    earliest = await _publish(api, not_before="0001-01-01T00:00:00+01:00")
+    shown = Message.model_validate((await api.client.get(f"/v1/messages/{earliest}")).json())
+    assert abs((shown.not_before - shown.created_at).total_seconds()) < 1
+
+
 @pytest.mark.parametrize(
     ("message", "location"),
     [
@@ -132,6 +165,75 @@ async def test_invalid_messages_are_422(
     problem = assert_problem(response, 422, "validation_failed")
     if location is not None:
         assert problem["errors"][0]["location"] == location
+    assert (
+        await api.store.claim_due_messages(now=time.time() + 3600, limit=10, lease_margin=1) == []
+    )
+
+
+LATER = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+
+
+@pytest.mark.parametrize(
+    ("path", "schema", "body", "location"),
+    [
+        ("", "PublishMessageRequest", {"url": HOOK, "body": 1}, None),
+        ("", "PublishMessageRequest", {"url_group": "partners", "body": None}, None),
+        ("", "PublishMessageRequest", {"url": HOOK, "body": 1, "delay": 1}, None),
+        ("", "PublishMessageRequest", {"url": HOOK, "body": 1, "not_before": LATER}, None),
+        ("", "PublishMessageRequest", {"body": None}, "body.url"),
+        (
+            "",
+            "PublishMessageRequest",
+            {"url": HOOK, "url_group": "partners", "body": 1},
+            "body.url_group",
+        ),
+        (
+            "",
+            "PublishMessageRequest",
+            {"url": HOOK, "body": 1, "delay": 1, "not_before": LATER},
+            "body.not_before",
+        ),
+        (
+            "/batch",
+            "PublishMessagesRequest",
+            {"messages": [{"url_group": "partners", "body": 1}]},
+            None,
+        ),
+        (
+            "/batch",
+            "PublishMessagesRequest",
+            {"messages": [{"url": HOOK, "body": 1}, {"body": None}]},
+            "body.messages.1.url",
+        ),
+        (
+            "/batch",
+            "PublishMessagesRequest",
+            {"messages": [{"url": HOOK, "url_group": "partners", "body": 1}]},
+            "body.messages.0.url_group",
+        ),
+        (
+            "/batch",
+            "PublishMessagesRequest",
+            {"messages": [{"url": HOOK, "body": 1, "delay": 0, "not_before": LATER}]},
+            "body.messages.0.not_before",
+        ),
+    ],
+)
+async def test_the_schema_states_which_destination_and_schedule_fields_go_together(
+    api: RunningApp, path: str, schema: str, body: dict[str, object], location: str | None
+) -> None:
+    """A message names exactly one of ``url`` and ``url_group`` and at most one of ``delay`` and
+    ``not_before``: a body openapi.yaml allows is accepted, and one it refuses is 422 at
+    ``location`` and publishes nothing.
+    """
+    await api.client.put("/v1/url-groups/partners", json={"endpoints": [{"url": HOOK}]})
+    assert schema_allows(schema, body) is (location is None)
+    response = await api.client.post(f"/v1/messages{path}", json=body)
+    if location is None:
+        assert response.status_code == 202, response.text
+        return
+    problem = assert_problem(response, 422, "validation_failed")
+    assert [error["location"] for error in problem["errors"]] == [location]
     assert (
         await api.store.claim_due_messages(now=time.time() + 3600, limit=10, lease_margin=1) == []
     )
@@ -209,6 +311,50 @@ async def test_url_group_life_cycle(api: RunningApp) -> None:
     assert (await api.client.delete("/v1/url-groups/b")).status_code == 204
     assert_problem(await api.client.get("/v1/url-groups/b"), 404, "url_group_not_found")
     assert_problem(await api.client.delete("/v1/url-groups/b"), 404, "url_group_not_found")
+
+
+# URLs the service takes and URLs it refuses with 422 at the field, the same for every URL field.
+TAKEN_URLS = [
+    "https://example.com",
+    "http://example.com:8080/hooks?a=1&b=%20#top",
+    "https://sub.example.com:/~user/a|b{c}",
+    "https://[2606:4700:4700::1111]:443/hook",
+]
+REFUSED_URLS = [
+    "http://",
+    "https://:443/hook",
+    "https://example.com:65536/",
+    "https://[::1/",
+    "https://[::zz]/",
+    "https://example.com/a b",
+    "https://example.com/caf\u00e9",
+    "https://b\u00fccher.example.com/",
+    "ftp://example.com/",
+    "https://user:pw@example.com/",
+]
+
+
+@pytest.mark.parametrize("field", ["url", "callback", "failure_callback", "endpoints.0.url"])
+async def test_the_url_pattern_is_the_services_url_rule(api: RunningApp, field: str) -> None:
+    """Every URL field takes what openapi.yaml's pattern allows, and refuses the rest with 422 at
+    the field.
+    """
+
+    async def send(url: str) -> httpx.Response:
+        if field == "endpoints.0.url":
+            document: dict[str, object] = {"endpoints": [{"url": url}]}
+            assert schema_allows("UrlGroupSettings", document) is (url not in REFUSED_URLS)
+            return await api.client.put("/v1/url-groups/partners", json=document)
+        document = {"url": HOOK, "body": 1, field: url}
+        assert schema_allows("PublishMessageRequest", document) is (url not in REFUSED_URLS)
+        return await api.client.post("/v1/messages", json=document)
+
+    for url in TAKEN_URLS:
+        response = await send(url)
+        assert response.status_code in (200, 202), (url, response.text)
+    for url in REFUSED_URLS:
+        problem = assert_problem(await send(url), 422, "validation_failed")
+        assert [error["location"] for error in problem["errors"]] == [f"body.{field}"], url
 
 
 async def test_url_group_endpoints_are_checked(api: RunningApp) -> None:

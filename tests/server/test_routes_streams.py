@@ -19,7 +19,7 @@ from generated.pydantic_models import (
     StreamInfo,
     TrimResult,
 )
-from tests.conftest import RunningApp, assert_problem
+from tests.conftest import RunningApp, assert_problem, schema_allows
 
 ENTRY_ID = re.compile(r"[0-9]+-[0-9]+")
 
@@ -74,16 +74,6 @@ async def test_nomkstream_refuses_a_missing_stream(api: RunningApp) -> None:
         "/v1/streams/events/entries", json={"body": 1, "nomkstream": True}
     )
     assert_problem(response, 404, "stream_not_found")
-    assert_problem(await api.client.get("/v1/streams/events"), 404, "stream_not_found")
-
-
-async def test_append_refuses_maxlen_and_minid_together(api: RunningApp) -> None:
-    """Trimming by both length and id in one append is 422, and nothing is appended."""
-    response = await api.client.post(
-        "/v1/streams/events/entries", json={"body": 1, "maxlen": 5, "minid": "1-0"}
-    )
-    problem = assert_problem(response, 422, "validation_failed")
-    assert problem["errors"][0]["location"] == "body.minid"
     assert_problem(await api.client.get("/v1/streams/events"), 404, "stream_not_found")
 
 
@@ -192,6 +182,73 @@ async def test_range_query_parameters_are_validated(
     assert problem["errors"][0]["location"] == location
 
 
+LARGEST = str(2**64 - 1)
+TOO_LARGE = str(2**64)
+
+
+@pytest.mark.parametrize(
+    ("path", "schema", "field", "value", "location"),
+    [
+        ("groups", "CreateGroupRequest", "start_id", f"{LARGEST}-{LARGEST}", None),
+        ("groups", "CreateGroupRequest", "start_id", f"{TOO_LARGE}-0", "body.start_id"),
+        ("groups", "CreateGroupRequest", "start_id", f"0-{TOO_LARGE}", "body.start_id"),
+        ("entries", "AppendEntryRequest", "minid", LARGEST, None),
+        ("entries", "AppendEntryRequest", "minid", TOO_LARGE, "body.minid"),
+        ("trim", "TrimRequest", "minid", f"{LARGEST}-{LARGEST}", None),
+        ("trim", "TrimRequest", "minid", f"1-{TOO_LARGE}", "body.minid"),
+        ("groups/g/claim", "ClaimRequest", "start_id", LARGEST, None),
+        ("groups/g/claim", "ClaimRequest", "start_id", TOO_LARGE, "body.start_id"),
+        ("groups/g/ack", "AckRequest", "ids", [f"{LARGEST}-{LARGEST}"], None),
+        ("groups/g/ack", "AckRequest", "ids", ["1-0", f"{TOO_LARGE}-0"], "body.ids.1"),
+    ],
+)
+async def test_id_parts_run_to_the_largest_redis_takes_and_no_further(
+    api: RunningApp,
+    path: str,
+    schema: str,
+    field: str,
+    value: object,
+    location: str | None,
+) -> None:
+    """An id part up to 2**64 - 1 is taken as that number on either store; one above it breaks
+    openapi.yaml's id pattern and is 422 at the field, the stream left as it was.
+    """
+    await _append(api, "events", 1, 2)
+    await api.client.post("/v1/streams/events/groups", json={"group": "g", "start_id": "0"})
+    document = {
+        "groups": {"group": "h"},
+        "entries": {"body": 3},
+        "trim": {},
+        "groups/g/claim": {"consumer": "c", "min_idle_ms": 0},
+        "groups/g/ack": {},
+    }[path] | {field: value}
+    assert schema_allows(schema, document) is (location is None)
+    response = await api.client.post(f"/v1/streams/events/{path}", json=document)
+    if location is None:
+        assert response.status_code in (200, 201), response.text
+        if path == "groups":
+            assert response.json()["last_delivered_id"] == value
+        return
+    problem = assert_problem(response, 422, "validation_failed")
+    assert [error["location"] for error in problem["errors"]] == [location]
+    info = (await api.client.get("/v1/streams/events")).json()
+    assert (info["length"], [group["group"] for group in info["groups"]]) == (2, ["g"])
+
+
+@pytest.mark.parametrize(("bound", "value"), [("start", TOO_LARGE), ("end", f"1-{TOO_LARGE}")])
+async def test_a_range_bound_above_the_largest_id_is_422(
+    api: RunningApp, bound: str, value: str
+) -> None:
+    """rangeEntries' start and end take id parts up to 2**64 - 1 (RangeBound), not beyond."""
+    await _append(api, "events", 1)
+    taken = await api.client.get("/v1/streams/events/entries", params={bound: LARGEST})
+    assert taken.status_code == 200, taken.text
+    assert not schema_allows("RangeBound", value)
+    response = await api.client.get("/v1/streams/events/entries", params={bound: value})
+    problem = assert_problem(response, 422, "validation_failed")
+    assert [error["location"] for error in problem["errors"]] == [f"query.{bound}"]
+
+
 async def test_range_on_a_missing_stream_is_404(api: RunningApp) -> None:
     """Reading a stream that does not exist is 404 stream_not_found."""
     response = await api.client.get("/v1/streams/nothing/entries")
@@ -230,14 +287,40 @@ async def test_trim_by_length_and_by_id(api: RunningApp) -> None:
     assert by_id.json() == {"stream": "events", "length": 1, "trimmed": 2}
 
 
-@pytest.mark.parametrize("body", [{}, {"maxlen": 1, "minid": "1-0"}, {"approximate": False}])
-async def test_trim_needs_exactly_one_of_maxlen_and_minid(
-    api: RunningApp, body: dict[str, object]
+BOTH = {"maxlen": 5, "minid": "1-0"}
+
+
+@pytest.mark.parametrize(
+    ("path", "schema", "body", "location"),
+    [
+        ("entries", "AppendEntryRequest", {"body": 1}, None),
+        ("entries", "AppendEntryRequest", {"body": 1, "maxlen": 5}, None),
+        ("entries", "AppendEntryRequest", {"body": 1, "minid": "1-0"}, None),
+        ("entries", "AppendEntryRequest", {"body": 1, **BOTH}, "body.minid"),
+        ("batch", "AppendEntriesRequest", {"entries": [{"body": 1}], "maxlen": 5}, None),
+        ("batch", "AppendEntriesRequest", {"entries": [{"body": 1}], "minid": "1-0"}, None),
+        ("batch", "AppendEntriesRequest", {"entries": [{"body": 1}], **BOTH}, "body.minid"),
+        ("trim", "TrimRequest", {"maxlen": 5}, None),
+        ("trim", "TrimRequest", {"minid": "1-0"}, None),
+        ("trim", "TrimRequest", BOTH, "body.minid"),
+        ("trim", "TrimRequest", {}, "body"),
+        ("trim", "TrimRequest", {"approximate": False}, "body"),
+    ],
+)
+async def test_the_schema_states_which_of_maxlen_and_minid_go_together(
+    api: RunningApp, path: str, schema: str, body: dict[str, object], location: str | None
 ) -> None:
-    """A trim with neither or both criteria is 422 and leaves the stream alone."""
+    """Appends take at most one of ``maxlen`` and ``minid``, a trim exactly one: a body
+    openapi.yaml allows is accepted, and one it refuses is 422 at ``location`` and changes nothing.
+    """
     await _append(api, "events", 1, 2)
-    response = await api.client.post("/v1/streams/events/trim", json=body)
-    assert_problem(response, 422, "validation_failed")
+    assert schema_allows(schema, body) is (location is None)
+    response = await api.client.post(f"/v1/streams/events/{path}", json=body)
+    if location is None:
+        assert response.status_code in (200, 201), response.text
+        return
+    problem = assert_problem(response, 422, "validation_failed")
+    assert [error["location"] for error in problem["errors"]] == [location]
     assert (await api.client.get("/v1/streams/events")).json()["length"] == 2
 
 

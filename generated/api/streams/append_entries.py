@@ -132,7 +132,7 @@ def sync_detailed(
     Args:
         stream (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
-        body (AppendEntriesRequest):
+        body (AppendEntriesRequest): Give at most one of `maxlen` and `minid`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -170,7 +170,7 @@ def sync(
     Args:
         stream (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
-        body (AppendEntriesRequest):
+        body (AppendEntriesRequest): Give at most one of `maxlen` and `minid`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -203,7 +203,7 @@ async def asyncio_detailed(
     Args:
         stream (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
-        body (AppendEntriesRequest):
+        body (AppendEntriesRequest): Give at most one of `maxlen` and `minid`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -239,7 +239,7 @@ async def asyncio(
     Args:
         stream (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
-        body (AppendEntriesRequest):
+        body (AppendEntriesRequest): Give at most one of `maxlen` and `minid`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -119,10 +119,10 @@ def sync_detailed(
 
     Args:
         stream (str): A stream, queue or URL group name.
-        start (str | Unset): An entry id, its milliseconds part, or `-` / `+` for the first / last
-            entry.
-        end (str | Unset): An entry id, its milliseconds part, or `-` / `+` for the first / last
-            entry.
+        start (str | Unset): An entry id, its milliseconds part (see EntryId), or `-` / `+` for
+            the first / last entry.
+        end (str | Unset): An entry id, its milliseconds part (see EntryId), or `-` / `+` for the
+            first / last entry.
         count (int | Unset):  Default: 100.
         reverse (bool | Unset):  Default: False.
 
@@ -165,10 +165,10 @@ def sync(
 
     Args:
         stream (str): A stream, queue or URL group name.
-        start (str | Unset): An entry id, its milliseconds part, or `-` / `+` for the first / last
-            entry.
-        end (str | Unset): An entry id, its milliseconds part, or `-` / `+` for the first / last
-            entry.
+        start (str | Unset): An entry id, its milliseconds part (see EntryId), or `-` / `+` for
+            the first / last entry.
+        end (str | Unset): An entry id, its milliseconds part (see EntryId), or `-` / `+` for the
+            first / last entry.
         count (int | Unset):  Default: 100.
         reverse (bool | Unset):  Default: False.
 
@@ -206,10 +206,10 @@ async def asyncio_detailed(
 
     Args:
         stream (str): A stream, queue or URL group name.
-        start (str | Unset): An entry id, its milliseconds part, or `-` / `+` for the first / last
-            entry.
-        end (str | Unset): An entry id, its milliseconds part, or `-` / `+` for the first / last
-            entry.
+        start (str | Unset): An entry id, its milliseconds part (see EntryId), or `-` / `+` for
+            the first / last entry.
+        end (str | Unset): An entry id, its milliseconds part (see EntryId), or `-` / `+` for the
+            first / last entry.
         count (int | Unset):  Default: 100.
         reverse (bool | Unset):  Default: False.
 
@@ -250,10 +250,10 @@ async def asyncio(
 
     Args:
         stream (str): A stream, queue or URL group name.
-        start (str | Unset): An entry id, its milliseconds part, or `-` / `+` for the first / last
-            entry.
-        end (str | Unset): An entry id, its milliseconds part, or `-` / `+` for the first / last
-            entry.
+        start (str | Unset): An entry id, its milliseconds part (see EntryId), or `-` / `+` for
+            the first / last entry.
+        end (str | Unset): An entry id, its milliseconds part (see EntryId), or `-` / `+` for the
+            first / last entry.
         count (int | Unset):  Default: 100.
         reverse (bool | Unset):  Default: False.
 

@@ -117,7 +117,7 @@ def sync_detailed(
 
     Args:
         stream (str): A stream, queue or URL group name.
-        body (TrimRequest): Give `maxlen` or `minid` (not both).
+        body (TrimRequest): Give exactly one of `maxlen` and `minid`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -152,7 +152,7 @@ def sync(
 
     Args:
         stream (str): A stream, queue or URL group name.
-        body (TrimRequest): Give `maxlen` or `minid` (not both).
+        body (TrimRequest): Give exactly one of `maxlen` and `minid`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -182,7 +182,7 @@ async def asyncio_detailed(
 
     Args:
         stream (str): A stream, queue or URL group name.
-        body (TrimRequest): Give `maxlen` or `minid` (not both).
+        body (TrimRequest): Give exactly one of `maxlen` and `minid`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -215,7 +215,7 @@ async def asyncio(
 
     Args:
         stream (str): A stream, queue or URL group name.
-        body (TrimRequest): Give `maxlen` or `minid` (not both).
+        body (TrimRequest): Give exactly one of `maxlen` and `minid`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -272,6 +272,110 @@ async def test_range_reads_bare_milliseconds_as_whole_milliseconds(store: Store)
     assert [entry.id for entry in entries] == [i for i in ids if entry_key(i)[0] <= middle_ms]
 
 
+# Redis's largest id part, which the API's id patterns allow, and SQLite's largest integer + 1.
+LARGEST = str(2**64 - 1)
+ABOVE_SQLITE = str(2**63)
+TOO_LARGE = str(2**64)
+
+
+@pytest.mark.parametrize(
+    ("start_id", "shown"),
+    [
+        (f"{ABOVE_SQLITE}-0", f"{ABOVE_SQLITE}-0"),
+        (f"1-{LARGEST}", f"1-{LARGEST}"),
+        (f"{LARGEST}-{LARGEST}", f"{LARGEST}-{LARGEST}"),
+        (LARGEST, f"{LARGEST}-0"),
+    ],
+)
+async def test_a_group_may_start_at_any_id_up_to_the_largest(
+    store: Store, start_id: str, shown: str
+) -> None:
+    """Id parts run to 2**64 - 1, as in Redis: a group created there shows its position whole and
+    delivers only entries after it.
+    """
+    ids = await append_many(store, "events", 2)
+    created = await store.create_group("events", "billing", start_id=start_id, mkstream=False)
+    assert created.last_delivered_id == shown
+    [group] = (await store.stream_info("events")).groups
+    assert group.last_delivered_id == shown
+    delivered = await store.read_group("events", "billing", consumer="c", count=10, wait_ms=0)
+    assert [entry.id for entry in delivered] == ([] if start_id != f"1-{LARGEST}" else ids)
+
+
+async def test_bounds_up_to_the_largest_id_compare_as_numbers(store: Store) -> None:
+    """A range, ack, claim or trim bound with parts up to 2**64 - 1 means just that number."""
+    ids = await append_many(store, "events", 3)
+
+    async def read(start: str, end: str) -> list[str]:
+        entries = await store.range("events", start=start, end=end, count=10, reverse=False)
+        return [entry.id for entry in entries]
+
+    assert await read("0", LARGEST) == ids
+    assert await read("-", f"{LARGEST}-{LARGEST}") == ids
+    assert await read(ABOVE_SQLITE, "+") == []
+    await store.create_group("events", "billing", start_id="0", mkstream=False)
+    await store.read_group("events", "billing", consumer="c", count=10, wait_ms=0)
+    assert await store.ack("events", "billing", [f"{LARGEST}-{LARGEST}", f"{ABOVE_SQLITE}-0"]) == 0
+    claimed = await store.claim(
+        "events", "billing", consumer="d", min_idle_ms=0, count=10, start_id=ABOVE_SQLITE
+    )
+    assert (claimed.entries, claimed.next_start_id) == ([], "0-0")
+    trimmed = await store.trim("events", Trim(minid=LARGEST, approximate=False))
+    assert (trimmed.length, trimmed.trimmed) == (0, 3)
+
+
+@pytest.mark.parametrize(
+    ("call", "entry_id"),
+    [
+        (
+            lambda store: store.create_group(
+                "events", "audit", start_id=f"{TOO_LARGE}-0", mkstream=False
+            ),
+            f"{TOO_LARGE}-0",
+        ),
+        (
+            lambda store: store.range(
+                "events", start=f"1-{TOO_LARGE}", end="+", count=10, reverse=False
+            ),
+            f"1-{TOO_LARGE}",
+        ),
+        (
+            lambda store: store.range("events", start="-", end=TOO_LARGE, count=10, reverse=False),
+            TOO_LARGE,
+        ),
+        (lambda store: store.ack("events", "billing", ["1-0", f"{TOO_LARGE}-0"]), f"{TOO_LARGE}-0"),
+        (
+            lambda store: store.claim(
+                "events", "billing", consumer="c", min_idle_ms=0, count=10, start_id=TOO_LARGE
+            ),
+            TOO_LARGE,
+        ),
+        (lambda store: store.trim("events", Trim(minid=TOO_LARGE)), TOO_LARGE),
+        (
+            lambda store: store.append("events", [1], trim=Trim(minid=TOO_LARGE), nomkstream=False),
+            TOO_LARGE,
+        ),
+    ],
+    ids=["create_group", "range start", "range end", "ack", "claim", "trim", "append"],
+)
+async def test_an_id_part_above_the_largest_is_validation_failed(
+    store: Store, call: Callable[[Store], Awaitable[object]], entry_id: str
+) -> None:
+    """Every store refuses an id with a part above 2**64 - 1 in the same words, and changes
+    nothing; none is read as a smaller one.
+    """
+    ids = await append_many(store, "events", 2)
+    await store.create_group("events", "billing", start_id="0", mkstream=False)
+    with pytest.raises(StoreError) as raised:
+        await call(store)
+    assert (raised.value.code, str(raised.value)) == (
+        "validation_failed",
+        f"entry id {entry_id!r} has a part above {LARGEST}, the largest",
+    )
+    assert await all_ids(store, "events") == ids
+    assert [group.group for group in (await store.stream_info("events")).groups] == ["billing"]
+
+
 @pytest.mark.parametrize(
     "call",
     [
