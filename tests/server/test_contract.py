@@ -10,6 +10,7 @@ lies ahead of the service's clock, and whether a stream's dead-letter stream nam
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable
 
@@ -31,6 +32,14 @@ CONFIG = SchemathesisConfig.from_dict(
         "generation": {"allow-extra-parameters": False},
     }
 )
+
+def _examples(default: int) -> int:
+    """Examples per operation: ``default`` in the suite, ``$SPOOL_CONTRACT_EXAMPLES`` in the long
+    run (``make contract`` asks for 100).
+    """
+    return int(os.environ.get("SPOOL_CONTRACT_EXAMPLES", default))
+
+
 # Each test's lifespan opens a fresh in-memory database, so operations never see each other's data.
 APP = create_app(
     Settings.development_mode(
@@ -43,7 +52,7 @@ schema = schemathesis.openapi.from_asgi("/openapi.yaml", APP, config=CONFIG)
 
 
 @schema.parametrize()
-@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=_examples(10), deadline=None, suppress_health_check=list(HealthCheck))
 def test_every_operation_conforms(case: schemathesis.Case) -> None:
     """Generated requests never get a 5xx and every response matches openapi.yaml."""
     case.call_and_validate()
@@ -71,7 +80,7 @@ positive_schema = schemathesis.openapi.from_asgi(
 
 
 @positive_schema.parametrize()
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=_examples(25), deadline=None, suppress_health_check=list(HealthCheck))
 def test_schema_valid_stream_requests_are_accepted(case: schemathesis.Case) -> None:
     """Every request the document allows for a stream operation gets a 2xx, or a 404 / 409 about
     the stream's state, never a 400 or 422.
@@ -101,7 +110,7 @@ def redis_server(redis_store_url: str, spool_server: Callable[..., ServerProcess
 @pytest.mark.slow
 @pytest.mark.redis
 @file_schema.parametrize()
-@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=_examples(10), deadline=None, suppress_health_check=list(HealthCheck))
 def test_every_operation_conforms_on_redis(
     case: schemathesis.Case, redis_server: ServerProcess
 ) -> None:
@@ -138,7 +147,7 @@ workflow_schema = schemathesis.openapi.from_asgi(
 )
 Workflows = workflow_schema.as_state_machine()
 Workflows.TestCase.settings = settings(
-    max_examples=15,
+    max_examples=_examples(15),
     stateful_step_count=6,
     deadline=None,
     suppress_health_check=list(HealthCheck),
