@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import schemathesis
@@ -32,6 +33,7 @@ CONFIG = SchemathesisConfig.from_dict(
         "generation": {"allow-extra-parameters": False},
     }
 )
+
 
 def _examples(default: int) -> int:
     """Examples per operation: ``default`` in the suite, ``$SPOOL_CONTRACT_EXAMPLES`` in the long
@@ -145,7 +147,20 @@ WORKFLOW_CONFIG = SchemathesisConfig.from_dict(
 workflow_schema = schemathesis.openapi.from_asgi(
     "/openapi.yaml", WORKFLOW_APP, config=WORKFLOW_CONFIG
 )
-Workflows = workflow_schema.as_state_machine()
+WorkflowMachine = workflow_schema.as_state_machine()
+
+
+class Workflows(WorkflowMachine):  # type: ignore[misc,valid-type]
+    """The spec's workflows, each example on an empty store: what one chain created must not be
+    there for the next, or hypothesis, replaying an example, would see a different run.
+    """
+
+    def teardown(self) -> None:
+        super().teardown()
+        for leftover in Path(WORKFLOW_DIRECTORY.name).iterdir():
+            leftover.unlink()
+
+
 Workflows.TestCase.settings = settings(
     max_examples=_examples(15),
     stateful_step_count=6,
