@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -14,74 +14,15 @@ import pytest
 
 from server.http11 import MAX_HEAD_BYTES, _Connection
 from server.transport import DeliveryTransport
+from tests.server._loopback import OK, ReceiverFactory
 
-
-class ScriptedReceiver:
-    """Answers the n-th request it reads with ``answers[n]`` (the last one repeats), then closes
-    the connection when that answer is in ``closing``; counts connections and keeps each head.
-    """
-
-    def __init__(self, answers: list[bytes], closing: frozenset[int] = frozenset()) -> None:
-        self.answers = answers
-        self.closing = closing
-        self.heads: list[bytes] = []
-        self.bodies: list[bytes] = []
-        self.connections = 0
-        self.url = ""
-        self._server: asyncio.Server | None = None
-
-    async def start(self) -> None:
-        """Listen on a free loopback port."""
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}/hook"
-
-    async def close(self) -> None:
-        """Stop listening."""
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = 0
-                for line in head.lower().split(b"\r\n"):
-                    if line.startswith(b"content-length:"):
-                        length = int(line.partition(b":")[2])
-                self.bodies.append(await reader.readexactly(length))
-                index = len(self.heads)
-                self.heads.append(head)
-                writer.write(self.answers[min(index, len(self.answers) - 1)])
-                await writer.drain()
-                if index in self.closing:
-                    break
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-            with contextlib.suppress(ConnectionError):
-                await writer.wait_closed()
-
-
-Receiver = Callable[..., Awaitable[ScriptedReceiver]]
+Receiver = ReceiverFactory
 
 
 @pytest.fixture
-async def receiver() -> AsyncIterator[Receiver]:
-    """Start scripted receivers; all are closed after the test."""
-    started: list[ScriptedReceiver] = []
-
-    async def start(answers: list[bytes], **options: Any) -> ScriptedReceiver:
-        scripted = ScriptedReceiver(answers, **options)
-        await scripted.start()
-        started.append(scripted)
-        return scripted
-
-    yield start
-    for scripted in started:
-        await scripted.close()
+def receiver(loopback_receiver: ReceiverFactory) -> ReceiverFactory:
+    """Scripted receivers: ``receiver([answer, ...], closing=...)``."""
+    return loopback_receiver
 
 
 @contextlib.asynccontextmanager
@@ -90,9 +31,6 @@ async def client(**limits: Any) -> AsyncIterator[httpx.AsyncClient]:
     transport = DeliveryTransport(httpx.Limits(**{"max_connections": 10, **limits}))
     async with httpx.AsyncClient(transport=transport, timeout=5) as sending:
         yield sending
-
-
-OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
 
 async def test_a_kept_alive_connection_carries_the_next_request(receiver: Receiver) -> None:

@@ -5,14 +5,12 @@ against real HTTP/1.1 servers on loopback: kept-alive connections, closed ones, 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import shutil
 import ssl
 import subprocess
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -20,6 +18,7 @@ import pytest
 from server.delivery import default_transport
 from server.destinations import DestinationPolicy
 from server.transport import DeliveryTransport
+from tests.server._loopback import ReceiverFactory
 
 
 def delivery_client(policy: DestinationPolicy) -> httpx.AsyncClient:
@@ -31,88 +30,13 @@ def delivery_client(policy: DestinationPolicy) -> httpx.AsyncClient:
 LOOPBACK = DestinationPolicy(["127.0.0.0/8", "::1", "localhost"])
 
 
-class KeepAliveServer:
-    """An HTTP/1.1 server on loopback that keeps connections open (unless ``close_after`` says to
-    drop each one silently after that many answers), counts the connections it accepted and
-    records each request's head.
-    """
-
-    def __init__(
-        self,
-        *,
-        close_after: int | None = None,
-        ssl_context: ssl.SSLContext | None = None,
-    ) -> None:
-        self.close_after = close_after
-        self.ssl_context = ssl_context
-        self.connections = 0
-        self.closed = 0
-        self.heads: list[str] = []
-        self.url = ""
-        self._server: asyncio.Server | None = None
-
-    @property
-    def requests(self) -> int:
-        """How many requests were answered."""
-        return len(self.heads)
-
-    async def start(self) -> None:
-        """Listen on a free loopback port."""
-        self._server = await asyncio.start_server(
-            self._handle, "127.0.0.1", 0, ssl=self.ssl_context
-        )
-        scheme = "http" if self.ssl_context is None else "https"
-        port = self._server.sockets[0].getsockname()[1]
-        self.url = f"{scheme}://{'localhost' if self.ssl_context else '127.0.0.1'}:{port}/hook"
-
-    async def close(self) -> None:
-        """Stop listening."""
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        answered = 0
-        try:
-            while self.close_after is None or answered < self.close_after:
-                head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
-                length = 0
-                for line in head.lower().split("\r\n"):
-                    if line.startswith("content-length:"):
-                        length = int(line.partition(":")[2])
-                await reader.readexactly(length)
-                self.heads.append(head)
-                answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"
-                writer.write(answer.encode("latin-1") + b"ok")
-                await writer.drain()
-                answered += 1
-        except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError):
-            pass
-        finally:
-            writer.close()
-            with contextlib.suppress(ConnectionError, ssl.SSLError):
-                await writer.wait_closed()
-            self.closed += 1
-
-
-ServerFactory = Callable[..., Awaitable[KeepAliveServer]]
+ServerFactory = ReceiverFactory
 
 
 @pytest.fixture
-async def keep_alive_server() -> AsyncIterator[ServerFactory]:
-    """Start keep-alive servers; all are closed after the test."""
-    started: list[KeepAliveServer] = []
-
-    async def start(**options: Any) -> KeepAliveServer:
-        server = KeepAliveServer(**options)
-        await server.start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        await server.close()
+def keep_alive_server(loopback_receiver: ReceiverFactory) -> ReceiverFactory:
+    """Receivers answering ``200 ok`` on kept-alive connections (``close_after``, ``ssl_context``)."""
+    return loopback_receiver
 
 
 async def eventually(condition: Callable[[], bool], *, within: float = 15.0) -> None:
@@ -187,7 +111,7 @@ async def test_a_request_goes_out_whole_with_its_body(keep_alive_server: ServerF
     lengths = [
         line.partition(":")[2].strip()
         for head in server.heads
-        for line in head.lower().split("\r\n")
+        for line in head.decode("latin-1").lower().split("\r\n")
         if line.startswith("content-length:")
     ]
     assert lengths == ["2", str(len(body)), "0"]
