@@ -285,11 +285,16 @@ def _whole_float_as_int(value: Any) -> Any:
 
 
 def _unwrap(annotation: Any) -> Any:
+    """The type a value is checked against: aliases, ``Annotated`` and root models (a schema
+    shared by ``$ref``, such as ``MaxDeliveries``) seen through.
+    """
     while True:
         if isinstance(annotation, TypeAliasType):
             annotation = annotation.__value__
         elif get_origin(annotation) is Annotated:
             annotation = get_args(annotation)[0]
+        elif isinstance(annotation, type) and issubclass(annotation, RootModel):
+            annotation = annotation.model_fields["root"].annotation
         else:
             return annotation
 

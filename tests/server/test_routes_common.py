@@ -153,12 +153,20 @@ async def test_json_nested_past_the_documented_depth_is_400(api: RunningApp) -> 
 
 
 async def test_whole_floats_are_integers(api: RunningApp) -> None:
-    """As in JSON Schema, ``90.0`` is an integer (Python clients send it); ``90.5`` is not."""
+    """As in JSON Schema, ``90.0`` is an integer (Python clients send it), also in a field whose
+    schema is shared by ``$ref`` (``MaxDeliveries``); ``90.5`` is not.
+    """
     created = await api.client.put("/v1/queues/jobs", content=b'{"lease_seconds": 90.0}')
     assert created.status_code == 201
     assert created.json()["lease_seconds"] == 90
     fraction = await api.client.put("/v1/queues/jobs", content=b'{"lease_seconds": 90.5}')
     assert_problem(fraction, 422, "validation_failed")
+    shared = await api.client.post(
+        "/v1/streams/events/groups",
+        content=b'{"group": "g", "mkstream": true, "max_deliveries": 258.0}',
+    )
+    assert shared.status_code == 201
+    assert shared.json()["max_deliveries"] == 258
     nested = await api.client.post(
         "/v1/queues/jobs/batch", content=b'{"jobs": [{"topic": "t", "payload": 2.0, "delay": 1.0}]}'
     )
