@@ -318,6 +318,8 @@ class MaxDeliveries(RootModel[int]):
     """
     How many times the group delivers one entry (its first read included) before claimEntries
     moves it to the stream `<stream>.dead` instead of handing it out again. Absent: no limit.
+    That stream's name must be a stream name too, so a group with `max_deliveries` needs a
+    stream name of at most 123 characters (`422 validation_failed` otherwise).
 
     """
 

@@ -466,13 +466,21 @@ async def test_a_group_without_max_deliveries_shows_none(api: RunningApp) -> Non
 
 
 async def test_max_deliveries_needs_room_for_the_dead_letter_streams_name(api: RunningApp) -> None:
-    """A stream name too long to add ``.dead`` to is 422 validation_failed with max_deliveries."""
-    stream = "s" * 124
+    """A stream name too long to add ``.dead`` to is 422 validation_failed with max_deliveries:
+    openapi.yaml's limit of 123 characters, exactly.
+    """
+    longest = await api.client.post(
+        f"/v1/streams/{'s' * 123}/groups",
+        json={"group": "g", "mkstream": True, "max_deliveries": 1},
+    )
+    assert longest.status_code == 201
     response = await api.client.post(
-        f"/v1/streams/{stream}/groups", json={"group": "g", "mkstream": True, "max_deliveries": 1}
+        f"/v1/streams/{'s' * 124}/groups",
+        json={"group": "g", "mkstream": True, "max_deliveries": 1},
     )
     problem = assert_problem(response, 422, "validation_failed")
     assert ".dead" in problem["detail"]
+    assert "at most 123 characters" in (await api.client.get("/openapi.yaml")).text
 
 
 async def test_creating_a_group_twice_is_a_conflict(api: RunningApp) -> None:
