@@ -244,29 +244,28 @@ class ConnectionPool:
             await self._sweep(now)
 
     async def _sweep(self, now: float) -> None:
-        # Expired connections go, then the longest idle ones while more than the most allowed.
+        # Oldest first: the expired connections are a prefix, and past the cap on idle ones the
+        # longest idle go next.
         self._swept_at = now
-        kept = [
-            connection
-            for connections in self._idle.values()
-            for connection in connections
-            if now - connection.idle_since <= self._keepalive
-        ]
-        dropped = [
-            connection
-            for connections in self._idle.values()
-            for connection in connections
-            if now - connection.idle_since > self._keepalive
-        ]
-        if self._max_idle is not None and len(kept) > self._max_idle:
-            kept.sort(key=lambda connection: connection.idle_since)
-            dropped += kept[: len(kept) - self._max_idle]
-            kept = kept[len(kept) - self._max_idle :]
+        idle = sorted(
+            (connection for connections in self._idle.values() for connection in connections),
+            key=lambda connection: connection.idle_since,
+        )
+        first_kept = next(
+            (
+                index
+                for index, connection in enumerate(idle)
+                if now - connection.idle_since <= self._keepalive
+            ),
+            len(idle),
+        )
+        if self._max_idle is not None:
+            first_kept = max(first_kept, len(idle) - self._max_idle)
         self._idle = {}
-        for connection in kept:
+        for connection in idle[first_kept:]:
             self._idle.setdefault(connection.origin, []).append(connection)
-        self._idle_count = len(kept)
-        for connection in dropped:
+        self._idle_count = len(idle) - first_kept
+        for connection in idle[:first_kept]:
             await connection.stream.aclose()
 
 
