@@ -32,6 +32,7 @@ from server.stores.base import (
     NewMessage,
     StoreUnavailableError,
 )
+from tests.server._support import eventually
 
 KEYS = SigningKeys(current="sig_test_current", next="sig_test_next")
 RECEIVER = Receiver(KEYS.current, KEYS.next)
@@ -333,15 +334,6 @@ async def publish(store: MemoryStore, message: NewMessage) -> str:
     """Publish one message and return its id."""
     (receipt,) = await store.publish_messages([message])
     return receipt.message_id
-
-
-async def eventually(condition: Callable[[], bool], *, within: float = 15.0) -> None:
-    """Wait (generously) until ``condition()`` holds."""
-    deadline = time.monotonic() + within
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail("condition not reached in time")
-        await asyncio.sleep(0.01)
 
 
 def settled(store: MemoryStore, message_id: str) -> Callable[[], bool]:

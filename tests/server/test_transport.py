@@ -8,8 +8,6 @@ import asyncio
 import shutil
 import ssl
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -19,6 +17,7 @@ from server.delivery import default_transport
 from server.destinations import DestinationPolicy
 from server.transport import DeliveryTransport
 from tests.server._loopback import ReceiverFactory
+from tests.server._support import eventually
 
 
 def delivery_client(policy: DestinationPolicy) -> httpx.AsyncClient:
@@ -37,15 +36,6 @@ ServerFactory = ReceiverFactory
 def keep_alive_server(loopback_receiver: ReceiverFactory) -> ReceiverFactory:
     """Receivers answering ``200 ok`` on kept-alive connections (``close_after``, ``ssl_context``)."""
     return loopback_receiver
-
-
-async def eventually(condition: Callable[[], bool], *, within: float = 15.0) -> None:
-    """Wait (generously) until ``condition()`` holds."""
-    deadline = time.monotonic() + within
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail("condition not reached in time")
-        await asyncio.sleep(0.01)
 
 
 async def test_attempts_one_after_the_other_reuse_one_connection(
