@@ -46,7 +46,7 @@ test: $(STAMP) ## Everything CI runs: generated code check, lint, and the test s
 	$(BIN)/python -m pytest -n auto
 
 contract: $(STAMP) ## The contract tests at 100 examples per operation, on SQLite and Redis
-	SPOOL_CONTRACT_EXAMPLES=100 $(BIN)/python -m pytest -n auto tests/server/test_contract.py
+	SPOOL_CONTRACT_EXAMPLES=100 $(BIN)/python -m pytest -n auto tests/server/test_contract.py tests/server/test_independent_contract.py
 
 serve: $(STAMP) ## Run the reference service on the embedded SQLite store
 	$(BIN)/python -m server

@@ -656,11 +656,17 @@ class PublishMessageRequest(BaseModel):
     """
     Deliveries tried again after the first fails.
     """
-    retry_delay: Annotated[str | None, Field(max_length=256)] = None
+    retry_delay: Annotated[
+        str | None,
+        Field(max_length=256, min_length=1, pattern="^[^\\r\\n]*[^\\s][^\\r\\n]*$"),
+    ] = None
     """
     Milliseconds to wait before retry number `retried` (1, 2, …), as an expression over
     `retried` with numbers, `+ - * / %`, parentheses and the functions pow, sqrt, abs, exp,
-    floor, ceil, round, min and max. Default: exponential backoff with jitter.
+    floor, ceil, round, min and max, on one line. Default: exponential backoff with jitter.
+    Beyond this schema, the expression must compile and give a delay from 0 to 7 days
+    (604800000 ms) for every retry the message can have (`retried` from 1 to `retries`);
+    otherwise the message is refused with `400 invalid_retry_delay`.
 
     """
     callback: Annotated[

@@ -41,7 +41,10 @@ class PublishMessageRequest:
         retries (int | Unset): Deliveries tried again after the first fails. Default: 3.
         retry_delay (str | Unset): Milliseconds to wait before retry number `retried` (1, 2, …), as an expression over
             `retried` with numbers, `+ - * / %`, parentheses and the functions pow, sqrt, abs, exp,
-            floor, ceil, round, min and max. Default: exponential backoff with jitter.
+            floor, ceil, round, min and max, on one line. Default: exponential backoff with jitter.
+            Beyond this schema, the expression must compile and give a delay from 0 to 7 days
+            (604800000 ms) for every retry the message can have (`retried` from 1 to `retries`);
+            otherwise the message is refused with `400 invalid_retry_delay`.
         callback (str | Unset): Called with the outcome after a successful delivery.
         failure_callback (str | Unset): Called with the last error after retries run out.
         timeout (int | Unset): Seconds one delivery attempt may take. Default: 30.

@@ -8,9 +8,11 @@ headers by their syntax), so a bad option is a 4xx now and never a surprise at d
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import time
+from collections.abc import Iterable
 
 from starlette.convertors import StringConvertor, register_url_convertor
 from starlette.requests import Request
@@ -77,11 +79,18 @@ _SERVICE_HEADER_PREFIX = "spool-"
 _BATCH_SEGMENT = "batch"
 
 
-async def _check_destination(context: AppContext, url: str) -> None:
-    try:
-        await context.destinations.check(url)
-    except DestinationNotAllowed as error:
-        raise ProblemError(400, "destination_not_allowed", str(error)) from None
+async def _check_destinations(context: AppContext, urls: Iterable[str | None]) -> None:
+    # A URL group may list a hundred endpoints on a few hosts: each distinct URL is checked once,
+    # and all at the same time, so one slow name server answer is waited for once, not per URL.
+    distinct = list(dict.fromkeys(url for url in urls if url is not None))
+    outcomes = await asyncio.gather(
+        *(context.destinations.check(url) for url in distinct), return_exceptions=True
+    )
+    for outcome in outcomes:
+        if isinstance(outcome, DestinationNotAllowed):
+            raise ProblemError(403, "destination_not_allowed", str(outcome)) from None
+        if isinstance(outcome, BaseException):
+            raise outcome
 
 
 def _check_headers(headers: dict[str, str], location: str) -> None:
@@ -187,9 +196,7 @@ async def _plan(
         group = await context.store.get_url_group(target)
         urls = [endpoint.url for endpoint in group.endpoints]
         group_name = group.name
-    for url in (*urls, item.callback, item.failure_callback):
-        if url is not None:
-            await _check_destination(context, url)
+    await _check_destinations(context, (*urls, item.callback, item.failure_callback))
 
     body, content_type = _encode_body(item)
     window = context.settings.message_dedup_window_seconds
@@ -397,8 +404,7 @@ async def put_url_group(request: Request, access: Access) -> Response:
     name = access.names["url_group"]
     body, _ = await read_json(request, UrlGroupSettings)
     context = context_of(request)
-    for endpoint in body.endpoints:
-        await _check_destination(context, endpoint.url)
+    await _check_destinations(context, (endpoint.url for endpoint in body.endpoints))
     group = await context.store.put_url_group(
         name, [UrlEndpoint(url=endpoint.url, name=endpoint.name) for endpoint in body.endpoints]
     )

@@ -381,8 +381,8 @@ def guarded_service(spool_server: Callable[..., ServerProcess], store_url: str) 
 
 def _assert_refused(caught: pytest.ExceptionInfo[sdk.PublishError]) -> None:
     cause = caught.value.__cause__
-    assert isinstance(cause, sdk.BadRequestError), cause
-    assert (cause.status_code, cause.code) == (400, "destination_not_allowed")
+    assert isinstance(cause, sdk.PermissionDeniedError), cause
+    assert (cause.status_code, cause.code) == (403, "destination_not_allowed")
 
 
 async def test_the_default_policy_refuses_loopback_and_metadata_destinations(

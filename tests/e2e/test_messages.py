@@ -203,11 +203,11 @@ async def test_deduplication_and_idempotency_return_the_first_message(
 
 
 async def test_a_destination_outside_the_allow_list_is_refused(client: AnyClient) -> None:
-    """Private addresses not allowed raise PublishError from a 400 destination_not_allowed."""
+    """Private addresses not allowed raise PublishError from a 403 destination_not_allowed."""
     with pytest.raises(sdk.PublishError) as caught:
         await resolve(client.messages.publish_json(url="http://10.0.0.1/hook", body={}))
     cause = caught.value.__cause__
-    assert isinstance(cause, sdk.BadRequestError) and cause.code == "destination_not_allowed"
+    assert isinstance(cause, sdk.PermissionDeniedError) and cause.code == "destination_not_allowed"
 
 
 async def test_callbacks_report_success_and_failure(client: AnyClient) -> None:

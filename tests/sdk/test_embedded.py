@@ -164,7 +164,7 @@ async def test_loopback_destinations_are_allowed_unless_refused(flavour: str) ->
     try:
         with pytest.raises(sdk.PublishError) as caught:
             await resolve(client.messages.publish_json(url="http://127.0.0.1:9/hook", body={}))
-        assert isinstance(caught.value.__cause__, sdk.BadRequestError)
+        assert isinstance(caught.value.__cause__, sdk.PermissionDeniedError)
         assert caught.value.__cause__.code == "destination_not_allowed"
     finally:
         await _close(client)

@@ -37,7 +37,7 @@ CODE_CLASSES: dict[str, tuple[int, type[sdk.APIStatusError]]] = {
     "invalid_name": (400, sdk.BadRequestError),
     "reserved_topic": (400, sdk.BadRequestError),
     "invalid_retry_delay": (400, sdk.BadRequestError),
-    "destination_not_allowed": (400, sdk.BadRequestError),
+    "destination_not_allowed": (403, sdk.PermissionDeniedError),
     "unauthenticated": (401, sdk.AuthenticationError),
     "permission_denied": (403, sdk.PermissionDeniedError),
     "stream_not_found": (404, sdk.NotFoundError),

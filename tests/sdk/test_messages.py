@@ -218,18 +218,18 @@ async def test_a_refused_message_is_a_publish_error_naming_the_destination(
     """The target is the URL without its query; the cause is typed. A URL with user info, which
     the API refuses, is refused before sending, its password left out of the message.
     """
-    api.post("/v1/messages").mock(return_value=problem(400, "destination_not_allowed"))
+    api.post("/v1/messages").mock(return_value=problem(403, "destination_not_allowed"))
     with pytest.raises(sdk.PublishError) as raised:
         await resolve(
             client.messages.publish_json(url="https://my-api.test/hook?sig=s3cret", body={})
         )
-    assert str(raised.value).startswith("could not publish to https://my-api.test/hook: 400")
+    assert str(raised.value).startswith("could not publish to https://my-api.test/hook: 403")
     assert "s3cret" not in str(raised.value)
     with pytest.raises(sdk.InvalidArgumentError, match="no user info") as refused:
         await resolve(client.messages.publish_json(url="https://user:pw@my-api.test/", body={}))
     assert "pw" not in str(refused.value)
     assert api.calls.call_count == 1
-    assert isinstance(raised.value.__cause__, sdk.BadRequestError)
+    assert isinstance(raised.value.__cause__, sdk.PermissionDeniedError)
     api.post("/v1/messages").mock(return_value=problem(404, "url_group_not_found"))
     with pytest.raises(sdk.PublishError, match="could not publish to URL group partners"):
         await resolve(client.messages.publish_json(url_group="partners", body={}))

@@ -259,9 +259,9 @@ async def test_a_bad_retry_delay_is_refused_at_publish(api: RunningApp) -> None:
     ],
 )
 async def test_internal_destinations_are_refused(api: RunningApp, url: str) -> None:
-    """Destinations inside the deployment's network are 400 destination_not_allowed."""
+    """Destinations inside the deployment's network are 403 destination_not_allowed."""
     response = await api.client.post("/v1/messages", json={"url": url, "body": 1})
-    assert_problem(response, 400, "destination_not_allowed")
+    assert_problem(response, 403, "destination_not_allowed")
 
 
 async def test_callbacks_are_checked_like_destinations(api: RunningApp) -> None:
@@ -270,7 +270,7 @@ async def test_callbacks_are_checked_like_destinations(api: RunningApp) -> None:
         "/v1/messages",
         json={"url": HOOK, "body": 1, "failure_callback": "http://127.0.0.1:9/failed"},
     )
-    assert_problem(response, 400, "destination_not_allowed")
+    assert_problem(response, 403, "destination_not_allowed")
 
 
 async def test_url_groups_fan_out_one_message_per_endpoint(api: RunningApp) -> None:
@@ -362,7 +362,7 @@ async def test_url_group_endpoints_are_checked(api: RunningApp) -> None:
     internal = await api.client.put(
         "/v1/url-groups/g", json={"endpoints": [{"url": "http://127.0.0.1/"}]}
     )
-    assert_problem(internal, 400, "destination_not_allowed")
+    assert_problem(internal, 403, "destination_not_allowed")
     empty = await api.client.put("/v1/url-groups/g", json={"endpoints": []})
     assert_problem(empty, 422, "validation_failed")
     assert_problem(await api.client.get("/v1/url-groups/g"), 404, "url_group_not_found")

@@ -122,9 +122,10 @@ def sync_detailed(
     """Publish an HTTP message to a URL or to every endpoint of a URL group
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
-    Options are validated now, so a bad `retry_delay` or a refused destination is a 400 and never a
-    delivery-time surprise; a host name that does not resolve yet is accepted, and its attempts fail
-    (and are retried) until it does. Counts against the token's quota. Needs `publish` on messages.
+    Options are validated now, so a bad `retry_delay` (400) or a forbidden destination (403) is refused
+    here and never a delivery-time surprise; a host name that does not resolve yet is accepted, and its
+    attempts fail (and are retried) until it does. Counts against the token's quota. Needs `publish` on
+    messages.
 
     Args:
         idempotency_key (str | Unset):
@@ -160,9 +161,10 @@ def sync(
     """Publish an HTTP message to a URL or to every endpoint of a URL group
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
-    Options are validated now, so a bad `retry_delay` or a refused destination is a 400 and never a
-    delivery-time surprise; a host name that does not resolve yet is accepted, and its attempts fail
-    (and are retried) until it does. Counts against the token's quota. Needs `publish` on messages.
+    Options are validated now, so a bad `retry_delay` (400) or a forbidden destination (403) is refused
+    here and never a delivery-time surprise; a host name that does not resolve yet is accepted, and its
+    attempts fail (and are retried) until it does. Counts against the token's quota. Needs `publish` on
+    messages.
 
     Args:
         idempotency_key (str | Unset):
@@ -193,9 +195,10 @@ async def asyncio_detailed(
     """Publish an HTTP message to a URL or to every endpoint of a URL group
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
-    Options are validated now, so a bad `retry_delay` or a refused destination is a 400 and never a
-    delivery-time surprise; a host name that does not resolve yet is accepted, and its attempts fail
-    (and are retried) until it does. Counts against the token's quota. Needs `publish` on messages.
+    Options are validated now, so a bad `retry_delay` (400) or a forbidden destination (403) is refused
+    here and never a delivery-time surprise; a host name that does not resolve yet is accepted, and its
+    attempts fail (and are retried) until it does. Counts against the token's quota. Needs `publish` on
+    messages.
 
     Args:
         idempotency_key (str | Unset):
@@ -229,9 +232,10 @@ async def asyncio(
     """Publish an HTTP message to a URL or to every endpoint of a URL group
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
-    Options are validated now, so a bad `retry_delay` or a refused destination is a 400 and never a
-    delivery-time surprise; a host name that does not resolve yet is accepted, and its attempts fail
-    (and are retried) until it does. Counts against the token's quota. Needs `publish` on messages.
+    Options are validated now, so a bad `retry_delay` (400) or a forbidden destination (403) is refused
+    here and never a delivery-time surprise; a host name that does not resolve yet is accepted, and its
+    attempts fail (and are retried) until it does. Counts against the token's quota. Needs `publish` on
+    messages.
 
     Args:
         idempotency_key (str | Unset):

@@ -1,0 +1,55 @@
+"""The independent contract run the README gives: the ``schemathesis`` command, every check, every
+phase (examples, coverage, fuzzing, stateful), against a real service on each store, configured
+only by the project's ``schemathesis.toml``.
+
+It is the same run a user makes by hand, so it is the one that must find nothing; the examples per
+operation are ``$SPOOL_CONTRACT_EXAMPLES`` (``make contract`` asks for 100), fewer in the suite.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, ServerProcess
+
+EXAMPLES = int(os.environ.get("SPOOL_CONTRACT_EXAMPLES", 8))
+SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
+
+
+def _run_schemathesis(server: ServerProcess, tmp_path: Path) -> None:
+    environment = {**os.environ, "SPOOL_API_KEY": server.token}
+    command = [str(SCHEMATHESIS), "run", "openapi.yaml", "--url", server.base_url]
+    command += ["--checks", "all", "--max-examples", str(EXAMPLES), "--no-color"]
+    command += ["--report", "junit", "--report-dir", str(tmp_path / "reports")]
+    finished = subprocess.run(
+        command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=1200
+    )
+    summary = finished.stdout[-6000:]
+    assert finished.returncode == 0, summary
+
+
+@pytest.mark.slow
+def test_schemathesis_finds_nothing_on_sqlite(
+    spool_server: Callable[..., ServerProcess], tmp_path: Path
+) -> None:
+    """On the embedded store, in development mode (the default destination policy)."""
+    server = spool_server(f"sqlite:///{tmp_path}/contract.db")
+    _run_schemathesis(server, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.redis
+def test_schemathesis_finds_nothing_on_redis(
+    spool_server: Callable[..., ServerProcess], redis_store_url: str, tmp_path: Path
+) -> None:
+    """On Redis, with a token that holds every permission."""
+    everything = [{"resource": "*", "name": "*", "actions": ["publish", "consume", "admin"]}]
+    config = {"tokens": [{"id": "contract", "token": "contract-token", "permissions": everything}]}
+    server = spool_server(redis_store_url, config=config)
+    _run_schemathesis(server, tmp_path)
