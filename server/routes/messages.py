@@ -485,7 +485,8 @@ async def get_signing_keys(request: Request, _access: Access) -> Response:
 routes = [
     operations("/v1/messages", POST=publish_message),
     operations(f"/v1/messages/{_BATCH_SEGMENT}", POST=publish_messages),
-    operations("/v1/messages/{message_id:message_id}", GET=get_message, DELETE=cancel_message),
+    operations("/v1/messages/{message_id:message_id}", GET=get_message),
+    operations("/v1/messages/{message_id}/cancel", POST=cancel_message),
     operations("/v1/url-groups", GET=list_url_groups),
     operations(
         "/v1/url-groups/{url_group}", PUT=put_url_group, GET=get_url_group, DELETE=delete_url_group

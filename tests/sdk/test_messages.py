@@ -292,7 +292,7 @@ async def test_batch_checks_every_item_first(
 async def test_get_and_cancel(client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter) -> None:
     """A message comes back with its attempts; cancelling a delivered one is a ConflictError."""
     api.get("/v1/messages/msg_1").mock(return_value=httpx.Response(200, json=MESSAGE))
-    api.delete("/v1/messages/msg_1").mock(return_value=problem(409, "invalid_state"))
+    api.post("/v1/messages/msg_1/cancel").mock(return_value=problem(409, "invalid_state"))
     message = await resolve(client.messages.get("msg_1"))
     assert message.state == "delivered"
     assert message.headers == {"X-Tenant": "acme"}
@@ -310,6 +310,20 @@ async def test_get_and_cancel(client: sdk.Client | sdk.AsyncClient, api: respx.M
     ]
     with pytest.raises(sdk.ConflictError):
         await resolve(client.messages.cancel("msg_1"))
+
+
+async def test_cancel_posts_to_the_cancel_action(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
+) -> None:
+    """cancel is POST /v1/messages/{id}/cancel without a body; it returns the cancelled message."""
+    cancelled = {**MESSAGE, "state": "cancelled", "attempts": []}
+    cancel = api.post("/v1/messages/msg_1/cancel").mock(
+        return_value=httpx.Response(200, json=cancelled)
+    )
+    message = await resolve(client.messages.cancel("msg_1"))
+    assert message.state == "cancelled"
+    assert cancel.call_count == 1
+    assert cancel.calls.last.request.content == b""
 
 
 async def test_signing_keys_stay_out_of_repr(

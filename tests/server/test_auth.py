@@ -170,9 +170,8 @@ async def test_message_status_needs_permission_on_that_message(
         assert_problem(
             await running.client.get(f"/v1/messages/{message_id}"), 403, "permission_denied"
         )
-        assert_problem(
-            await running.client.delete(f"/v1/messages/{message_id}"), 403, "permission_denied"
-        )
+        cancelled = await running.client.post(f"/v1/messages/{message_id}/cancel")
+        assert_problem(cancelled, 403, "permission_denied")
     async with apps(ADMIN) as running:
         shown = await running.client.get(f"/v1/messages/{message_id}")
         assert shown.json()["state"] == "scheduled"

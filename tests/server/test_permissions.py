@@ -213,8 +213,8 @@ async def test_a_refusal_on_a_destination_or_a_message_names_it(sqlite_store_url
             f"token 'hooks' may not consume on message {message_id!r}": await client.get(
                 f"/v1/messages/{message_id}", headers=as_hooks
             ),
-            f"token 'hooks' may not publish on message {message_id!r}": await client.delete(
-                f"/v1/messages/{message_id}", headers=as_hooks
+            f"token 'hooks' may not publish on message {message_id!r}": await client.post(
+                f"/v1/messages/{message_id}/cancel", headers=as_hooks
             ),
         }
         for detail, response in refusals.items():

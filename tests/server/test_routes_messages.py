@@ -490,19 +490,36 @@ async def test_a_batch_item_takes_every_option_a_single_message_does(api: Runnin
 
 
 async def test_cancel_a_scheduled_message(api: RunningApp) -> None:
-    """cancelMessage cancels a scheduled message; cancelling it again is 409 invalid_state."""
+    """cancelMessage cancels a scheduled message, which stays readable as cancelled; cancelling
+    it again is 409 invalid_state.
+    """
     message_id = await _publish(api, delay=3600)
-    cancelled = await api.client.delete(f"/v1/messages/{message_id}")
+    cancelled = await api.client.post(f"/v1/messages/{message_id}/cancel")
     assert cancelled.status_code == 200
     assert cancelled.json()["state"] == "cancelled"
-    assert_problem(await api.client.delete(f"/v1/messages/{message_id}"), 409, "invalid_state")
+    shown = await api.client.get(f"/v1/messages/{message_id}")
+    assert shown.status_code == 200
+    assert shown.json()["state"] == "cancelled"
+    again = await api.client.post(f"/v1/messages/{message_id}/cancel")
+    assert_problem(again, 409, "invalid_state")
+
+
+async def test_delete_on_a_message_is_405_and_cancels_nothing(api: RunningApp) -> None:
+    """Cancelling is POST .../cancel; DELETE on a message is a method its path does not serve."""
+    message_id = await _publish(api, delay=3600)
+    response = await api.client.delete(f"/v1/messages/{message_id}")
+    problem = assert_problem(response, 405, "method_not_allowed")
+    assert "DELETE" in problem["detail"]
+    assert {method.strip() for method in response.headers["allow"].split(",")} == {"GET", "HEAD"}
+    assert (await api.client.get(f"/v1/messages/{message_id}")).json()["state"] == "scheduled"
 
 
 async def test_unknown_and_malformed_message_ids(api: RunningApp) -> None:
     """A well-formed unknown id is 404 message_not_found; a malformed one is 400 invalid_name."""
     missing = "msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"
     assert_problem(await api.client.get(f"/v1/messages/{missing}"), 404, "message_not_found")
-    assert_problem(await api.client.delete(f"/v1/messages/{missing}"), 404, "message_not_found")
+    cancel_missing = await api.client.post(f"/v1/messages/{missing}/cancel")
+    assert_problem(cancel_missing, 404, "message_not_found")
     assert_problem(await api.client.get("/v1/messages/job_123"), 400, "invalid_name")
 
 

@@ -16,8 +16,8 @@ def _get_kwargs(
 ) -> dict[str, Any]:
 
     _kwargs: dict[str, Any] = {
-        "method": "delete",
-        "url": "/v1/messages/{message_id}".format(
+        "method": "post",
+        "url": "/v1/messages/{message_id}/cancel".format(
             message_id=quote(str(message_id), safe=""),
         ),
     }
@@ -92,8 +92,9 @@ def sync_detailed(
 ) -> Response[Message | Problem]:
     """Cancel a message that has not been delivered yet
 
-     A message that is delivered, failed or already cancelled cannot be cancelled (`409 invalid_state`).
-    Needs `publish` on messages.
+     Cancelling changes the message's state and removes nothing, so `getMessage` keeps showing it, with
+    state `cancelled`. A message that is delivered, failed or already cancelled cannot be cancelled
+    (`409 invalid_state`). Needs `publish` on messages.
 
     Args:
         message_id (str):
@@ -124,8 +125,9 @@ def sync(
 ) -> Message | Problem | None:
     """Cancel a message that has not been delivered yet
 
-     A message that is delivered, failed or already cancelled cannot be cancelled (`409 invalid_state`).
-    Needs `publish` on messages.
+     Cancelling changes the message's state and removes nothing, so `getMessage` keeps showing it, with
+    state `cancelled`. A message that is delivered, failed or already cancelled cannot be cancelled
+    (`409 invalid_state`). Needs `publish` on messages.
 
     Args:
         message_id (str):
@@ -151,8 +153,9 @@ async def asyncio_detailed(
 ) -> Response[Message | Problem]:
     """Cancel a message that has not been delivered yet
 
-     A message that is delivered, failed or already cancelled cannot be cancelled (`409 invalid_state`).
-    Needs `publish` on messages.
+     Cancelling changes the message's state and removes nothing, so `getMessage` keeps showing it, with
+    state `cancelled`. A message that is delivered, failed or already cancelled cannot be cancelled
+    (`409 invalid_state`). Needs `publish` on messages.
 
     Args:
         message_id (str):
@@ -181,8 +184,9 @@ async def asyncio(
 ) -> Message | Problem | None:
     """Cancel a message that has not been delivered yet
 
-     A message that is delivered, failed or already cancelled cannot be cancelled (`409 invalid_state`).
-    Needs `publish` on messages.
+     Cancelling changes the message's state and removes nothing, so `getMessage` keeps showing it, with
+    state `cancelled`. A message that is delivered, failed or already cancelled cannot be cancelled
+    (`409 invalid_state`). Needs `publish` on messages.
 
     Args:
         message_id (str):
