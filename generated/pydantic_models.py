@@ -504,6 +504,10 @@ class Job(BaseModel):
     When the job is (or was) ready to lease.
     """
     lease_expires_at: AwareDatetime | None = None
+    leased_by: str | None = None
+    """
+    The `consumer` that leased the job, while it is leased and if the lease named one.
+    """
     last_error: str | None = None
     deduplication_id: str | None = None
 
@@ -517,6 +521,9 @@ class LeaseRequest(BaseModel):
         extra="forbid",
     )
     consumer: GroupName | None = None
+    """
+    The worker asking; each job leased shows it as `leased_by` while its lease holds.
+    """
     topics: Annotated[list[Topic] | None, Field(max_length=100)] = None
     """
     Only jobs of these topics; all topics when absent.

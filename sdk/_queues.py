@@ -299,6 +299,7 @@ class _QueueCalls:
             published_at=job.published_at,
             available_at=job.available_at,
             lease_expires_at=optional(job.lease_expires_at),
+            leased_by=optional(job.leased_by),
             last_error=optional(job.last_error),
             deduplication_id=optional(job.deduplication_id),
         )

@@ -156,6 +156,7 @@ class Job:
     published_at: datetime
     available_at: datetime
     lease_expires_at: datetime | None
+    leased_by: str | None
     last_error: str | None
     deduplication_id: str | None
 

@@ -27,6 +27,7 @@ class Job:
         published_at (datetime.datetime):
         available_at (datetime.datetime): When the job is (or was) ready to lease.
         lease_expires_at (datetime.datetime | Unset):
+        leased_by (str | Unset): The `consumer` that leased the job, while it is leased and if the lease named one.
         last_error (str | Unset):
         deduplication_id (str | Unset):
     """
@@ -41,6 +42,7 @@ class Job:
     published_at: datetime.datetime
     available_at: datetime.datetime
     lease_expires_at: datetime.datetime | Unset = UNSET
+    leased_by: str | Unset = UNSET
     last_error: str | Unset = UNSET
     deduplication_id: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -68,6 +70,8 @@ class Job:
         if not isinstance(self.lease_expires_at, Unset):
             lease_expires_at = self.lease_expires_at.isoformat()
 
+        leased_by = self.leased_by
+
         last_error = self.last_error
 
         deduplication_id = self.deduplication_id
@@ -89,6 +93,8 @@ class Job:
         )
         if lease_expires_at is not UNSET:
             field_dict["lease_expires_at"] = lease_expires_at
+        if leased_by is not UNSET:
+            field_dict["leased_by"] = leased_by
         if last_error is not UNSET:
             field_dict["last_error"] = last_error
         if deduplication_id is not UNSET:
@@ -124,6 +130,8 @@ class Job:
         else:
             lease_expires_at = datetime.datetime.fromisoformat(_lease_expires_at)
 
+        leased_by = d.pop("leased_by", UNSET)
+
         last_error = d.pop("last_error", UNSET)
 
         deduplication_id = d.pop("deduplication_id", UNSET)
@@ -139,6 +147,7 @@ class Job:
             published_at=published_at,
             available_at=available_at,
             lease_expires_at=lease_expires_at,
+            leased_by=leased_by,
             last_error=last_error,
             deduplication_id=deduplication_id,
         )

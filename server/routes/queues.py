@@ -68,6 +68,7 @@ def _job_json(job: JobRecord) -> dict[str, object]:
             "lease_expires_at": None
             if job.lease_expires_at is None
             else rfc3339(job.lease_expires_at),
+            "leased_by": job.leased_by,
             "last_error": job.last_error,
             "deduplication_id": job.deduplication_id,
         }

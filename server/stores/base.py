@@ -274,6 +274,7 @@ class JobRecord:
     published_at: float
     available_at: float
     lease_expires_at: float | None = None
+    leased_by: str | None = None
     last_error: str | None = None
     deduplication_id: str | None = None
 

@@ -1129,6 +1129,8 @@ def _job_record(queue: str, fields: Mapping[str, str], now: float) -> JobRecord:
         published_at=float(fields["published_at"]),
         available_at=float(fields["available_at"]),
         lease_expires_at=float(fields["lease_expires_at"]) if state == "leased" else None,
+        # An anonymous lease stores its consumer as "".
+        leased_by=(fields.get("consumer") or None) if state == "leased" else None,
         last_error=fields.get("last_error"),
         deduplication_id=fields.get("deduplication_id"),
     )

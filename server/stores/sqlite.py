@@ -366,8 +366,8 @@ _EFFECTIVE_JOB_STATE = """
 
 _JOB_COLUMNS = f"""
     jobs.job_id, jobs.queue, jobs.topic, jobs.payload, jobs.attempts, jobs.published_at,
-    jobs.available_at, jobs.lease_expires_at, jobs.last_error, jobs.deduplication_id,
-    queues.max_attempts, {_EFFECTIVE_JOB_STATE} AS effective_state
+    jobs.available_at, jobs.lease_expires_at, jobs.lease_consumer, jobs.last_error,
+    jobs.deduplication_id, queues.max_attempts, {_EFFECTIVE_JOB_STATE} AS effective_state
 """
 
 # What each schema version adds to a file that an earlier version made (``_SCHEMA`` creates only
@@ -2065,6 +2065,7 @@ def _job_from_row(row: sqlite3.Row) -> JobRecord:
         published_at=row["published_at"],
         available_at=row["available_at"],
         lease_expires_at=row["lease_expires_at"] if state == "leased" else None,
+        leased_by=row["lease_consumer"] if state == "leased" else None,
         last_error=row["last_error"],
         deduplication_id=row["deduplication_id"],
     )

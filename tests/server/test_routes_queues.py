@@ -224,12 +224,13 @@ async def test_lease_ack_and_job_status(api: RunningApp) -> None:
     status = Job.model_validate(
         (await api.client.get(f"/v1/queues/jobs/jobs/{lease.job_id}")).json()
     )
-    assert status.state.root == "leased"
+    assert (status.state.root, status.leased_by) == ("leased", "w")
     acked = await api.client.post(
         f"/v1/queues/jobs/jobs/{lease.job_id}/ack", json={"lease_id": lease.lease_id}
     )
     assert Job.model_validate(acked.json()).state.root == "succeeded"
     assert "lease_expires_at" not in acked.json()
+    assert "leased_by" not in acked.json()
     again = await api.client.post(
         f"/v1/queues/jobs/jobs/{lease.job_id}/ack", json={"lease_id": lease.lease_id}
     )

@@ -293,6 +293,34 @@ async def test_a_lease_carries_attempt_lease_id_and_expiry(store: Store, clock: 
     assert job.lease_expires_at == pytest.approx(clock.now + 45, abs=0.01)
 
 
+async def test_a_leased_job_shows_its_consumer_while_the_lease_holds(
+    store: Store, clock: FakeClock
+) -> None:
+    """``leased_by`` is the lease's consumer while it holds; none for an anonymous lease, after
+    the lease ends or once the job is settled.
+    """
+    await make_queue(store, lease_seconds=30)
+    first, second = await publish(
+        store, "work", NewJob(topic="email", payload=1), NewJob(topic="email", payload=2)
+    )
+    [named] = await lease(store, max_jobs=1)
+    [anonymous] = await store.lease_jobs(
+        "work", consumer=None, topics=None, max_jobs=1, lease_seconds=None, wait_ms=0
+    )
+    assert (await store.get_job("work", first.job_id)).leased_by == "worker-1"
+    assert (await store.get_job("work", second.job_id)).leased_by is None
+    listed = await store.list_jobs("work", state="leased", limit=10)
+    assert {job.job_id: job.leased_by for job in listed} == {
+        first.job_id: "worker-1",
+        second.job_id: None,
+    }
+    await store.ack_job("work", first.job_id, named.lease_id)
+    assert (await store.get_job("work", first.job_id)).leased_by is None
+    clock.advance(31)
+    assert (await store.get_job("work", second.job_id)).leased_by is None
+    assert anonymous.job_id == second.job_id
+
+
 async def test_lease_seconds_overrides_the_queue_default(store: Store, clock: FakeClock) -> None:
     """A lease's own ``lease_seconds`` wins over the queue's."""
     await make_queue(store, lease_seconds=45)
