@@ -10,14 +10,13 @@ through ``schemathesis.toml`` (test_independent_contract.py makes that run).
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
+from schemathesis.python import asgi
 
 from server.app import create_app
 from server.config import Settings
@@ -111,17 +110,7 @@ def test_every_operation_conforms_on_redis(
 # The stateful phase: schemathesis follows the spec's links (stream → group → read/ack/claim,
 # queue → job → lease → ack/nack, message → get/cancel, URL group → get/delete), so requests reach
 # resources that exist instead of answering 404.
-WORKFLOW_DIRECTORY = tempfile.TemporaryDirectory(prefix="spool-workflows-")
-# A file, not memory: every call runs the app's lifespan, and a chain must find what it created.
-WORKFLOW_APP = create_app(
-    Settings.development_mode(
-        store_url=f"sqlite:///{WORKFLOW_DIRECTORY.name}/workflows.db",
-        allowed_destinations=TEST_DESTINATIONS,
-    ),
-    services=(),
-)
-workflow_schema = schemathesis.openapi.from_asgi("/openapi.yaml", WORKFLOW_APP, config=CONFIG)
-WorkflowMachine = workflow_schema.as_state_machine()
+WorkflowMachine = schema.as_state_machine()
 
 
 class Workflows(WorkflowMachine):  # type: ignore[misc,valid-type]
@@ -129,10 +118,12 @@ class Workflows(WorkflowMachine):  # type: ignore[misc,valid-type]
     there for the next, or hypothesis, replaying an example, would see a different run.
     """
 
-    def teardown(self) -> None:
-        super().teardown()
-        for leftover in Path(WORKFLOW_DIRECTORY.name).iterdir():
-            leftover.unlink()
+    def setup(self) -> None:
+        super().setup()
+        # schemathesis keeps an ASGI app's lifespan, and so its in-memory store, running from the
+        # first call until the pytest test ends; ending it here makes this example's first call
+        # start a new lifespan on a new store.
+        asgi.shutdown_lifespans()
 
 
 Workflows.TestCase.settings = settings(
