@@ -24,6 +24,7 @@ __all__ = [
     "DestinationPolicy",
     "DestinationUnresolved",
     "IPAddress",
+    "PUBLISH_RESOLVE_SECONDS",
     "Resolver",
     "refusal_reason",
     "resolve_host",
@@ -35,6 +36,9 @@ Resolver = Callable[[str, int], Awaitable[list[IPAddress]]]
 
 _ALLOWED_SCHEMES = frozenset({"http", "https"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+# How long a publish waits for a destination's name to resolve before accepting it unchecked; the
+# connections of its attempts are vetted whatever the name answers then.
+PUBLISH_RESOLVE_SECONDS = 2.0
 _HOSTNAME = re.compile(r"^(\*\.)?(?!-)[a-z0-9_-]{1,63}(?<!-)(\.(?!-)[a-z0-9_-]{1,63}(?<!-))*\.?$")
 _METADATA_ADDRESSES = frozenset(
     {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
@@ -207,9 +211,11 @@ class DestinationPolicy:
             self.check_address(url, literal)
             return
         try:
-            await self.vetted_addresses(hostname, port or _DEFAULT_PORTS[scheme], label=url)
-        except DestinationUnresolved:
-            # A name that does not resolve yet may resolve by the time of delivery, where every
+            async with asyncio.timeout(PUBLISH_RESOLVE_SECONDS):
+                await self.vetted_addresses(hostname, port or _DEFAULT_PORTS[scheme], label=url)
+        except (DestinationUnresolved, TimeoutError):
+            # A name that does not resolve yet (or not quickly: a name server that drops a query
+            # costs its client a 5 s retry) may resolve by the time of delivery, where every
             # connection is vetted again (server/vetted_http.py); until then its attempts fail.
             return
 

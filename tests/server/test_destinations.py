@@ -12,10 +12,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from sdk._limits import URL_PATTERN
+from server import destinations
 from server.destinations import (
     DestinationNotAllowed,
     DestinationPolicy,
     DestinationUnresolved,
+    IPAddress,
     refusal_reason,
 )
 
@@ -187,6 +189,22 @@ async def test_an_unresolvable_host_passes_the_check(monkeypatch: pytest.MonkeyP
     """
     _fake_resolver(monkeypatch, socket.gaierror(socket.EAI_NONAME, "Name or service not known"))
     await DestinationPolicy().check("http://hooks.example/")
+
+
+async def test_a_host_that_resolves_slowly_passes_the_check_in_bounded_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A publish does not wait on a slow name server: past the bound the name is accepted like one
+    that does not resolve yet, and every connection to it is vetted at delivery.
+    """
+    monkeypatch.setattr(destinations, "PUBLISH_RESOLVE_SECONDS", 0.05)
+
+    async def never_answers(hostname: str, port: int) -> list[IPAddress]:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async with asyncio.timeout(5):
+        await DestinationPolicy(resolver=never_answers).check("http://slow.example/")
 
 
 async def test_vetting_an_unresolvable_host_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
