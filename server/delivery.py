@@ -44,6 +44,8 @@ from typing import Literal, Protocol
 
 import httpx
 
+from sdk._http11 import Http11Transport
+
 from .destinations import DestinationNotAllowed, DestinationPolicy
 from .retry_delay import RetryDelay, RetryDelayError, compile_retry_delay, default_backoff_ms
 from .signing import DEFAULT_TTL_SECONDS, SIGNATURE_HEADER, SigningKeys, sign
@@ -56,7 +58,6 @@ from .stores.base import (
     NewMessage,
     StoreUnavailableError,
 )
-from .transport import DeliveryTransport
 from .vetted_http import VettedNetworkBackend
 
 __all__ = [
@@ -180,7 +181,7 @@ def default_transport(policy: DestinationPolicy) -> httpx.AsyncBaseTransport:
         max_keepalive_connections=HTTP_MAX_KEEPALIVE_CONNECTIONS,
         keepalive_expiry=HTTP_KEEPALIVE_SECONDS,
     )
-    return DeliveryTransport(limits, network_backend=VettedNetworkBackend(policy))
+    return Http11Transport(limits, network_backend=VettedNetworkBackend(policy))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -14,8 +14,9 @@ import typing
 
 import httpcore
 
+from sdk._network import NetworkBackend
+
 from .destinations import DestinationNotAllowed, DestinationPolicy, DestinationUnresolved
-from .transport import NetworkBackend
 
 __all__ = ["VettedNetworkBackend"]
 

@@ -25,6 +25,8 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
+from tests._loopback import LoopbackReceiver, ReceiverFactory
+
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("SPOOL_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
@@ -377,3 +379,19 @@ def schema_allows(schema: str, document: object) -> bool:
     holds ``document``: what a client or schemathesis reads the document as promising to accept.
     """
     return _component_validator(schema).is_valid(document)
+
+
+@pytest.fixture
+async def loopback_receiver() -> AsyncIterator[ReceiverFactory]:
+    """Start loopback receivers (``LoopbackReceiver``'s arguments); all close after the test."""
+    started: list[LoopbackReceiver] = []
+
+    async def start(*args: Any, **options: Any) -> LoopbackReceiver:
+        receiver = LoopbackReceiver(*args, **options)
+        await receiver.start()
+        started.append(receiver)
+        return receiver
+
+    yield start
+    for receiver in started:
+        await receiver.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import json
 import re
 import ssl
 
@@ -14,6 +15,7 @@ import respx
 
 import sdk
 from sdk import _endpoints, _http
+from tests._loopback import ReceiverFactory
 from tests.conftest import ROOT
 from tests.sdk._support import API_KEY, BASE_URL, appended, problem, resolve
 
@@ -189,62 +191,31 @@ async def test_publishing_succeeds(
     assert await resolve(client.publish("events", {"x": 1})) == "7-0"
 
 
-async def test_the_async_client_spreads_requests_in_flight_over_small_pools(
-    api: respx.MockRouter,
+async def test_the_async_clients_own_transport_speaks_http11_itself_unless_httpx_is_mocked(
+    loopback_receiver: ReceiverFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A lone request uses one lane; requests beyond a lane's connections open the next lane,
-    up to MAX_LANES, each pointed at the service; closing the client closes every lane.
+    """The SDK's own AsyncClient sends over sdk/_http11.py, one kept-alive connection for calls in
+    turn; while httpx's transport is patched (pytest-httpx does that; respx patches httpcore's
+    pool), calls go through httpx's transport, so the mock answers them.
     """
-    release = asyncio.Event()
-    started = 0
+    document = json.dumps(STREAM_INFO).encode()
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+    answer += b"Content-Length: %d\r\n\r\n%s" % (len(document), document)
+    service = await loopback_receiver([answer])
+    client = sdk.AsyncClient(service.url.removesuffix("/hook"), API_KEY, max_retries=0)
+    own = client._transport._http._transport
+    assert isinstance(own, _http._OwnAsyncTransport)
+    assert [await client.streams.length("events") for _ in range(3)] == [3, 3, 3]
+    assert (service.requests, service.connections) == (3, 1)
+    assert f"Bearer {API_KEY}".encode() in service.heads[0]
 
-    async def answer(request: httpx.Request) -> httpx.Response:
-        nonlocal started
-        started += 1
-        await release.wait()
-        return httpx.Response(200, json=STREAM_INFO)
+    async def mocked(transport: httpx.AsyncHTTPTransport, request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={**STREAM_INFO, "length": 9})
 
-    api.get("/v1/streams/events").mock(side_effect=answer)
-    client = sdk.AsyncClient(BASE_URL, API_KEY)
-    transport = client._transport
-    assert await _released(client, release) == 3 and len(transport._lanes) == 1
-    release.clear()
-    in_flight = _http.LANE_CONNECTIONS * _http.MAX_LANES + 3
-    tasks = [asyncio.ensure_future(client.streams.length("events")) for _ in range(in_flight)]
-    while started < 1 + in_flight:
-        await asyncio.sleep(0)
-    assert len(transport._lanes) == _http.MAX_LANES
-    assert sorted(transport._in_flight) == sorted(
-        [_http.LANE_CONNECTIONS] * (_http.MAX_LANES - 3) + [_http.LANE_CONNECTIONS + 1] * 3
-    )
-    for lane in transport._lanes:
-        assert lane.headers["Authorization"] == f"Bearer {API_KEY}"
-        assert str(lane.base_url).rstrip("/") == BASE_URL
-    release.set()
-    assert await asyncio.gather(*tasks) == [3] * in_flight
-    assert transport._in_flight == [0] * _http.MAX_LANES
+    monkeypatch.setattr(httpx.AsyncHTTPTransport, "handle_async_request", mocked)
+    assert await client.streams.length("events") == 9
+    assert service.requests == 3
     await client.close()
-    assert all(lane.is_closed for lane in transport._lanes)
-
-
-async def _released(client: sdk.AsyncClient, release: asyncio.Event) -> int:
-    task = asyncio.ensure_future(client.streams.length("events"))
-    await asyncio.sleep(0)
-    release.set()
-    return int(await task)
-
-
-async def test_a_callers_async_http_client_is_the_only_lane(api: respx.MockRouter) -> None:
-    """The SDK never opens pools of its own beside an httpx.AsyncClient it was given."""
-    api.get("/v1/streams/events").mock(return_value=httpx.Response(200, json=STREAM_INFO))
-    http = httpx.AsyncClient()
-    client = sdk.AsyncClient(BASE_URL, API_KEY, http_client=http)
-    lengths = await asyncio.gather(*(client.streams.length("events") for _ in range(20)))
-    assert lengths == [3] * 20
-    assert client._transport._lanes == [http]
-    await client.close()
-    assert not http.is_closed
-    await http.aclose()
 
 
 @pytest.mark.parametrize("base_url", [BASE_URL, f"{BASE_URL}/prefix", f"{BASE_URL}/prefix/"])
@@ -302,7 +273,10 @@ def test_the_sdks_own_http_clients_share_one_verifying_tls_context() -> None:
     context = _http._tls()
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
     first, second = sdk.Client(BASE_URL, API_KEY), sdk.AsyncClient(BASE_URL, API_KEY)
-    pools = [first._transport._http._transport._pool, second._transport._http._transport._pool]  # type: ignore[attr-defined]
+    pools = [
+        first._transport._http._transport._pool,  # type: ignore[attr-defined]
+        second._transport._http._transport._lean._pool,  # type: ignore[attr-defined]
+    ]
     assert all(pool._ssl_context is context for pool in pools)
     first.close()
     asyncio.run(second.close())

@@ -1,12 +1,15 @@
-"""HTTP/1.1 for the delivery engine: one request and its answer over a kept-alive connection.
+"""HTTP/1.1 for the async client and the delivery engine: one request and its answer over a
+kept-alive connection.
 
-httpcore and h11 are general: a request passes through a pool that scans its connections, a state
-machine that validates every event, and layers of wrappers. On a fast receiver that cost about
-half of a server's CPU per delivery, roughly ten times what the exchange itself needs (see
-``tests/server/test_http11.py`` for what is supported, and the commit that added this module for the
-profile). A delivery needs one narrow thing: send a request whose head and body are already known,
-read the status, headers and body of the answer, and keep the connection for the next request
-to the same origin when the answer allows it.
+httpcore and h11 are general: a request passes through a pool that, each time a request starts or
+ends, checks every connection (and, for each idle one, counts the idle connections again: work
+that grows with the square of the pool's size), a state machine that validates every event, and
+layers of wrappers. On a fast peer that cost about half of a server's CPU per delivery, roughly
+ten times what the exchange itself needs (``tests/sdk/test_http11.py`` shows what is supported),
+and more than half of the async client's CPU per publish. Both need one narrow thing: send a
+request whose head and body are already known, read the status, headers and body of the answer,
+and keep the connection for the next request to the same origin when the answer allows it.
+:class:`Http11Transport` is that, as an httpx transport.
 
 What is sent: the request line, the request's headers as given (``httpx.Request`` supplies ``Host``
 and ``Content-Length``), and its body. A header name that is not a token, or a name or value with
@@ -14,19 +17,20 @@ CR, LF or NUL in it, is refused before anything is sent (``httpx.LocalProtocolEr
 
 How an answer is read (RFC 9112): interim 1xx answers are skipped; ``HEAD`` and the statuses 204
 and 304 have no body; ``Transfer-Encoding: chunked`` is decoded; otherwise ``Content-Length``
-frames the body, and without either the body runs until the receiver closes. A connection goes
+frames the body, and without either the body runs until the peer closes. A connection goes
 back to its pool only when the answer was HTTP/1.1, did not say ``Connection: close``, was framed,
 and was read to its end with nothing after it; any other connection is closed.
 
-A receiver may close an idle kept-alive connection just as a request goes out on it. A request
-sent on a reused connection that the receiver closed before a byte of its answer came back is sent
-once more on a new connection, as browsers and Go's net/http do: that receiver closed without
-answering, and a delivery is at least once anyway (receivers treat ``Spool-Message-Id`` as an
-idempotency key). On a new connection the same failure is an error.
+A peer may close an idle kept-alive connection just as a request goes out on it. A request sent on
+a reused connection that the peer closed before a byte of its answer came back is sent once more on
+a new connection, as browsers and Go's net/http do: that peer closed without answering. (A
+delivery is at least once anyway, and receivers treat ``Spool-Message-Id`` as an idempotency key;
+the SDK sends every publish with an ``Idempotency-Key``.) On a new connection the same failure is
+an error.
 
-Connections come from a ``httpcore.AsyncNetworkBackend`` (the delivery engine's vets every address
-it connects to, see server/vetted_http.py), so what is connected to, and how TLS verifies, is as
-before. Failures raise httpx's own exceptions, which the engine records as failed attempts.
+Connections come from a ``httpcore.AsyncNetworkBackend`` (sdk/_network.py's by default; the
+delivery engine's vets every address it connects to, see server/vetted_http.py). Failures raise
+httpx's own exceptions.
 """
 
 from __future__ import annotations
@@ -42,7 +46,9 @@ from collections.abc import AsyncIterator, Iterator
 import httpcore
 import httpx
 
-__all__ = ["MAX_HEAD_BYTES", "ConnectionPool"]
+from ._network import NetworkBackend
+
+__all__ = ["MAX_HEAD_BYTES", "ConnectionPool", "Http11Transport"]
 
 # The most bytes an answer's status line and headers may take; beyond, it is a protocol error.
 MAX_HEAD_BYTES = 64 * 1024
@@ -489,3 +495,30 @@ async def _until_close(connection: _Connection, timeout: float | None) -> AsyncI
             yield chunk
         if not await connection.fill(timeout):
             return
+
+
+class Http11Transport(httpx.AsyncBaseTransport):
+    """An httpx transport that sends each request over a kept-alive HTTP/1.1 connection of its own
+    :class:`ConnectionPool` within ``limits``. ``ssl_context`` defaults to httpx's (the system's
+    certificate authorities, environment ignored), ``network_backend`` to sdk/_network.py's (what
+    server/vetted_http.py wraps to connect only to vetted addresses).
+    """
+
+    def __init__(
+        self,
+        limits: httpx.Limits,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        network_backend: httpcore.AsyncNetworkBackend | None = None,
+    ) -> None:
+        self._pool = ConnectionPool(
+            limits,
+            ssl_context=ssl_context or httpx.create_ssl_context(trust_env=False),
+            network_backend=network_backend or NetworkBackend(),
+        )
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self._pool.send(request)
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()

@@ -1,4 +1,4 @@
-"""A scripted HTTP/1.1 receiver on loopback, for the tests of the delivery engine's transport."""
+"""A scripted HTTP/1.1 receiver on loopback, for the tests of sdk/_http11.py and the transports on it."""
 
 from __future__ import annotations
 

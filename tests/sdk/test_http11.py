@@ -1,4 +1,4 @@
-"""The delivery engine's HTTP/1.1 exchange and pool (server/http11.py) against a scripted loopback
+"""The HTTP/1.1 exchange and pool (sdk/_http11.py) against a scripted loopback
 receiver that answers each request with the exact bytes a test gives it.
 """
 
@@ -12,9 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from server.http11 import MAX_HEAD_BYTES, _Connection
-from server.transport import DeliveryTransport
-from tests.server._loopback import OK, ReceiverFactory
+from sdk._http11 import MAX_HEAD_BYTES, Http11Transport, _Connection
+from tests._loopback import OK, ReceiverFactory
 
 Receiver = ReceiverFactory
 
@@ -28,7 +27,7 @@ def receiver(loopback_receiver: ReceiverFactory) -> ReceiverFactory:
 @contextlib.asynccontextmanager
 async def client(**limits: Any) -> AsyncIterator[httpx.AsyncClient]:
     """An httpx client on the delivery transport (no vetting: the receivers are on loopback)."""
-    transport = DeliveryTransport(httpx.Limits(**{"max_connections": 10, **limits}))
+    transport = Http11Transport(httpx.Limits(**{"max_connections": 10, **limits}))
     async with httpx.AsyncClient(transport=transport, timeout=5) as sending:
         yield sending
 
@@ -165,7 +164,7 @@ async def test_a_header_that_could_split_the_request_is_refused_unsent(
 ) -> None:
     """Nothing reaches the receiver when a header name or value is not allowed on the wire."""
     scripted = await receiver([OK])
-    transport = DeliveryTransport(httpx.Limits(max_connections=1))
+    transport = Http11Transport(httpx.Limits(max_connections=1))
     request = httpx.Request("POST", scripted.url, content=b"x", headers=headers)
     with pytest.raises(httpx.LocalProtocolError, match="invalid header"):
         await transport.handle_async_request(request)
@@ -238,7 +237,7 @@ async def test_requests_over_max_connections_wait_for_a_slot(receiver: Receiver)
     and gives up after the pool timeout.
     """
     scripted = await receiver([OK])
-    transport = DeliveryTransport(httpx.Limits(max_connections=1))
+    transport = Http11Transport(httpx.Limits(max_connections=1))
     first = await transport.handle_async_request(httpx.Request("GET", scripted.url))
     waiting = httpx.Request("GET", scripted.url, extensions={"timeout": {"pool": 0.1}})
     with pytest.raises(httpx.PoolTimeout):

@@ -1,4 +1,4 @@
-"""The delivery engine's HTTP transport (server/transport.py, as ``default_transport`` builds it)
+"""The delivery engine's HTTP transport (sdk/_http11.py, as ``default_transport`` builds it)
 against real HTTP/1.1 servers on loopback: kept-alive connections, closed ones, and TLS.
 """
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from sdk._http11 import Http11Transport
 from server.delivery import default_transport
 from server.destinations import DestinationPolicy
-from server.transport import DeliveryTransport
-from tests.server._loopback import ReceiverFactory
+from tests._loopback import ReceiverFactory
 from tests.server._support import eventually
 
 
@@ -161,7 +161,7 @@ async def test_https_goes_through_tls_and_verifies_the_receiver(
     server = await keep_alive_server(ssl_context=server_context)
     trusting = ssl.create_default_context(cafile=str(cert))
     limits = httpx.Limits(max_connections=4, max_keepalive_connections=4)
-    client = httpx.AsyncClient(transport=DeliveryTransport(limits, ssl_context=trusting))
+    client = httpx.AsyncClient(transport=Http11Transport(limits, ssl_context=trusting))
     try:
         for _ in range(3):
             assert (await client.post(server.url, content=b"{}")).text == "ok"

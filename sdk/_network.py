@@ -1,29 +1,21 @@
-"""The HTTP transport the delivery engine sends through, made cheap per request.
+"""Connections for sdk/_http11.py: asyncio protocol streams that cost little per request.
 
-Profiles of one server delivering to a fast local receiver, 50 attempts in flight, found most of
-the engine's time in the HTTP client's machinery rather than in HTTP itself:
+Profiles of the delivery engine (50 attempts in flight to a fast local receiver) and of the async
+client (64 publishes in flight) found, below the HTTP exchange itself:
 
-- httpcore's pool, each time a request starts or ends, checks every connection and, for each idle
-  one, counts the idle connections again: work that grows with the square of the pool's size; and
-  httpcore with h11 then spent about ten times what the exchange needs on each request.
-  :class:`DeliveryTransport` sends over server/http11.py's pool instead, which keeps idle
-  connections by origin and speaks just the HTTP/1.1 a delivery needs.
-- httpcore's anyio streams answer ``is_readable`` (has the receiver closed an idle connection?)
-  with a ``poll`` system call after building anyio's whole table of socket attributes, and stop
-  and restart reading the socket around every read. :class:`_Stream` sits on an asyncio protocol
-  that keeps reading: the receiver's data or its close is already in hand, so ``is_readable`` is a
-  look at a buffer and a flag.
+- httpcore's anyio streams answer ``is_readable`` (has the peer closed an idle connection?) with a
+  ``poll`` system call after building anyio's whole table of socket attributes, and stop and
+  restart reading the socket around every read. :class:`_Stream` sits on an asyncio protocol that
+  keeps reading: the peer's data or its close is already in hand, so ``is_readable`` is a look at
+  a buffer and a flag.
 - A request's head and body written separately cost, on loopback, a send each, about as much as
   the rest of the request's handling; :class:`_Stream` holds the writes until the answer is read
   and sends them together.
-- Above the transport, ``httpx.AsyncClient`` merges default headers, runs its auth and redirect
-  machinery and files every answer's cookies (7% of the engine's time), none of which a delivery
-  may use; the engine hands each request to :class:`DeliveryTransport` itself.
 
-TLS verifies as httpx configures it. Which address a connection goes to is the network
+TLS verifies as the caller's context says. Which address a connection goes to is the network
 backend's: the delivery engine wraps :class:`NetworkBackend` in server/vetted_http.py's, which
 connects only to addresses the destination policy vetted. Streams raise httpcore's exceptions,
-which server/http11.py turns into httpx's.
+which sdk/_http11.py turns into httpx's.
 """
 
 from __future__ import annotations
@@ -35,11 +27,8 @@ from collections.abc import Iterable
 from typing import Any
 
 import httpcore
-import httpx
 
-from .http11 import ConnectionPool
-
-__all__ = ["DeliveryTransport", "NetworkBackend"]
+__all__ = ["NetworkBackend"]
 
 # Reading stops while this much of an answer waits unread, and starts again below a quarter of it.
 _READ_BUFFER_LIMIT = 256 * 1024
@@ -60,7 +49,7 @@ class _Protocol(asyncio.Protocol):
         self.error: Exception | None = None
         self.paused = False
         self._reader: asyncio.Future[None] | None = None
-        self._writable = True
+        self.writable = True
         self._drained: asyncio.Future[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -86,10 +75,10 @@ class _Protocol(asyncio.Protocol):
         self._wake_writer()
 
     def pause_writing(self) -> None:
-        self._writable = False
+        self.writable = False
 
     def resume_writing(self) -> None:
-        self._writable = True
+        self.writable = True
         self._wake_writer()
 
     def _wake_reader(self) -> None:
@@ -110,7 +99,7 @@ class _Protocol(asyncio.Protocol):
 
     async def wait_writable(self) -> None:
         """Return once the transport's write buffer has drained (or the connection ended)."""
-        if self._writable or self.ended:
+        if self.writable or self.ended:
             return
         self._drained = asyncio.get_running_loop().create_future()
         try:
@@ -170,11 +159,15 @@ class _Stream(httpcore.AsyncNetworkStream):
         if protocol.ended or self._transport.is_closing():
             raise httpcore.WriteError("the connection is closed")
         self._transport.write(data)
-        try:
-            async with asyncio.timeout(self._write_timeout):
-                await protocol.wait_writable()
-        except TimeoutError:
-            raise httpcore.WriteTimeout(f"could not send within {self._write_timeout} s") from None
+        # A write the kernel took at once leaves nothing to wait for, and no timer to set.
+        if not (protocol.writable or protocol.ended):
+            try:
+                async with asyncio.timeout(self._write_timeout):
+                    await protocol.wait_writable()
+            except TimeoutError:
+                raise httpcore.WriteTimeout(
+                    f"could not send within {self._write_timeout} s"
+                ) from None
         if protocol.ended and protocol.error is not None:
             raise httpcore.WriteError(str(protocol.error)) from protocol.error
 
@@ -279,30 +272,3 @@ def _connected(
     for option in socket_options or ():
         sock.setsockopt(*option)
     return _Stream(transport, protocol)
-
-
-class DeliveryTransport(httpx.AsyncBaseTransport):
-    """An httpx transport that sends each request over a kept-alive HTTP/1.1 connection of its own
-    pool (server/http11.py) within ``limits``. ``ssl_context`` defaults to httpx's (the system's
-    certificate authorities, environment ignored), ``network_backend`` to :class:`NetworkBackend`
-    (what server/vetted_http.py wraps to connect only to vetted addresses).
-    """
-
-    def __init__(
-        self,
-        limits: httpx.Limits,
-        *,
-        ssl_context: ssl.SSLContext | None = None,
-        network_backend: httpcore.AsyncNetworkBackend | None = None,
-    ) -> None:
-        self._pool = ConnectionPool(
-            limits,
-            ssl_context=ssl_context or httpx.create_ssl_context(trust_env=False),
-            network_backend=network_backend or NetworkBackend(),
-        )
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return await self._pool.send(request)
-
-    async def aclose(self) -> None:
-        await self._pool.aclose()
