@@ -190,7 +190,15 @@ class SyncCoalescer(Generic[KeyT, ItemT, ResultT]):
 
 
 class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
-    """Batching for the async client: a task per open batch waits out the linger and sends it."""
+    """Batching for the async client: a task per open batch sends it when it is due.
+
+    A batch is due once the publishes the event loop runs now have joined it, unless an earlier
+    batch to the same target is still in flight: then it is due when that batch has its answer,
+    when it holds `max_items`, or when `linger` has passed, whichever comes first. So a lone
+    publish waits for nothing, and under load a batch grows while the one before it is sent, to
+    what the service takes in one round trip (as a database's group commit does). Waiting out the
+    linger instead left 64 callers publishing in turn idle 2 ms of every 4.5 ms round trip.
+    """
 
     def __init__(
         self,
@@ -203,6 +211,7 @@ class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
         self._send_batch = send_batch
         self._send_one = send_one
         self._open: dict[KeyT, _AsyncBatch[ItemT, ResultT]] = {}
+        self._in_flight: dict[KeyT, int] = {}
         self._sending: set[asyncio.Task[None]] = set()
 
     async def submit(self, key: KeyT, item: ItemT) -> ResultT:
@@ -217,7 +226,7 @@ class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
         batch = self._open.get(key)
         if batch is None:
             batch = self._open[key] = _AsyncBatch(full=asyncio.Event())
-            task = loop.create_task(self._linger_then_send(key, batch))
+            task = loop.create_task(self._send_when_due(key, batch))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
         outcome: asyncio.Future[ResultT] = loop.create_future()
@@ -228,18 +237,26 @@ class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
             batch.full.set()
         return await outcome
 
-    async def _linger_then_send(self, key: KeyT, batch: _AsyncBatch[ItemT, ResultT]) -> None:
+    async def _send_when_due(self, key: KeyT, batch: _AsyncBatch[ItemT, ResultT]) -> None:
         import asyncio
 
         try:
-            try:
-                await asyncio.wait_for(batch.full.wait(), self._batching.linger)
-            except TimeoutError:
-                pass
+            # This task runs after the publishes the loop had ready when the batch opened; one
+            # more turn lets those they woke join too.
+            await asyncio.sleep(0)
+            if self._in_flight.get(key, 0):
+                try:
+                    await asyncio.wait_for(batch.full.wait(), self._batching.linger)
+                except TimeoutError:
+                    pass
             if self._open.get(key) is batch:
                 del self._open[key]
+            self._in_flight[key] = self._in_flight.get(key, 0) + 1
             try:
-                results = await self._send_batch(key, batch.items)
+                try:
+                    results = await self._send_batch(key, batch.items)
+                finally:
+                    self._answered(key)
             except Exception as error:
                 if not (len(batch.items) > 1 and _refused_for_content(error)):
                     _fail(batch.outcomes, error)
@@ -254,6 +271,17 @@ class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
             # A cancelled sender (the loop is closing) must not leave its callers waiting.
             _fail(batch.outcomes, error)
             raise
+
+    def _answered(self, key: KeyT) -> None:
+        """A batch to `key` has its answer: the next one is due now, if none other is in flight."""
+        left = self._in_flight[key] - 1
+        if left:
+            self._in_flight[key] = left
+            return
+        del self._in_flight[key]
+        waiting = self._open.get(key)
+        if waiting is not None:
+            waiting.full.set()
 
     async def flush(self) -> None:
         """Send every open batch now and wait until every batch in flight has its answer."""

@@ -126,13 +126,67 @@ async def test_a_batch_is_sent_at_max_items_and_the_rest_waits_for_the_next() ->
     ]
 
 
-async def test_a_lone_publish_goes_out_after_the_linger() -> None:
-    """With nobody joining, a publish is sent once its linger passed."""
+async def test_a_lone_publish_goes_out_without_waiting_for_the_linger() -> None:
+    """With no batch to its target in flight, a publish is sent once the loop's other ready
+    publishes have joined it: the linger (a second here) is not waited out.
+    """
     recorder = _Recorder()
-    coalescer = _async(recorder, Batching(linger=0.001, max_items=100))
+    coalescer = _async(recorder, PATIENT)
 
-    assert await coalescer.submit("s", "a") == "s:a"
+    async with asyncio.timeout(0.5):
+        assert await coalescer.submit("s", "a") == "s:a"
     assert recorder.batches == [("s", ["a"])]
+
+
+class _HeldBatches(_Recorder):
+    """A recorder whose batches are answered only when the test releases them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def abatch(self, key: str, items: list[str]) -> list[str]:
+        self.batches.append((key, list(items)))
+        await self.release.wait()
+        return [f"{key}:{item}" for item in items]
+
+
+async def test_publishes_gather_while_a_batch_is_in_flight_and_go_when_it_is_answered() -> None:
+    """While a batch is out, later publishes to its target make the next batch, sent as soon as
+    the first has its answer, not after the linger; another target does not wait.
+    """
+    held = _HeldBatches()
+    coalescer = _async(held, PATIENT)
+    first = asyncio.ensure_future(coalescer.submit("s", "a"))
+    while not held.batches:
+        await asyncio.sleep(0)
+    later = [asyncio.ensure_future(coalescer.submit("s", item)) for item in ("b", "c")]
+    other = asyncio.ensure_future(coalescer.submit("t", "x"))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert held.batches == [("s", ["a"]), ("t", ["x"])]
+    held.release.set()
+    async with asyncio.timeout(0.5):
+        assert await first == "s:a"
+        assert await asyncio.gather(*later) == ["s:b", "s:c"]
+        assert await other == "t:x"
+    assert held.batches == [("s", ["a"]), ("t", ["x"]), ("s", ["b", "c"])]
+
+
+async def test_a_batch_waits_no_longer_than_the_linger_behind_a_slow_one() -> None:
+    """A batch behind one that is slow to be answered goes out when its linger has passed."""
+    held = _HeldBatches()
+    coalescer = _async(held, Batching(linger=0.01, max_items=100))
+    first = asyncio.ensure_future(coalescer.submit("s", "a"))
+    while not held.batches:
+        await asyncio.sleep(0)
+    second = asyncio.ensure_future(coalescer.submit("s", "b"))
+    async with asyncio.timeout(0.5):
+        while len(held.batches) < 2:
+            await asyncio.sleep(0.001)
+    assert held.batches == [("s", ["a"]), ("s", ["b"])]
+    held.release.set()
+    assert (await first, await second) == ("s:a", "s:b")
 
 
 async def test_a_failed_batch_fails_every_caller_with_the_same_error() -> None:
