@@ -59,6 +59,7 @@ __all__ = [
     "UrlGroupRecord",
     "MAX_ID_PART",
     "check_max_deliveries",
+    "check_queue_settings",
     "check_token_bucket",
     "DEAD_LETTER_SUFFIX",
     "dead_letter_stream",
@@ -499,6 +500,18 @@ def check_max_deliveries(stream: str, max_deliveries: int | None) -> None:
             f"than {_MAX_STREAM_NAME} characters: use a stream name of at most "
             f"{_MAX_STREAM_NAME - len(DEAD_LETTER_SUFFIX)}",
         )
+
+
+def check_queue_settings(settings: QueueSettings) -> None:
+    """``validation_failed`` unless every setting of a queue is within its least value."""
+    for name, value, least in (
+        ("max_attempts", settings.max_attempts, 1),
+        ("lease_seconds", settings.lease_seconds, 1),
+        ("retention_seconds", settings.retention_seconds, 0),
+        ("deduplication_window_seconds", settings.deduplication_window_seconds, 0),
+    ):
+        if value < least:
+            raise StoreError("validation_failed", f"{name} must be at least {least}: {value}")
 
 
 def check_token_bucket(per_second: float, burst: int) -> None:

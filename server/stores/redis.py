@@ -168,6 +168,7 @@ from .base import (
     UrlEndpoint,
     UrlGroupRecord,
     check_max_deliveries,
+    check_queue_settings,
     check_token_bucket,
     dead_letter_stream,
     entry_id_parts,
@@ -1261,17 +1262,6 @@ def _split_prefix(url: str, query_text: str) -> tuple[str, list[tuple[str, str]]
     return prefix, [(name, value) for name, value in query if name != "prefix"]
 
 
-def _check_queue_settings(settings: QueueSettings) -> None:
-    for name, value, least in (
-        ("max_attempts", settings.max_attempts, 1),
-        ("lease_seconds", settings.lease_seconds, 1),
-        ("retention_seconds", settings.retention_seconds, 0),
-        ("deduplication_window_seconds", settings.deduplication_window_seconds, 0),
-    ):
-        if value < least:
-            raise StoreError("validation_failed", f"{name} must be at least {least}: {value}")
-
-
 def _check_amount(amount: int) -> None:
     if amount < 0:
         raise StoreError("validation_failed", f"a quota amount must not be negative: {amount}")
@@ -1834,7 +1824,7 @@ class RedisStore(Store):
 
     async def put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
         """Write the settings in the queue's slot, then list the name (listing crosses slots)."""
-        _check_queue_settings(settings)
+        check_queue_settings(settings)
         created, answer = await self._queue_script(
             "put_queue",
             name,

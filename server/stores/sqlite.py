@@ -111,6 +111,7 @@ from .base import (
     UrlEndpoint,
     UrlGroupRecord,
     check_max_deliveries,
+    check_queue_settings,
     check_token_bucket,
     dead_letter_stream,
     entry_id_parts,
@@ -1054,7 +1055,7 @@ class SQLiteStore(Store):
 
     async def put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
         """Create the queue or replace its settings, keeping its jobs and creation time."""
-        _check_queue_settings(settings)
+        check_queue_settings(settings)
 
         def work(connection: sqlite3.Connection, now: float) -> tuple[QueueRecord, bool]:
             created = (
@@ -1837,17 +1838,6 @@ def _check_trim(trim: Trim) -> None:
         raise StoreError("validation_failed", f"maxlen must not be negative: {trim.maxlen}")
     if trim.minid is not None:
         _parse_id(trim.minid, missing_seq=0)
-
-
-def _check_queue_settings(settings: QueueSettings) -> None:
-    for name, value, least in (
-        ("max_attempts", settings.max_attempts, 1),
-        ("lease_seconds", settings.lease_seconds, 1),
-        ("retention_seconds", settings.retention_seconds, 0),
-        ("deduplication_window_seconds", settings.deduplication_window_seconds, 0),
-    ):
-        if value < least:
-            raise StoreError("validation_failed", f"{name} must be at least {least}: {value}")
 
 
 def _key_reused() -> ConflictError:
