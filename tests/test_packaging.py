@@ -23,6 +23,8 @@ def test_wheel_ships_the_packages_their_markers_and_the_api_document(tmp_path: P
     (wheel,) = tmp_path.glob("spool-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"sdk/py.typed", "generated/py.typed", "server/openapi.yaml"} <= names
+    lua = {path.relative_to(ROOT).as_posix() for path in (ROOT / "server").rglob("*.lua")}
+    assert lua and lua <= names
     assert {"sdk/__init__.py", "generated/client.py", "server/app.py"} <= names
     shipped = zipfile.ZipFile(wheel).read("server/openapi.yaml")
     assert shipped == (ROOT / "openapi.yaml").read_bytes()

@@ -1,0 +1,20 @@
+-- uses: common, idempotency, trim
+-- KEYS[1] stream, KEYS[2] idempotency record (none for a plain append); ARGV: now, request hash,
+-- ttl, nomkstream, trim steps (see lib/trim.lua), bodies... The trimmed count is the length before,
+-- plus the entries added, minus the length after: all inside this one script.
+local stream, record = KEYS[1], KEYS[2]
+local now, request_hash, ttl = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local nomkstream, trim_steps = ARGV[4], 5
+local kept = replayed_result(record, request_hash, now)
+if kept then return {1, kept} end
+if nomkstream == '1' and redis.call('EXISTS', stream) == 0 then fail('stream_not_found') end
+local length_before = redis.call('XLEN', stream)
+local ids = {}
+for index = trim_steps + 1 + tonumber(ARGV[trim_steps]) * 3, #ARGV do
+  ids[#ids + 1] = redis.call('XADD', stream, '*', 'b', ARGV[index])
+end
+trim(stream, trim_steps)
+local length = redis.call('XLEN', stream)
+local result = {length, length_before + #ids - length, ids}
+remember(record, request_hash, now, ttl, result)
+return {0, result}

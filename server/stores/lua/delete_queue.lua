@@ -1,0 +1,7 @@
+-- uses: common, queue
+require_queue()
+for _, job_id in ipairs(redis.call('ZRANGE', ALL, 0, -1)) do
+  redis.call('DEL', JOB .. job_id)
+end
+redis.call('DEL', META, ALL, AVAIL, DELAYED, LEASED, DEAD, DONE, DEDUP, DEDUP_EXP)
+return 1

@@ -1,0 +1,97 @@
+-- Every queue script gets KEYS = _QueueKeys.declared() and ARGV[1] = job key prefix, ARGV[2] = now.
+-- A job's max_attempts is always its queue's current setting.
+local META, ALL, AVAIL, DELAYED, LEASED, DEAD, DONE, DEDUP, DEDUP_EXP = unpack(KEYS, 1, 9)
+local JOB = ARGV[1]
+local NOW_TEXT = ARGV[2]
+local NOW = tonumber(NOW_TEXT)
+
+local function require_queue()
+  if redis.call('EXISTS', META) == 0 then fail('queue_not_found') end
+end
+
+local function max_attempts()
+  return tonumber(redis.call('HGET', META, 'max_attempts'))
+end
+
+local function require_job(job_id)
+  local key = JOB .. job_id
+  if redis.call('EXISTS', key) == 0 then fail('job_not_found') end
+  return key
+end
+
+local function require_lease(key, lease_id)
+  local job = redis.call('HMGET', key, 'state', 'lease_id', 'lease_expires_at')
+  if job[1] ~= 'leased' or job[2] ~= lease_id or tonumber(job[3]) <= NOW then
+    fail('lease_expired')
+  end
+end
+
+-- The job's fields plus its queue's max_attempts, as one flat field/value list.
+local function job_answer(key)
+  local fields = redis.call('HGETALL', key)
+  fields[#fields + 1] = 'max_attempts'
+  fields[#fields + 1] = redis.call('HGET', META, 'max_attempts')
+  return fields
+end
+
+local function end_lease(key, job_id)
+  redis.call('HDEL', key, 'lease_id', 'lease_expires_at', 'consumer')
+  redis.call('ZREM', LEASED, job_id)
+end
+
+local function make_dead(key, job_id, finished_at)
+  redis.call('HSET', key, 'state', 'dead', 'finished_at', finished_at)
+  redis.call('ZADD', DEAD, finished_at, job_id)
+end
+
+local function make_available(key, job_id)
+  redis.call('ZADD', AVAIL, redis.call('HGET', key, 'seq'), job_id)
+end
+
+local function drop_finished(set, cutoff)
+  local ids = redis.call('ZRANGEBYSCORE', set, '-inf', cutoff, 'LIMIT', 0, 1000)
+  for _, job_id in ipairs(ids) do
+    redis.call('DEL', JOB .. job_id)
+    redis.call('ZREM', ALL, job_id)
+    redis.call('ZREM', set, job_id)
+  end
+end
+
+-- Bring the indexes up to NOW: due delayed jobs and ended leases become available (or dead), and
+-- what outlived its retention or deduplication window goes.
+local function settle()
+  for _, job_id in ipairs(redis.call('ZRANGEBYSCORE', DELAYED, '-inf', NOW_TEXT)) do
+    make_available(JOB .. job_id, job_id)
+    redis.call('ZREM', DELAYED, job_id)
+  end
+  local attempts_allowed = max_attempts()
+  for _, job_id in ipairs(redis.call('ZRANGEBYSCORE', LEASED, '-inf', NOW_TEXT)) do
+    local key = JOB .. job_id
+    local job = redis.call('HMGET', key, 'attempts', 'lease_expires_at')
+    end_lease(key, job_id)
+    if tonumber(job[1]) >= attempts_allowed then
+      make_dead(key, job_id, job[2])
+    else
+      redis.call('HSET', key, 'state', 'ready')
+      make_available(key, job_id)
+    end
+  end
+  local cutoff = fmt(NOW - tonumber(redis.call('HGET', META, 'retention_seconds')))
+  drop_finished(DONE, cutoff)
+  drop_finished(DEAD, cutoff)
+  local expired = redis.call('ZRANGEBYSCORE', DEDUP_EXP, '-inf', NOW_TEXT, 'LIMIT', 0, 1000)
+  for _, deduplication_id in ipairs(expired) do
+    redis.call('HDEL', DEDUP, deduplication_id)
+    redis.call('ZREM', DEDUP_EXP, deduplication_id)
+  end
+end
+
+local function queue_answer()
+  return {
+    redis.call('HGETALL', META),
+    redis.call('ZCARD', AVAIL),
+    redis.call('ZCARD', DELAYED),
+    redis.call('ZCARD', LEASED),
+    redis.call('ZCARD', DEAD),
+  }
+end

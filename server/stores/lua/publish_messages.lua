@@ -1,0 +1,50 @@
+-- uses: common, idempotency, messages
+-- KEYS[6] idempotency record (none for a plain publish); ARGV[3], ARGV[4]: the message and lease
+-- id the publish needs to be current ('' = none); ARGV[5] request hash, ARGV[6] ttl; ARGV[7] =
+-- number of messages, then per message: message_id, dedup_key ('' = none), dedup window, url, item,
+-- number of field/value items, the items (which include not_before and next_attempt_at). A receipt
+-- is {message_id, deduplicated, url, item}.
+local record = KEYS[6]
+local leased_message, lease_id = ARGV[3], ARGV[4]
+local request_hash, ttl, message_count = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
+local kept = replayed_result(record, request_hash, NOW)
+if kept then return {1, kept} end
+if leased_message ~= '' then require_current_lease(require_message(leased_message), lease_id) end
+local expired = redis.call('ZRANGEBYSCORE', DEDUP_EXP, '-inf', NOW_TEXT, 'LIMIT', 0, 1000)
+for _, dedup_key in ipairs(expired) do
+  redis.call('HDEL', DEDUP, dedup_key)
+  redis.call('ZREM', DEDUP_EXP, dedup_key)
+end
+local receipts = {}
+local base = 8
+for _ = 1, message_count do
+  local message_id, dedup_key, window = ARGV[base], ARGV[base + 1], tonumber(ARGV[base + 2])
+  local url, item, item_count = ARGV[base + 3], tonumber(ARGV[base + 4]), tonumber(ARGV[base + 5])
+  local earlier = false
+  if dedup_key ~= '' then
+    local seen = redis.call('HGET', DEDUP, dedup_key)
+    if seen then
+      local separator = string.find(seen, ' ', 1, true)
+      local created_at = tonumber(string.sub(seen, 1, separator - 1))
+      if NOW - created_at < window then earlier = string.sub(seen, separator + 1) end
+    end
+  end
+  if earlier then
+    receipts[#receipts + 1] = {earlier, 1, url, item}
+  else
+    local key = MESSAGE .. message_id
+    redis.call('HSET', key, unpack(ARGV, base + 6, base + 5 + item_count))
+    local sequence = redis.call('INCR', SEQ)
+    redis.call('HSET', key, 'seq', sequence)
+    local next_attempt_at = redis.call('HGET', key, 'next_attempt_at')
+    redis.call('ZADD', DUE, next_attempt_at, member(sequence, message_id))
+    if dedup_key ~= '' then
+      redis.call('HSET', DEDUP, dedup_key, NOW_TEXT .. ' ' .. message_id)
+      redis.call('ZADD', DEDUP_EXP, fmt(NOW + window), dedup_key)
+    end
+    receipts[#receipts + 1] = {message_id, 0, url, item}
+  end
+  base = base + 6 + item_count
+end
+remember(record, request_hash, NOW, ttl, receipts)
+return {0, receipts}

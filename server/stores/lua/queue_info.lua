@@ -1,0 +1,4 @@
+-- uses: common, queue
+require_queue()
+settle()
+return queue_answer()
