@@ -32,7 +32,7 @@ from .http_protocol import READ_TIMEOUT_STATE_KEY
 from .ids import new_id
 from .problems import ProblemError, problem_response
 from .routes import ROUTES
-from .routes._common import AppContext
+from .routes._context import AppContext
 from .routes._operations import bind_routes
 from .routes._spec import load_spec_facts
 from .stores import store_from_url

@@ -24,7 +24,7 @@ from starlette.routing import Route, compile_path
 
 from ..auth import Principal
 from ..problems import ProblemError
-from ._common import authenticate, path_name
+from ._context import authenticate, path_name
 from ._spec import RequiredPermission, SpecError, SpecFacts, SpecOperation
 
 __all__ = [

@@ -37,22 +37,12 @@ from ..stores.base import (
     UrlEndpoint,
     UrlGroupRecord,
 )
-from ._common import (
-    AppContext,
-    Published,
-    check_rate,
-    context_of,
-    ensure_finite,
-    invalid,
-    json_response,
-    may_hold_non_finite,
-    publish,
-    query_int,
-    read_json,
-    rfc3339,
-    without_none,
-)
+from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
+from ._context import AppContext, context_of
 from ._operations import Access, operations
+from ._publish import Published, check_rate, publish
+from ._query import query_int
+from ._responses import json_response, rfc3339, without_none
 
 __all__ = ["routes"]
 

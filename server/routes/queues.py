@@ -26,21 +26,12 @@ from ..stores.base import (
     QueueRecord,
     QueueSettings,
 )
-from ._common import (
-    Published,
-    check_rate,
-    context_of,
-    ensure_finite,
-    json_response,
-    may_hold_non_finite,
-    publish,
-    query_int,
-    query_value,
-    read_json,
-    rfc3339,
-    without_none,
-)
+from ._body import ensure_finite, may_hold_non_finite, read_json
+from ._context import context_of
 from ._operations import Access, operations
+from ._publish import Published, check_rate, publish
+from ._query import query_int, query_value
+from ._responses import json_response, rfc3339, without_none
 
 __all__ = ["routes"]
 

@@ -18,22 +18,12 @@ from generated.pydantic_models import (
 )
 
 from ..stores.base import DeliveredEntry, GroupInfo, IdempotencyClaim, StreamInfo, Trim
-from ._common import (
-    Published,
-    check_rate,
-    context_of,
-    ensure_finite,
-    invalid,
-    json_response,
-    may_hold_non_finite,
-    publish,
-    query_bool,
-    query_int,
-    query_value,
-    read_json,
-    without_none,
-)
+from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
+from ._context import context_of
 from ._operations import Access, operations
+from ._publish import Published, check_rate, publish
+from ._query import query_bool, query_int, query_value
+from ._responses import json_response, without_none
 
 __all__ = ["routes"]
 

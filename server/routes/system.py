@@ -9,8 +9,9 @@ from starlette.responses import Response
 
 from .. import __version__
 from ..problems import ProblemError
-from ._common import context_of, json_response
+from ._context import context_of
 from ._operations import public_operations
+from ._responses import json_response
 
 __all__ = ["routes"]
 

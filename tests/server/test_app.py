@@ -15,7 +15,7 @@ import pytest
 
 from server.app import create_app, lifespan
 from server.config import Settings
-from server.routes._common import AppContext
+from server.routes._context import AppContext
 from tests.conftest import RunningApp, assert_problem
 
 AppFactory = Callable[..., contextlib.AbstractAsyncContextManager[RunningApp]]

@@ -1,5 +1,5 @@
 """Scale-out of the delivery engine (server/delivery.py, as server/app.py wires it) and of rate
-limits (server/routes/_common.py's check_rate): real ``python -m server`` processes sharing one
+limits (server/routes/_publish.py's check_rate): real ``python -m server`` processes sharing one
 store deliver each attempt once, a message whose process was killed mid-delivery is delivered by
 another process once its lease ends, and a token's rate limit holds for all processes together.
 

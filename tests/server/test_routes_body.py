@@ -1,10 +1,9 @@
-"""What every route shares (server/routes/_common.py): the publish pipeline's quota and rate
-limit, dates, query parameters.
+"""Request bodies (server/routes/_body.py): media types, depth, whole floats, nulls, non-finite
+numbers, and the one-pass validation that agrees with the walks.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -13,98 +12,14 @@ import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 import generated.pydantic_models as models
-from server.config import Permission, RateLimit, Settings, TokenConfig
 from server.problems import ProblemError
-from server.routes._common import (
+from server.routes._body import (
     _one_pass_validator,
     _parse_with_walks,
     may_hold_non_finite,
     parse_body,
-    rfc3339,
 )
-from tests.conftest import TEST_DESTINATIONS, RunningApp, assert_problem
-
-AppFactory = Callable[..., contextlib.AbstractAsyncContextManager[RunningApp]]
-EVERYTHING = (
-    Permission(resource="*", name="*", actions=frozenset({"publish", "consume", "admin"})),
-)
-
-
-def _quota_settings(store_url: str, quota: int) -> Settings:
-    token = TokenConfig(id="metered", secret="secret-metered", permissions=EVERYTHING, quota=quota)
-    return Settings(tokens=(token,), store_url=store_url, allowed_destinations=TEST_DESTINATIONS)
-
-
-async def test_the_quota_counts_every_published_item(
-    app_factory: AppFactory, store_url: str
-) -> None:
-    """Each entry of a batch counts; a publish that would pass the quota is refused whole."""
-    async with app_factory(_quota_settings(store_url, 3), token="secret-metered") as running:
-        batch = {"entries": [{"body": 1}, {"body": 2}]}
-        assert (
-            await running.client.post("/v1/streams/events/batch", json=batch)
-        ).status_code == 201
-        over = await running.client.post("/v1/streams/events/batch", json=batch)
-        problem = assert_problem(over, 429, "quota_exceeded")
-        assert "retry-after" not in over.headers
-        assert "3" in problem["detail"]
-        assert (await running.client.get("/v1/streams/events")).json()["length"] == 2
-        one = await running.client.post("/v1/streams/events/entries", json={"body": 3})
-        assert one.status_code == 201
-        assert_problem(
-            await running.client.post("/v1/streams/events/entries", json={"body": 4}),
-            429,
-            "quota_exceeded",
-        )
-
-
-async def test_a_failed_publish_gives_its_quota_back(
-    app_factory: AppFactory, store_url: str
-) -> None:
-    """Quota taken for a publish that the store then refuses is refunded."""
-    async with app_factory(_quota_settings(store_url, 1), token="secret-metered") as running:
-        job = {"topic": "t", "payload": 1}
-        assert_problem(
-            await running.client.post("/v1/queues/jobs/jobs", json=job), 404, "queue_not_found"
-        )
-        await running.client.put("/v1/queues/jobs", json={})
-        assert (await running.client.post("/v1/queues/jobs/jobs", json=job)).status_code == 202
-
-
-async def test_a_url_group_counts_one_per_endpoint(app_factory: AppFactory, store_url: str) -> None:
-    """A message to a URL group of two endpoints uses two of the quota."""
-    async with app_factory(_quota_settings(store_url, 3), token="secret-metered") as running:
-        endpoints = [{"url": "https://a.example.com/"}, {"url": "https://b.example.com/"}]
-        await running.client.put("/v1/url-groups/pair", json={"endpoints": endpoints})
-        message = {"url_group": "pair", "body": 1}
-        assert (await running.client.post("/v1/messages", json=message)).status_code == 202
-        assert_problem(
-            await running.client.post("/v1/messages", json=message), 429, "quota_exceeded"
-        )
-
-
-async def test_invalid_publishes_use_no_quota(app_factory: AppFactory, store_url: str) -> None:
-    """A publish refused by validation takes nothing from the quota."""
-    async with app_factory(_quota_settings(store_url, 1), token="secret-metered") as running:
-        path = "/v1/streams/events/entries"
-        for _ in range(3):
-            bad = await running.client.post(path, json={"body": 1, "maxlen": -1})
-            assert_problem(bad, 422, "validation_failed")
-        assert (await running.client.post(path, json={"body": 1})).status_code == 201
-
-
-def test_dates_are_rfc3339_utc_with_a_z() -> None:
-    """Times are written with milliseconds and a Z, as the spec's examples are."""
-    assert rfc3339(0) == "1970-01-01T00:00:00.000Z"
-    assert rfc3339(1796472000.25) == "2026-12-05T12:00:00.250Z"
-
-
-async def test_repeated_query_parameters_use_one_value(api: RunningApp) -> None:
-    """A query parameter given twice is read once, not rejected or crashed on."""
-    await api.client.post("/v1/streams/events/batch", json={"entries": [{"body": 1}, {"body": 2}]})
-    response = await api.client.get("/v1/streams/events/entries?count=1&count=2")
-    assert response.status_code == 200
-    assert len(response.json()["entries"]) in (1, 2)
+from tests.conftest import RunningApp, assert_problem
 
 
 @pytest.mark.parametrize(
@@ -402,22 +317,3 @@ def test_a_schema_the_one_pass_cannot_be_sure_of_takes_the_long_way() -> None:
     with pytest.raises(ProblemError) as refused:
         parse_body(b'{"value": null}', _Choice)
     assert refused.value.errors[0].location == "body.value"
-
-
-async def test_publishing_too_fast_is_rate_limited(app_factory: AppFactory, store_url: str) -> None:
-    """Over its rate, a token's publishes get 429 rate_limited with Retry-After; reads do not."""
-    token = TokenConfig(
-        id="fast",
-        secret="secret-fast",
-        permissions=EVERYTHING,
-        rate_limit=RateLimit(per_second=0.01, burst=1),
-    )
-    settings = Settings(tokens=(token,), store_url=store_url)
-    async with app_factory(settings, token="secret-fast") as running:
-        path = "/v1/streams/events/entries"
-        assert (await running.client.post(path, json={"body": 1})).status_code == 201
-        response = await running.client.post(path, json={"body": 2})
-        problem = assert_problem(response, 429, "rate_limited")
-        assert int(response.headers["retry-after"]) >= 1
-        assert "fast" in problem["detail"]
-        assert (await running.client.get("/v1/streams/events")).json()["length"] == 1

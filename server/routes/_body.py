@@ -1,118 +1,38 @@
-"""What every route does: authenticate, check names, read and validate the body, read query
-parameters, and shape JSON responses.
-
-Validation uses the pydantic models ``make generate`` writes from openapi.yaml, in strict mode so
-that ``"5"`` is not silently an integer: malformed JSON is ``400 malformed_request`` and a schema
-violation is ``422 validation_failed`` with the location of every invalid field.
+"""Request bodies: read within the size limit, then validated by the pydantic models ``make
+generate`` writes from openapi.yaml, in strict mode so that ``"5"`` is not silently an integer:
+malformed JSON is ``400 malformed_request`` and a schema violation is ``422 validation_failed``
+with the location of every invalid field. Two JSON Schema rules pydantic does not share are built
+in (see :func:`parse_body`).
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import math
-import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from datetime import UTC, datetime
+from collections.abc import Iterator
 from types import UnionType
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
-import anyio
 import pydantic_core
 from pydantic import BaseModel, RootModel, ValidationError
 from pydantic_core import SchemaValidator, core_schema
 from starlette.requests import Request
-from starlette.responses import Response
 from typing_extensions import TypeAliasType
 
-from ..auth import Principal, TokenRegistry
-from ..config import Settings
-from ..destinations import DestinationPolicy
-from ..encoding import json_bytes
-from ..idempotency import IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, idempotent_request, key_reused
 from ..problems import FieldIssue, ProblemError
-from ..stores.base import ConflictError, IdempotencyClaim, NotFoundError, Store
-from ._spec import SpecFacts
+from ._context import context_of
 
 __all__ = [
-    "AppContext",
-    "Published",
-    "authenticate",
-    "check_rate",
-    "context_of",
     "ensure_finite",
     "invalid",
-    "json_response",
     "may_hold_non_finite",
     "parse_body",
-    "path_name",
-    "publish",
-    "query_bool",
-    "query_int",
-    "query_value",
     "read_body",
     "read_json",
-    "rfc3339",
-    "without_none",
 ]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-RootT = TypeVar("RootT", bound=RootModel[Any])
-
-_PATH_LABELS = {
-    "stream": "stream name",
-    "queue": "queue name",
-    "url_group": "URL group name",
-    "group": "consumer group name",
-    "job_id": "job id",
-    "message_id": "message id",
-}
-_INTEGER = re.compile(r"-?[0-9]{1,20}")
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class AppContext:
-    """The opened store and the per-process services the routes share."""
-
-    settings: Settings
-    store: Store
-    spec: SpecFacts
-    tokens: TokenRegistry
-    destinations: DestinationPolicy
-    # Called after messages become due, so a delivery engine in this process looks at once instead
-    # of at its next poll.
-    message_scheduled: list[Callable[[], None]] = dataclasses.field(default_factory=list)
-
-    def notify_message_scheduled(self) -> None:
-        """Tell this process's listeners that messages were scheduled."""
-        for listener in self.message_scheduled:
-            listener()
-
-
-def context_of(request: Request) -> AppContext:
-    """The running app's context (set by its lifespan)."""
-    context = getattr(request.app.state, "context", None)
-    if not isinstance(context, AppContext):
-        raise RuntimeError("the app's lifespan has not run: no store is open")
-    return context
-
-
-def authenticate(request: Request) -> Principal:
-    """The caller, from the bearer token; 401 ``unauthenticated`` without a known one."""
-    return context_of(request).tokens.authenticate(request.headers.get("authorization"))
-
-
-def path_name(request: Request, parameter: str) -> str:
-    """A path parameter checked against its pattern in openapi.yaml (400 ``invalid_name``)."""
-    value: str = request.path_params[parameter]
-    pattern = context_of(request).spec.path_patterns[parameter]
-    if not pattern.fullmatch(value):
-        label = _PATH_LABELS.get(parameter, parameter)
-        raise ProblemError(
-            400, "invalid_name", f"{label} {value!r} does not match {pattern.pattern}"
-        )
-    return value
 
 
 async def read_body(request: Request) -> bytes:
@@ -435,181 +355,3 @@ def _validation_failed(issues: Any) -> ProblemError:
 
 def _location(prefix: str, parts: tuple[int | str, ...]) -> str:
     return ".".join([prefix, *(str(part) for part in parts)])
-
-
-def query_int(request: Request, name: str, *, default: int, minimum: int, maximum: int) -> int:
-    """An integer query parameter within bounds (422 otherwise)."""
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    if not _INTEGER.fullmatch(raw):
-        raise invalid(f"query.{name}", "Input should be a valid integer")
-    value = int(raw)
-    if not minimum <= value <= maximum:
-        raise invalid(f"query.{name}", f"Input should be between {minimum} and {maximum}")
-    return value
-
-
-def query_bool(request: Request, name: str, *, default: bool) -> bool:
-    """A ``true``/``false`` query parameter (422 otherwise)."""
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    if raw not in ("true", "false"):
-        raise invalid(f"query.{name}", "Input should be true or false")
-    return raw == "true"
-
-
-def query_value(request: Request, name: str, model: type[RootT], *, default: Any) -> Any:
-    """A query parameter validated by a generated root model (422 otherwise)."""
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    try:
-        return model.model_validate(raw, strict=True).root
-    except ValidationError as error:
-        first = error.errors(include_url=False, include_input=False)[0]
-        raise invalid(f"query.{name}", first["msg"]) from None
-
-
-def rfc3339(timestamp: float) -> str:
-    """Seconds since the epoch as an RFC 3339 UTC time with milliseconds and a ``Z``."""
-    moment = datetime.fromtimestamp(timestamp, tz=UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def without_none(document: Mapping[str, Any]) -> dict[str, Any]:
-    """``document`` without the optional fields that are absent (the spec omits, never nulls)."""
-    return {key: value for key, value in document.items() if value is not None}
-
-
-def json_response(document: Any, status: int = 200) -> Response:
-    """A compact JSON response."""
-    return Response(json_bytes(document), status_code=status, media_type="application/json")
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Published:
-    """What a publish route's store write answers: the response's JSON document, rendered from the
-    store's result alone (so a replay renders the first answer's bytes), and whether the store
-    replayed that result for an Idempotency-Key rather than writing now.
-    """
-
-    document: dict[str, object]
-    replayed: bool
-
-
-PublishWrite = Callable[[IdempotencyClaim | None], Awaitable[Published]]
-
-
-async def publish(
-    request: Request,
-    principal: Principal,
-    *,
-    operation: str,
-    raw_body: bytes,
-    items: int,
-    status: int,
-    write: PublishWrite,
-) -> Response:
-    """Run a validated publish: ``write`` is one store write that, given the request's
-    Idempotency-Key as a claim, also replays or refuses a repeat (see server/idempotency.py).
-
-    With a quota, ``items`` are taken from it before writing (429 ``quota_exceeded`` when that
-    would run over) and given back when the write fails or turns out to be a replay. A repeat of a
-    publish that was made is still answered when the quota is used up, taking nothing.
-    """
-    context = context_of(request)
-    key = request.headers.get(IDEMPOTENCY_KEY_HEADER)
-    # Starlette builds ``request.url`` anew on every access (py-spy: 2.5% of an unkeyed publish);
-    # only a keyed one needs its path.
-    claim = (
-        None
-        if key is None
-        else idempotent_request(
-            key,
-            key_pattern=context.spec.idempotency_key_pattern,
-            token_id=principal.token_id,
-            operation=operation,
-            method=request.method,
-            path=request.url.path,
-            raw_body=raw_body,
-            ttl=context.settings.idempotency_ttl_seconds,
-        )
-    )
-    published = await _charged_write(context.store, principal, items, claim, write)
-    headers = {REPLAYED_HEADER: "true"} if published.replayed else None
-    return Response(
-        json_bytes(published.document),
-        status_code=status,
-        headers=headers,
-        media_type="application/json",
-    )
-
-
-async def _charged_write(
-    store: Store,
-    principal: Principal,
-    items: int,
-    claim: IdempotencyClaim | None,
-    write: PublishWrite,
-) -> Published:
-    quota = principal.quota
-    if quota is None:
-        return await _write_once(write, claim)
-    if not await store.consume_quota(principal.token_id, items, limit=quota):
-        if claim is not None:
-            # The quota holds back new writes only: the repeat of a publish that was made (whose
-            # first answer may have been lost) is answered as ever.
-            try:
-                return await _write_once(write, dataclasses.replace(claim, replay_only=True))
-            except NotFoundError as error:
-                if error.code != "idempotency_record_not_found":
-                    raise
-        raise ProblemError(
-            429, "quota_exceeded", f"token's quota of {quota} published items is used up"
-        )
-    try:
-        published = await _write_once(write, claim)
-    except BaseException:
-        await _refund(store, principal.token_id, items)
-        raise
-    if published.replayed:
-        await _refund(store, principal.token_id, items)
-    return published
-
-
-async def _write_once(write: PublishWrite, claim: IdempotencyClaim | None) -> Published:
-    try:
-        return await write(claim)
-    except ConflictError as error:
-        if claim is None or error.code != "conflict":
-            raise
-        raise key_reused() from None
-
-
-async def _refund(store: Store, token_id: str, items: int) -> None:
-    # Shielded so that a cancelled request still gives back what it took.
-    with anyio.CancelScope(shield=True):
-        await store.refund_quota(token_id, items)
-
-
-async def check_rate(request: Request, principal: Principal) -> None:
-    """429 ``rate_limited`` with ``Retry-After`` when the token is over its rate, by a bucket the
-    store keeps for every process sharing it.
-    """
-    if principal.rate_limit is None:
-        return
-    wait = await context_of(request).store.take_rate_token(
-        principal.token_id,
-        per_second=principal.rate_limit.per_second,
-        burst=principal.rate_limit.burst,
-    )
-    if wait > 0:
-        seconds = max(1, math.ceil(wait))
-        raise ProblemError(
-            429,
-            "rate_limited",
-            f"token {principal.token_id!r} is over its rate limit; retry in {seconds} s",
-            headers={"Retry-After": str(seconds)},
-        )
