@@ -12,7 +12,7 @@ SPECTRAL_VERSION := 6.16.3
 SPECTRAL_DIR := $(VENV)/spectral
 SPECTRAL := $(SPECTRAL_DIR)/node_modules/.bin/spectral
 
-.PHONY: help install generate check-generated lint test contract serve demo bench clean
+.PHONY: help install generate check-generated lint test coverage contract serve demo bench clean
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -44,6 +44,9 @@ test: $(STAMP) ## Everything CI runs: generated code check, lint, and the test s
 	$(MAKE) --no-print-directory check-generated
 	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -n auto
+
+coverage: $(STAMP) ## The test suite with line and branch coverage of sdk/ and server/
+	$(BIN)/python -m pytest -n auto --cov --cov-report=term --cov-report=html:.coverage-html
 
 contract: $(STAMP) ## The contract tests at 100 examples per operation, on SQLite and Redis
 	SPOOL_CONTRACT_EXAMPLES=100 $(BIN)/python -m pytest -n auto tests/server/test_contract.py tests/server/test_independent_contract.py
