@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import importlib.metadata
 import json
 import os
@@ -174,7 +175,7 @@ def _cpu_per_publish(report: Report, sizes: _Sizes) -> None:
             publish()  # first calls import and cache what every later call reuses
         stats = side_by_side_stats(
             {
-                name: lambda publish=publish: _cpu_seconds_per_call(publish, sizes.cpu_calls)
+                name: functools.partial(_cpu_seconds_per_call, publish, sizes.cpu_calls)
                 for name, (publish, _close) in made.items()
             },
             rounds=sizes.rounds,
@@ -277,10 +278,7 @@ def _import_seconds(module: str, hidden: str) -> float:
 def _import_time(report: Report, sizes: _Sizes) -> None:
     hidden = ",".join(_hidden_modules())
     stats = side_by_side_stats(
-        {
-            module: lambda module=module: _import_seconds(module, hidden)
-            for module in ("sdk", "httpx")
-        },
+        {module: functools.partial(_import_seconds, module, hidden) for module in ("sdk", "httpx")},
         rounds=sizes.import_rounds,
         warmup=1,
     )

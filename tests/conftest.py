@@ -24,6 +24,7 @@ import httpx
 import pytest
 import yaml
 from jsonschema import Draft202012Validator
+from jsonschema.protocols import Validator
 
 from tests._loopback import LoopbackReceiver, ReceiverFactory
 
@@ -82,7 +83,7 @@ _CLUSTER_START_SECONDS = 30.0
 
 def _free_ports(count: int) -> list[int]:
     """Ports the OS has just handed out and closed; a port plus 10000 is each node's bus port."""
-    sockets = []
+    sockets: list[socket.socket] = []
     try:
         while len(sockets) < count:
             candidate = socket.socket()
@@ -368,7 +369,7 @@ def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str
 
 
 @functools.cache
-def _component_validator(schema: str) -> Draft202012Validator:
+def _component_validator(schema: str) -> Validator:
     document = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
     rooted = {"$ref": f"#/components/schemas/{schema}", "components": document["components"]}
     return Draft202012Validator(rooted, format_checker=Draft202012Validator.FORMAT_CHECKER)

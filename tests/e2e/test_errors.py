@@ -57,7 +57,7 @@ async def test_every_publish_path_raises_publish_error_when_the_service_is_down(
         queue = await resolve(client.init_queue(jobs))
     finally:
         service.stop()
-    publishing = {
+    publishing: dict[str, Callable[[], object]] = {
         "events": lambda: client.publish("events", {"type": "signup"}),
         "audit": lambda: client.publisher("audit").publish({"type": "audit"}),
         "batch": lambda: client.publish_many("batch", [{"n": 1}]),
@@ -157,7 +157,7 @@ async def test_a_used_up_quota_is_quota_exceeded_and_not_retried(
     queue = await resolve(client.init_queue("jobs"))
     await resolve(client.publish("events", {"n": 1}))
     await resolve(queue.publish("email-jobs", {"n": 2}))
-    over_quota = {
+    over_quota: dict[str, Callable[[], object]] = {
         "events": lambda: client.publish("events", {"n": 3}),
         "jobs/email-jobs": lambda: queue.publish("email-jobs", {"n": 3}),
         "http://127.0.0.1:9/hook": lambda: client.messages.publish_json(

@@ -6,6 +6,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
+from typing import TypedDict
 
 import pytest
 
@@ -171,11 +172,18 @@ async def test_batch_returns_receipts_per_message(
     assert by_path["/two"] == b"plain text"
 
 
+class _Scheduled(TypedDict):
+    """The options every publish in the deduplication test shares."""
+
+    url: str
+    delay: str
+
+
 async def test_deduplication_and_idempotency_return_the_first_message(
     client: AnyClient, endpoint: ScriptedReceiver
 ) -> None:
     """A repeated deduplication_id or idempotency key gives back the first message's id."""
-    options = {"url": endpoint.url(), "delay": "1h"}
+    options = _Scheduled(url=endpoint.url(), delay="1h")
     dedup = f"dedup-{uuid.uuid4().hex}"
     first = await resolve(
         client.messages.publish_json(body={"a": 1}, deduplication_id=dedup, **options)

@@ -258,9 +258,11 @@ async def call_operation(
     client = generated.AuthenticatedClient(base_url=BASE_URL, token=TOKEN)
     if mode == "sync":
         with client:
-            return module.sync_detailed(client=client, **arguments)
+            response: Response[Any] = module.sync_detailed(client=client, **arguments)
+            return response
     async with client:
-        return await module.asyncio_detailed(client=client, **arguments)
+        response = await module.asyncio_detailed(client=client, **arguments)
+        return response
 
 
 def canonical_json(spec: Mapping[str, Any], schema: Mapping[str, Any], value: Any) -> Any:

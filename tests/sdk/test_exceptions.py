@@ -229,8 +229,8 @@ def test_the_hierarchy() -> None:
         assert issubclass(cls, sdk.SpoolError)
         assert issubclass(cls, ValueError)
     assert issubclass(sdk.ReservedTopicError, sdk.InvalidTopicError)
-    for cls in set(STATUS_CLASSES.values()) | {sdk.QuotaExceededError}:
-        assert issubclass(cls, sdk.APIStatusError)
+    for status_class in set(STATUS_CLASSES.values()) | {sdk.QuotaExceededError}:
+        assert issubclass(status_class, sdk.APIStatusError)
 
 
 def test_every_error_class_has_a_one_line_docstring() -> None:
@@ -252,7 +252,9 @@ def test_the_message_names_at_most_three_field_errors() -> None:
     """Each field and reason is in the message, up to three, then how many more there are."""
     errors = [{"location": f"body.f{n}", "message": "bad"} for n in range(5)]
     document = json.dumps({"code": "validation_failed", "detail": "5 fields are invalid"})
-    error = make_status_error(422, {}, document.replace("}", f', "errors": {json.dumps(errors)}}}'))
+    error = make_status_error(
+        422, {}, document.replace("}", f', "errors": {json.dumps(errors)}}}').encode()
+    )
     assert str(error) == (
         "422 validation_failed: 5 fields are invalid "
         "(body.f0: bad; body.f1: bad; body.f2: bad; and 2 more)"

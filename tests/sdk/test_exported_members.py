@@ -161,4 +161,4 @@ def test_the_deferred_results_are_the_result_module() -> None:
         assert getattr(sdk, name) is getattr(_types, name)
         assert getattr(sdk, name).__module__ == "sdk"
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
-        sdk.Nope  # type: ignore[attr-defined]  # noqa: B018
+        sdk.Nope  # noqa: B018

@@ -154,7 +154,10 @@ async def test_publish_refuses_non_text_and_non_utf8(
 ) -> None:
     """A dict belongs to publish_json; bytes that are not UTF-8 cannot be sent."""
     with pytest.raises(sdk.InvalidArgumentError, match="publish_json"):
-        await resolve(client.messages.publish(url="https://my-api.test/hook", body={"a": 1}))
+        # The types already refuse a dict body; this is the refusal at run time.
+        await resolve(
+            client.messages.publish(url="https://my-api.test/hook", body={"a": 1})  # type: ignore[call-overload]
+        )
     with pytest.raises(sdk.PublishError) as raised:
         await resolve(client.messages.publish(url="https://my-api.test/hook", body=b"\xff"))
     assert isinstance(raised.value.__cause__, UnicodeDecodeError)
@@ -415,7 +418,9 @@ async def test_a_misspelled_option_is_a_type_error(client: Any, method: str) -> 
 
 
 @pytest.mark.parametrize("resource", [sdk.Messages, sdk.AsyncMessages])
-def test_help_shows_the_message_options(resource: type) -> None:
+def test_help_shows_the_message_options(
+    resource: type[sdk.Messages] | type[sdk.AsyncMessages],
+) -> None:
     """help() lists every option, which `**options` alone would hide."""
     for method in (resource.publish, resource.publish_json):
         for option in ("delay", "retries", "headers", "content_based_deduplication"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx
 import pytest
@@ -254,11 +254,19 @@ async def test_trim(client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter)
     assert sent_json(route.calls.last) == {"maxlen": 100, "approximate": False}
 
 
+class _TrimBounds(TypedDict, total=False):
+    """trim's bounds, either of which may be left out."""
+
+    maxlen: int
+    minid: str
+
+
 async def test_trim_needs_exactly_one_bound(
     client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
 ) -> None:
     """Neither or both of maxlen and minid is an InvalidArgumentError."""
-    for kwargs in ({}, {"maxlen": 1, "minid": "1"}):
+    bounds: tuple[_TrimBounds, ...] = ({}, {"maxlen": 1, "minid": "1"})
+    for kwargs in bounds:
         with pytest.raises(sdk.InvalidArgumentError):
             await resolve(client.streams.trim("events", **kwargs))
     assert api.calls.call_count == 0

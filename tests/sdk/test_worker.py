@@ -184,12 +184,22 @@ async def test_return_values_go_to_every_stacked_publisher(
     events = api.post("/v1/streams/events/entries").mock(return_value=appended())
     notifications = api.post("/v1/streams/notifications/entries").mock(return_value=appended())
     order: list[str] = []
-    events.side_effect = lambda request: order.append("events") or appended()
-    notifications.side_effect = lambda request: order.append("notifications") or appended()
+
+    def appending(stream: str) -> Callable[[httpx.Request], httpx.Response]:
+        def answer(request: httpx.Request) -> httpx.Response:
+            order.append(stream)
+            return appended()
+
+        return answer
+
+    events.side_effect = appending("events")
+    notifications.side_effect = appending("notifications")
 
     @client.subscribe(ORDERS)
-    @client.publisher("events")
-    @client.publisher("notifications")
+    # client.publisher(...) is Publisher | AsyncPublisher, and mypy takes a union of typed
+    # decorators for an untyped one (python/mypy#16384).
+    @client.publisher("events")  # type: ignore[untyped-decorator]
+    @client.publisher("notifications")  # type: ignore[untyped-decorator]
     def bill(body: dict[str, Any]) -> dict[str, Any] | None:
         return {"order": body["id"], "status": "billed"} if body["id"] else None
 
@@ -216,8 +226,8 @@ async def test_a_publish_error_fails_the_message_and_publishers_run_again(
     )
 
     @client.subscribe(ORDERS, redeliver_after=0)
-    @client.publisher("second")
-    @client.publisher("first")
+    @client.publisher("second")  # type: ignore[untyped-decorator]
+    @client.publisher("first")  # type: ignore[untyped-decorator]
     def bill(body: dict[str, Any]) -> dict[str, Any]:
         return body
 
@@ -335,7 +345,7 @@ async def test_queue_jobs_are_acked_or_nacked(
     nack = api.post("/v1/queues/jobs/jobs/job_2/nack").mock(
         return_value=httpx.Response(200, json=job("job_2", state="delayed"))
     )
-    queue = await resolve(client.init_queue("jobs"))
+    queue: sdk.Queue | sdk.AsyncQueue = await resolve(client.init_queue("jobs"))
 
     @queue.subscribe("email-jobs", count=2, retry_delay="5s", lease="1m")
     def send(payload: dict[str, bool]) -> None:

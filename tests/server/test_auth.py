@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from server.auth import Principal, TokenRegistry
-from server.config import Permission, Settings, TokenConfig
+from server.config import Action, Permission, Resource, Settings, TokenConfig
 from server.problems import ProblemError
 from tests.conftest import TEST_DESTINATIONS, RunningApp, assert_problem
 
@@ -17,7 +17,7 @@ TokenClients = Callable[[TokenConfig], contextlib.AbstractAsyncContextManager[Ru
 HOOK = "https://example.com/hooks/a"
 
 
-def _token(token_id: str, *rules: tuple[str, str, tuple[str, ...]]) -> TokenConfig:
+def _token(token_id: str, *rules: tuple[Resource, str, tuple[Action, ...]]) -> TokenConfig:
     return TokenConfig(
         id=token_id,
         secret=f"secret-{token_id}",

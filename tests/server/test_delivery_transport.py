@@ -81,8 +81,12 @@ async def test_a_connection_the_receiver_closed_is_not_reused(
     try:
         for round_number in range(1, 4):
             assert (await client.post(server.url, content=b"{}")).status_code == 200
+
             # On loopback the close has reached this side once the receiver finished closing.
-            await eventually(lambda closed=round_number: server.closed == closed)
+            def closed(expected: int = round_number) -> bool:
+                return server.closed == expected
+
+            await eventually(closed)
     finally:
         await client.aclose()
     assert (server.requests, server.connections) == (3, 3)

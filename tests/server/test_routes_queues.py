@@ -196,7 +196,7 @@ async def test_list_jobs_filters_by_state_up_to_limit(api: RunningApp) -> None:
         await _publish(api, payload=payload)
     await _lease_one(api)
 
-    async def payloads(**query: object) -> list[object]:
+    async def payloads(**query: str | int) -> list[object]:
         response = await api.client.get("/v1/queues/jobs/jobs", params=query)
         return [job["payload"] for job in response.json()["jobs"]]
 

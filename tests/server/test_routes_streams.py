@@ -215,13 +215,14 @@ async def test_id_parts_run_to_the_largest_redis_takes_and_no_further(
     """
     await _append(api, "events", 1, 2)
     await api.client.post("/v1/streams/events/groups", json={"group": "g", "start_id": "0"})
-    document = {
+    bodies: dict[str, dict[str, object]] = {
         "groups": {"group": "h"},
         "entries": {"body": 3},
         "trim": {},
         "groups/g/claim": {"consumer": "c", "min_idle_ms": 0},
         "groups/g/ack": {},
-    }[path] | {field: value}
+    }
+    document = bodies[path] | {field: value}
     assert schema_allows(schema, document) is (location is None)
     response = await api.client.post(f"/v1/streams/events/{path}", json=document)
     if location is None:
@@ -448,6 +449,7 @@ async def test_claim_dead_letters_entries_past_the_groups_max_deliveries(api: Ru
     second = ClaimResult.model_validate(
         (await api.client.post("/v1/streams/orders/groups/g/claim", json=claim)).json()
     )
+    assert second.dead_lettered_ids is not None
     assert (second.entries, [entry_id.root for entry_id in second.dead_lettered_ids]) == ([], ids)
     dead = (await api.client.get("/v1/streams/orders.dead/entries")).json()["entries"]
     assert [entry["body"] for entry in dead] == [

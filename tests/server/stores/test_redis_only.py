@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 import redis
 from redis.crc import key_slot
+from redis.typing import EncodableT
 
 from server.stores import InvalidStoreURL, store_from_url
 from server.stores.base import (
@@ -191,7 +192,7 @@ async def test_an_idempotent_write_is_one_script_call_and_its_record_expires(
     client = redis_store._redis
     execute = client.execute_command
 
-    async def counted(*args: object, **options: object) -> object:
+    async def counted(*args: EncodableT, **options: object) -> object:
         commands.append(str(args[0]))
         return await execute(*args, **options)
 
@@ -214,6 +215,7 @@ async def test_streams_are_real_redis_streams_with_json_in_one_field(
     """An entry is a Redis stream entry whose only field ``b`` holds the body's JSON text."""
     result = await redis_store.append("events", [{"a": [1, 2]}, "x"], trim=None, nomkstream=False)
     entries = raw_redis.xrange(f"{redis_prefix}:s:{{events}}")
+    assert entries is not None
     assert [entry_id for entry_id, _ in entries] == result.ids
     assert [fields for _, fields in entries] == [{"b": '{"a":[1,2]}'}, {"b": '"x"'}]
 
@@ -474,7 +476,9 @@ async def test_approximate_maxlen_keeps_a_small_stream_whole(
     """``MAXLEN ~`` trims whole macro nodes only, so a stream smaller than one node keeps every
     entry (and never fewer than ``maxlen``).
     """
-    node_size = int(raw_redis.config_get("stream-node-max-entries")["stream-node-max-entries"])
+    configured = raw_redis.config_get("stream-node-max-entries")["stream-node-max-entries"]
+    assert configured is not None
+    node_size = int(configured)
     appended = min(50, node_size)
     for number in range(appended):
         result = await redis_store.append(
