@@ -18,6 +18,7 @@ from ._arguments import *
 from ._batching import Batching
 from ._client import *
 from ._codec import *
+from ._dead_letters import *
 from ._durations import *
 from ._exceptions import *
 from ._messages import *
@@ -26,6 +27,7 @@ from ._queues import *
 from ._receiver import Receiver
 from ._stream import *
 from ._streams import *
+from ._url_groups import *
 
 if _typing.TYPE_CHECKING:
     from ._types import *

@@ -25,23 +25,18 @@ from ._config import (
     Settings,
     resolve_settings,
 )
+from ._dead_letters import AsyncDeadLetters, DeadLetters
 from ._durations import Duration, to_millis
 from ._exceptions import ConfigurationError
 from ._http import AsyncTransport, Call, SyncTransport, make_call
 from ._limits import COUNT_MAX, MIN_IDLE_MS_MAX
-from ._messages import (
-    AsyncDeadLetters,
-    AsyncMessages,
-    AsyncUrlGroups,
-    DeadLetters,
-    Messages,
-    UrlGroups,
-)
+from ._messages import AsyncMessages, Messages
 from ._publisher import AsyncPublisher, Publisher
 from ._queues import AsyncQueue, AsyncQueues, Queue, Queues, async_job_batcher, job_batcher
 from ._stream import Stream, as_stream, check_max_deliveries, check_maxlen
 from ._streams import AsyncStreams, Streams, async_stream_batcher, stream_batcher
 from ._subscriptions import StreamSubscription, Subscription, check_handler
+from ._url_groups import AsyncUrlGroups, UrlGroups
 
 # Imported when first needed: the embedded service (subprocess machinery), the worker loop and
 # asyncio cost an application that only publishes nothing.

@@ -1,4 +1,5 @@
-"""HTTP messages: publish to a URL or a URL group, inspect and cancel; URL groups; dead letters."""
+"""HTTP messages: publish to a URL or a URL group, inspect and cancel (URL groups and dead letters
+have modules of their own)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from functools import cache, partial
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack, get_args, overload
 
 from . import _endpoints
-from ._arguments import HttpMethod, MessageRequest, UrlEndpoint
+from ._arguments import HttpMethod, MessageRequest
 from ._checks import check_count, check_resource_name
 from ._codec import Codec, JsonCodec, encode_body, json_value
 from ._config import redact_url
@@ -37,7 +38,6 @@ from ._http import (
 )
 from ._limits import (
     BATCH_MAX,
-    COUNT_MAX,
     DELAY_MAX_SECONDS,
     MESSAGE_TIMEOUT_MAX_SECONDS,
     MESSAGE_TIMEOUT_MIN_SECONDS,
@@ -47,26 +47,16 @@ from ._limits import (
 
 if TYPE_CHECKING:
     from generated.models import (
-        DeadLetter as GeneratedDeadLetter,
         Message as GeneratedMessage,
         MessageReceipt as GeneratedMessageReceipt,
         MessageReceiptList as GeneratedMessageReceiptList,
         PublishMessageRequest,
         PublishMessageRequestHeaders,
-        UrlGroup as GeneratedUrlGroup,
     )
 
-    from ._types import DeadLetter, Message, MessageReceipt, SigningKeys, UrlGroup
+    from ._types import Message, MessageReceipt, SigningKeys
 
-__all__ = [
-    "AsyncDeadLetters",
-    "AsyncMessages",
-    "AsyncUrlGroups",
-    "DeadLetters",
-    "MessageOptions",
-    "Messages",
-    "UrlGroups",
-]
+__all__ = ["AsyncMessages", "MessageOptions", "Messages"]
 
 # Bodies that encode to JSON objects, arrays, numbers, booleans or null whatever they hold.
 _JSON_CONTAINERS = (dict, list, tuple, int, float)
@@ -307,72 +297,6 @@ class _MessageCalls:
         )
 
 
-class _UrlGroupCalls:
-    """Builds the URL group calls."""
-
-    @staticmethod
-    def upsert(name: str, endpoints: Iterable[str | UrlEndpoint]) -> Call[UrlGroup]:
-        from generated.models import UrlEndpoint as GeneratedUrlEndpoint, UrlGroupSettings
-        from generated.types import UNSET
-
-        generated = []
-        for item_or_url in endpoints:
-            item = item_or_url if isinstance(item_or_url, UrlEndpoint) else UrlEndpoint(item_or_url)
-            generated.append(
-                GeneratedUrlEndpoint(
-                    url=_check_url(item.url, name="endpoint url"),
-                    name=UNSET if item.name is None else item.name,
-                )
-            )
-        if not generated:
-            raise InvalidArgumentError("a URL group needs at least one endpoint")
-        return make_call(
-            _endpoints.put_url_group,
-            _url_group,
-            check_resource_name(name, what="URL group"),
-            body=UrlGroupSettings(endpoints=generated),
-        )
-
-    @staticmethod
-    def get(name: str) -> Call[UrlGroup]:
-        return make_call(
-            _endpoints.get_url_group, _url_group, check_resource_name(name, what="URL group")
-        )
-
-    @staticmethod
-    def list() -> Call[builtins.list[UrlGroup]]:
-        return make_call(
-            _endpoints.list_url_groups,
-            lambda result: [_url_group(group) for group in result.url_groups],
-        )
-
-    @staticmethod
-    def delete(name: str) -> Call[None]:
-        return make_call(
-            _endpoints.delete_url_group, lambda _: None, check_resource_name(name, what="URL group")
-        )
-
-
-class _DeadLetterCalls:
-    """Builds the dead letter calls."""
-
-    @staticmethod
-    def list(limit: int) -> Call[builtins.list[DeadLetter]]:
-        return make_call(
-            _endpoints.list_dead_letters,
-            lambda result: [_dead_letter(letter) for letter in result.dead_letters],
-            limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
-        )
-
-    @staticmethod
-    def retry(message_id: str) -> Call[MessageReceipt]:
-        return make_call(_endpoints.retry_dead_letter, _receipt, message_id)
-
-    @staticmethod
-    def delete(message_id: str) -> Call[None]:
-        return make_call(_endpoints.delete_dead_letter, lambda _: None, message_id)
-
-
 class Messages:
     """HTTP messages of a `Client` (`client.messages`).
 
@@ -551,90 +475,6 @@ class AsyncMessages:
         return await self._transport.send(self._calls.signing_keys())
 
 
-class UrlGroups:
-    """URL groups of a `Client` (`client.url_groups`): named sets of URLs to publish to at once."""
-
-    def __init__(self, transport: SyncTransport) -> None:
-        self._transport = transport
-
-    def upsert(self, name: str, endpoints: Iterable[str | UrlEndpoint]) -> UrlGroup:
-        """Create the group or replace its endpoints; messages already published keep theirs."""
-        return self._transport.send(_UrlGroupCalls.upsert(name, endpoints))
-
-    def get(self, name: str) -> UrlGroup:
-        """The group's endpoints."""
-        return self._transport.send(_UrlGroupCalls.get(name))
-
-    def list(self) -> builtins.list[UrlGroup]:
-        """Every URL group."""
-        return self._transport.send(_UrlGroupCalls.list())
-
-    def delete(self, name: str) -> None:
-        """Delete the group; publishing to it afterwards is NotFoundError."""
-        self._transport.send(_UrlGroupCalls.delete(name))
-
-
-class AsyncUrlGroups:
-    """URL groups of an `AsyncClient` (`aclient.url_groups`)."""
-
-    def __init__(self, transport: AsyncTransport) -> None:
-        self._transport = transport
-
-    async def upsert(self, name: str, endpoints: Iterable[str | UrlEndpoint]) -> UrlGroup:
-        """Create the group or replace its endpoints; messages already published keep theirs."""
-        return await self._transport.send(_UrlGroupCalls.upsert(name, endpoints))
-
-    async def get(self, name: str) -> UrlGroup:
-        """The group's endpoints."""
-        return await self._transport.send(_UrlGroupCalls.get(name))
-
-    async def list(self) -> builtins.list[UrlGroup]:
-        """Every URL group."""
-        return await self._transport.send(_UrlGroupCalls.list())
-
-    async def delete(self, name: str) -> None:
-        """Delete the group; publishing to it afterwards is NotFoundError."""
-        await self._transport.send(_UrlGroupCalls.delete(name))
-
-
-class DeadLetters:
-    """Messages whose retries ran out, of a `Client` (`client.dead_letters`)."""
-
-    def __init__(self, transport: SyncTransport) -> None:
-        self._transport = transport
-
-    def list(self, *, limit: int = 100) -> builtins.list[DeadLetter]:
-        """Dead letters, oldest first."""
-        return self._transport.send(_DeadLetterCalls.list(limit))
-
-    def retry(self, message_id: str) -> MessageReceipt:
-        """Deliver a dead letter again, with its retries counted from zero."""
-        return self._transport.send(_DeadLetterCalls.retry(message_id))
-
-    def delete(self, message_id: str) -> None:
-        """Forget a dead letter; the message's status stays readable."""
-        self._transport.send(_DeadLetterCalls.delete(message_id))
-
-
-class AsyncDeadLetters:
-    """Messages whose retries ran out, of an `AsyncClient` (`aclient.dead_letters`)."""
-
-    def __init__(self, transport: AsyncTransport) -> None:
-        self._transport = transport
-
-    async def list(self, *, limit: int = 100) -> builtins.list[DeadLetter]:
-        """Dead letters, oldest first."""
-        return await self._transport.send(_DeadLetterCalls.list(limit))
-
-    async def retry(self, message_id: str) -> MessageReceipt:
-        """Deliver a dead letter again, with its retries counted from zero."""
-        return await self._transport.send(_DeadLetterCalls.retry(message_id))
-
-    async def delete(self, message_id: str) -> None:
-        """Forget a dead letter; the message's status stays readable."""
-        await self._transport.send(_DeadLetterCalls.delete(message_id))
-
-
 def _target(url: str | None, url_group: str | None) -> PublishTarget:
     if url_group is not None and url is None:
         return f"URL group {url_group}"
@@ -747,31 +587,4 @@ def _message(message: GeneratedMessage) -> Message:
             )
             for attempt in message.attempts
         ],
-    )
-
-
-def _url_group(group: GeneratedUrlGroup) -> UrlGroup:
-    from ._types import UrlGroup
-
-    return UrlGroup(
-        name=group.name,
-        endpoints=[
-            UrlEndpoint(url=endpoint.url, name=optional(endpoint.name))
-            for endpoint in group.endpoints
-        ],
-        created_at=group.created_at,
-        updated_at=group.updated_at,
-    )
-
-
-def _dead_letter(letter: GeneratedDeadLetter) -> DeadLetter:
-    from ._types import DeadLetter
-
-    return DeadLetter(
-        message_id=letter.message_id,
-        url=letter.url,
-        attempts=letter.attempts,
-        last_error=optional(letter.last_error),
-        last_status_code=optional(letter.last_status_code),
-        failed_at=letter.failed_at,
     )

@@ -1,4 +1,4 @@
-"""HTTP messages, URL groups and dead letters."""
+"""HTTP messages (sdk/_messages.py): publish, inspect, cancel, signing keys."""
 
 from __future__ import annotations
 
@@ -33,12 +33,6 @@ MESSAGE = {
             "response_excerpt": "ok",
         }
     ],
-}
-GROUP = {
-    "name": "partners",
-    "endpoints": [{"url": "https://one.test/hook", "name": "one"}, {"url": "https://two.test/h"}],
-    "created_at": "2026-11-29T12:00:00Z",
-    "updated_at": "2026-11-29T12:05:00Z",
 }
 
 
@@ -339,61 +333,6 @@ async def test_signing_keys_stay_out_of_repr(
     keys = await resolve(client.messages.signing_keys())
     assert (keys.current, keys.next) == ("sig_cur_123", "sig_next_456")
     assert "sig_" not in repr(keys)
-
-
-async def test_url_groups(client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter) -> None:
-    """upsert takes URLs or UrlEndpoints; get, list and delete round it off."""
-    put = api.put("/v1/url-groups/partners").mock(return_value=httpx.Response(200, json=GROUP))
-    api.get("/v1/url-groups/partners").mock(return_value=httpx.Response(200, json=GROUP))
-    api.get("/v1/url-groups").mock(return_value=httpx.Response(200, json={"url_groups": [GROUP]}))
-    delete = api.delete("/v1/url-groups/partners").mock(return_value=httpx.Response(204))
-    group = await resolve(
-        client.url_groups.upsert(
-            "partners", [sdk.UrlEndpoint("https://one.test/hook", "one"), "https://two.test/h"]
-        )
-    )
-    assert sent_json(put.calls.last) == {
-        "endpoints": [
-            {"url": "https://one.test/hook", "name": "one"},
-            {"url": "https://two.test/h"},
-        ]
-    }
-    assert group.endpoints == [
-        sdk.UrlEndpoint("https://one.test/hook", "one"),
-        sdk.UrlEndpoint("https://two.test/h"),
-    ]
-    assert (await resolve(client.url_groups.get("partners"))).name == "partners"
-    assert [g.name for g in await resolve(client.url_groups.list())] == ["partners"]
-    await resolve(client.url_groups.delete("partners"))
-    assert delete.call_count == 1
-    with pytest.raises(sdk.InvalidArgumentError):
-        await resolve(client.url_groups.upsert("partners", []))
-    with pytest.raises(sdk.InvalidArgumentError, match="endpoint url must be an http"):
-        await resolve(client.url_groups.upsert("partners", ["http://"]))
-    assert put.call_count == 1
-
-
-async def test_dead_letters(client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter) -> None:
-    """list, retry and delete dead letters."""
-    letter = {
-        "message_id": "msg_1",
-        "url": "https://my-api.test/hook",
-        "attempts": 4,
-        "last_error": "HTTP 503",
-        "last_status_code": 503,
-        "failed_at": "2026-11-29T12:10:00Z",
-    }
-    listing = api.get("/v1/dead-letters").mock(
-        return_value=httpx.Response(200, json={"dead_letters": [letter]})
-    )
-    api.post("/v1/dead-letters/msg_1/retry").mock(return_value=httpx.Response(202, json=RECEIPT))
-    delete = api.delete("/v1/dead-letters/msg_1").mock(return_value=httpx.Response(204))
-    [dead] = await resolve(client.dead_letters.list(limit=5))
-    assert (dead.last_status_code, dead.last_error) == (503, "HTTP 503")
-    assert listing.calls.last.request.url.params["limit"] == "5"
-    assert (await resolve(client.dead_letters.retry("msg_1"))).message_id == "msg_1"
-    await resolve(client.dead_letters.delete("msg_1"))
-    assert delete.call_count == 1
 
 
 async def test_a_url_publish_without_exactly_one_receipt_is_unreadable(

@@ -1,0 +1,100 @@
+"""Dead letters: messages whose retries ran out, to retry or delete."""
+
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING
+
+from . import _endpoints
+from ._checks import check_count
+from ._http import (
+    AsyncTransport,
+    Call,
+    SyncTransport,
+    make_call,
+    optional,
+)
+from ._limits import (
+    COUNT_MAX,
+)
+from ._messages import _receipt
+
+if TYPE_CHECKING:
+    from generated.models import (
+        DeadLetter as GeneratedDeadLetter,
+    )
+
+    from ._types import DeadLetter, MessageReceipt
+
+__all__ = ["AsyncDeadLetters", "DeadLetters"]
+
+
+class _DeadLetterCalls:
+    """Builds the dead letter calls."""
+
+    @staticmethod
+    def list(limit: int) -> Call[builtins.list[DeadLetter]]:
+        return make_call(
+            _endpoints.list_dead_letters,
+            lambda result: [_dead_letter(letter) for letter in result.dead_letters],
+            limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
+        )
+
+    @staticmethod
+    def retry(message_id: str) -> Call[MessageReceipt]:
+        return make_call(_endpoints.retry_dead_letter, _receipt, message_id)
+
+    @staticmethod
+    def delete(message_id: str) -> Call[None]:
+        return make_call(_endpoints.delete_dead_letter, lambda _: None, message_id)
+
+
+class DeadLetters:
+    """Messages whose retries ran out, of a `Client` (`client.dead_letters`)."""
+
+    def __init__(self, transport: SyncTransport) -> None:
+        self._transport = transport
+
+    def list(self, *, limit: int = 100) -> builtins.list[DeadLetter]:
+        """Dead letters, oldest first."""
+        return self._transport.send(_DeadLetterCalls.list(limit))
+
+    def retry(self, message_id: str) -> MessageReceipt:
+        """Deliver a dead letter again, with its retries counted from zero."""
+        return self._transport.send(_DeadLetterCalls.retry(message_id))
+
+    def delete(self, message_id: str) -> None:
+        """Forget a dead letter; the message's status stays readable."""
+        self._transport.send(_DeadLetterCalls.delete(message_id))
+
+
+class AsyncDeadLetters:
+    """Messages whose retries ran out, of an `AsyncClient` (`aclient.dead_letters`)."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def list(self, *, limit: int = 100) -> builtins.list[DeadLetter]:
+        """Dead letters, oldest first."""
+        return await self._transport.send(_DeadLetterCalls.list(limit))
+
+    async def retry(self, message_id: str) -> MessageReceipt:
+        """Deliver a dead letter again, with its retries counted from zero."""
+        return await self._transport.send(_DeadLetterCalls.retry(message_id))
+
+    async def delete(self, message_id: str) -> None:
+        """Forget a dead letter; the message's status stays readable."""
+        await self._transport.send(_DeadLetterCalls.delete(message_id))
+
+
+def _dead_letter(letter: GeneratedDeadLetter) -> DeadLetter:
+    from ._types import DeadLetter
+
+    return DeadLetter(
+        message_id=letter.message_id,
+        url=letter.url,
+        attempts=letter.attempts,
+        last_error=optional(letter.last_error),
+        last_status_code=optional(letter.last_status_code),
+        failed_at=letter.failed_at,
+    )

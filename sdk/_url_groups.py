@@ -1,0 +1,135 @@
+"""URL groups: named sets of URLs that one message publish fans out to."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from . import _endpoints
+from ._arguments import UrlEndpoint
+from ._checks import check_resource_name
+from ._exceptions import InvalidArgumentError
+from ._http import (
+    AsyncTransport,
+    Call,
+    SyncTransport,
+    make_call,
+    optional,
+)
+from ._messages import _check_url
+
+if TYPE_CHECKING:
+    from generated.models import (
+        UrlGroup as GeneratedUrlGroup,
+    )
+
+    from ._types import UrlGroup
+
+__all__ = ["AsyncUrlGroups", "UrlGroups"]
+
+
+class _UrlGroupCalls:
+    """Builds the URL group calls."""
+
+    @staticmethod
+    def upsert(name: str, endpoints: Iterable[str | UrlEndpoint]) -> Call[UrlGroup]:
+        from generated.models import UrlEndpoint as GeneratedUrlEndpoint, UrlGroupSettings
+        from generated.types import UNSET
+
+        generated = []
+        for item_or_url in endpoints:
+            item = item_or_url if isinstance(item_or_url, UrlEndpoint) else UrlEndpoint(item_or_url)
+            generated.append(
+                GeneratedUrlEndpoint(
+                    url=_check_url(item.url, name="endpoint url"),
+                    name=UNSET if item.name is None else item.name,
+                )
+            )
+        if not generated:
+            raise InvalidArgumentError("a URL group needs at least one endpoint")
+        return make_call(
+            _endpoints.put_url_group,
+            _url_group,
+            check_resource_name(name, what="URL group"),
+            body=UrlGroupSettings(endpoints=generated),
+        )
+
+    @staticmethod
+    def get(name: str) -> Call[UrlGroup]:
+        return make_call(
+            _endpoints.get_url_group, _url_group, check_resource_name(name, what="URL group")
+        )
+
+    @staticmethod
+    def list() -> Call[builtins.list[UrlGroup]]:
+        return make_call(
+            _endpoints.list_url_groups,
+            lambda result: [_url_group(group) for group in result.url_groups],
+        )
+
+    @staticmethod
+    def delete(name: str) -> Call[None]:
+        return make_call(
+            _endpoints.delete_url_group, lambda _: None, check_resource_name(name, what="URL group")
+        )
+
+
+class UrlGroups:
+    """URL groups of a `Client` (`client.url_groups`): named sets of URLs to publish to at once."""
+
+    def __init__(self, transport: SyncTransport) -> None:
+        self._transport = transport
+
+    def upsert(self, name: str, endpoints: Iterable[str | UrlEndpoint]) -> UrlGroup:
+        """Create the group or replace its endpoints; messages already published keep theirs."""
+        return self._transport.send(_UrlGroupCalls.upsert(name, endpoints))
+
+    def get(self, name: str) -> UrlGroup:
+        """The group's endpoints."""
+        return self._transport.send(_UrlGroupCalls.get(name))
+
+    def list(self) -> builtins.list[UrlGroup]:
+        """Every URL group."""
+        return self._transport.send(_UrlGroupCalls.list())
+
+    def delete(self, name: str) -> None:
+        """Delete the group; publishing to it afterwards is NotFoundError."""
+        self._transport.send(_UrlGroupCalls.delete(name))
+
+
+class AsyncUrlGroups:
+    """URL groups of an `AsyncClient` (`aclient.url_groups`)."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def upsert(self, name: str, endpoints: Iterable[str | UrlEndpoint]) -> UrlGroup:
+        """Create the group or replace its endpoints; messages already published keep theirs."""
+        return await self._transport.send(_UrlGroupCalls.upsert(name, endpoints))
+
+    async def get(self, name: str) -> UrlGroup:
+        """The group's endpoints."""
+        return await self._transport.send(_UrlGroupCalls.get(name))
+
+    async def list(self) -> builtins.list[UrlGroup]:
+        """Every URL group."""
+        return await self._transport.send(_UrlGroupCalls.list())
+
+    async def delete(self, name: str) -> None:
+        """Delete the group; publishing to it afterwards is NotFoundError."""
+        await self._transport.send(_UrlGroupCalls.delete(name))
+
+
+def _url_group(group: GeneratedUrlGroup) -> UrlGroup:
+    from ._types import UrlGroup
+
+    return UrlGroup(
+        name=group.name,
+        endpoints=[
+            UrlEndpoint(url=endpoint.url, name=optional(endpoint.name))
+            for endpoint in group.endpoints
+        ],
+        created_at=group.created_at,
+        updated_at=group.updated_at,
+    )
