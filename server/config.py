@@ -44,7 +44,6 @@ from pydantic import (
     model_validator,
 )
 
-from .delivery import DEFAULT_LEASE_MARGIN_SECONDS, DEFAULT_POLL_INTERVAL_SECONDS
 from .destinations import DestinationPolicy
 from .globs import check_glob
 from .signing import SigningKeys
@@ -52,6 +51,8 @@ from .signing import SigningKeys
 __all__ = [
     "DEFAULT_DEV_TOKEN",
     "DEFAULT_HTTP_READ_TIMEOUT_SECONDS",
+    "DEFAULT_LEASE_MARGIN_SECONDS",
+    "DEFAULT_POLL_INTERVAL_SECONDS",
     "DEFAULT_STORE_URL",
     "SPEC_PATH",
     "Action",
@@ -70,7 +71,14 @@ DEV_TOKEN_ID = "dev"
 MAX_BODY_BYTES = 1024 * 1024
 # A request (headers and body) must arrive whole within this many seconds of its first byte.
 DEFAULT_HTTP_READ_TIMEOUT_SECONDS = 30.0
-# The delivery engine's own default; tests/server/test_config.py checks that the two agree.
+# A claim lasts the message's own ``timeout`` plus this margin, the time to publish its callback and
+# record the attempt. No other process may claim the message meanwhile, so this margin (beyond the
+# timeout) is also how long a message waits to be sent again after its process died mid-attempt.
+DEFAULT_LEASE_MARGIN_SECONDS = 30.0
+# The fallback look for due messages: the longest a process takes to notice a message that another
+# process scheduled (it then wakes at that message's due time, or at once when it is already due).
+# Its own publishes, retries and callbacks wake it without waiting for this.
+DEFAULT_POLL_INTERVAL_SECONDS = 0.2
 # An installed wheel carries the document inside the package; a source checkout has it at the root.
 _PACKAGED_SPEC = Path(__file__).resolve().parent / "openapi.yaml"
 SPEC_PATH = (

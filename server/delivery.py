@@ -46,6 +46,7 @@ import httpx
 
 from sdk._http11 import Http11Transport
 
+from .config import DEFAULT_LEASE_MARGIN_SECONDS, DEFAULT_POLL_INTERVAL_SECONDS
 from .destinations import DestinationNotAllowed, DestinationPolicy
 from .retry_delay import RetryDelay, RetryDelayError, compile_retry_delay, default_backoff_ms
 from .signing import DEFAULT_TTL_SECONDS, SIGNATURE_HEADER, SigningKeys, sign
@@ -62,8 +63,6 @@ from .vetted_http import VettedNetworkBackend
 
 __all__ = [
     "CALLBACK_HEADER",
-    "DEFAULT_LEASE_MARGIN_SECONDS",
-    "DEFAULT_POLL_INTERVAL_SECONDS",
     "DEFAULT_STOP_TIMEOUT_SECONDS",
     "MAX_CAPTURED_RESPONSE_BYTES",
     "MESSAGE_ID_HEADER",
@@ -84,14 +83,6 @@ SOURCE_MESSAGE_HEADER = "Spool-Source-Message-Id"
 
 RESPONSE_EXCERPT_CHARS = 2048
 MAX_CAPTURED_RESPONSE_BYTES = 256 * 1024
-# A claim lasts the message's own ``timeout`` plus this margin, the time to publish its callback and
-# record the attempt. No other process may claim the message meanwhile, so this margin (beyond the
-# timeout) is also how long a message waits to be sent again after its process died mid-attempt.
-DEFAULT_LEASE_MARGIN_SECONDS = 30.0
-# The fallback look for due messages: the longest a process takes to notice a message that another
-# process scheduled (it then wakes at that message's due time, or at once when it is already due).
-# Its own publishes, retries and callbacks wake it without waiting for this.
-DEFAULT_POLL_INTERVAL_SECONDS = 0.2
 # While more messages are due than slots are free, the engine claims once this share of its slots
 # is free, or CLAIM_LINGER_SECONDS after a first slot freed up: one store call per batch rather than
 # one per finished attempt.

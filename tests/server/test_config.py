@@ -11,8 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from server.config import DEFAULT_DEV_TOKEN, ConfigError, RateLimit, Settings, load_settings
-from server.delivery import DEFAULT_LEASE_MARGIN_SECONDS, DeliveryEngine
+from server.config import (
+    DEFAULT_DEV_TOKEN,
+    DEFAULT_LEASE_MARGIN_SECONDS,
+    ConfigError,
+    RateLimit,
+    Settings,
+    load_settings,
+)
+from server.delivery import DeliveryEngine
 
 YAML_CONFIG = """
 tokens:
