@@ -73,14 +73,19 @@ async def _check_destinations(context: AppContext, urls: Iterable[str | None]) -
     # A URL group may list a hundred endpoints on a few hosts: each distinct URL is checked once,
     # and all at the same time, so one slow name server answer is waited for once, not per URL.
     distinct = list(dict.fromkeys(url for url in urls if url is not None))
-    outcomes = await asyncio.gather(
-        *(context.destinations.check(url) for url in distinct), return_exceptions=True
-    )
-    for outcome in outcomes:
-        if isinstance(outcome, DestinationNotAllowed):
-            raise ProblemError(403, "destination_not_allowed", str(outcome)) from None
-        if isinstance(outcome, BaseException):
-            raise outcome
+    try:
+        if len(distinct) == 1:
+            # Most publishes name one URL: checked in place, with no task to gather.
+            await context.destinations.check(distinct[0])
+        else:
+            checked = asyncio.gather(
+                *(context.destinations.check(url) for url in distinct), return_exceptions=True
+            )
+            for outcome in await checked:
+                if isinstance(outcome, BaseException):
+                    raise outcome
+    except DestinationNotAllowed as error:
+        raise ProblemError(403, "destination_not_allowed", str(error)) from None
 
 
 def _check_headers(headers: dict[str, str], location: str) -> None:
