@@ -344,11 +344,12 @@ class SyncTransport(_Transport):
             self._http.close()
 
 
-def _httpx_transport_mocked(mockable: tuple[Any, ...]) -> bool:
-    """Whether ``handle_async_request`` of a class in ``mockable`` is not its own any more."""
-    for owner in mockable:
-        method = owner.handle_async_request
-        if getattr(method, "__qualname__", None) != f"{owner.__name__}.handle_async_request":
+def _httpx_transport_mocked(mockable: tuple[tuple[Any, str], ...]) -> bool:
+    """Whether ``handle_async_request`` of a class in ``mockable`` (each with that method's own
+    qualified name) is not its own any more.
+    """
+    for owner, own_name in mockable:
+        if getattr(owner.handle_async_request, "__qualname__", None) != own_name:
             return True
     return False
 
@@ -367,7 +368,10 @@ class _OwnAsyncTransport(httpx.AsyncBaseTransport):
         self._httpx: httpx.AsyncHTTPTransport | None = None
         # Where respx (by default) and pytest-httpx put their mocks; while one of them is in place,
         # requests go through httpx's transport, so that the mock sees every one.
-        self._mockable = (httpcore.AsyncConnectionPool, httpx.AsyncHTTPTransport)
+        self._mockable = tuple(
+            (owner, f"{owner.__name__}.handle_async_request")
+            for owner in (httpcore.AsyncConnectionPool, httpx.AsyncHTTPTransport)
+        )
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if _httpx_transport_mocked(self._mockable):
