@@ -38,13 +38,13 @@ DEAD_LETTER_SUFFIX = ".dead"
 MAX_STREAM_NAME = 128
 
 
-def _problem_code(response: Any) -> str | None:
+def _problem(response: Any) -> dict[str, Any]:
+    """The answer's problem document, or {} when it is none."""
     try:
         document = json.loads(response.content)
     except ValueError:
-        return None
-    code = document.get("code") if isinstance(document, dict) else None
-    return code if isinstance(code, str) else None
+        return {}
+    return document if isinstance(document, dict) else {}
 
 
 def _operation_id(case: Any) -> str | None:
@@ -61,8 +61,8 @@ def _dead_letter_name_too_long(case: Any) -> bool:
     )
 
 
-def _only_not_before_refused(response: Any) -> bool:
-    errors = json.loads(response.content).get("errors") or []
+def _only_not_before_refused(problem: dict[str, Any]) -> bool:
+    errors = problem.get("errors") or []
     return bool(errors) and all(
         str(error.get("location", "")).endswith(".not_before") for error in errors
     )
@@ -70,10 +70,11 @@ def _only_not_before_refused(response: Any) -> bool:
 
 def _is_stated_refusal(case: Any, response: Any) -> bool:
     operation = _operation_id(case)
-    code = _problem_code(response)
+    problem = _problem(response)
+    code = problem.get("code")
     if operation in {"publishMessage", "publishMessages"}:
         if response.status_code == 422 and code == "validation_failed":
-            return _only_not_before_refused(response)
+            return _only_not_before_refused(problem)
         return response.status_code == 400 and code == "invalid_retry_delay"
     if operation == "createGroup":
         return (
