@@ -2,8 +2,9 @@
 
 Each publish joins the open batch for its target (a stream with the same trim options, or a queue).
 The first one opens it; the batch is sent when it holds `Batching.max_items` items or when
-`Batching.linger` has passed since it opened, whichever comes first. Every caller gets its own
-result (its entry id or job receipt) back, in the order it joined.
+`Batching.linger` has passed since it opened, whichever comes first, and an `AsyncClient` sends it
+sooner when no earlier batch to its target is in flight (see `AsyncCoalescer`). Every caller gets
+its own result (its entry id or job receipt) back, in the order it joined.
 
 A batch is all or none on the service. When the service refuses a batch for its content (413 or
 422: one body too large or invalid), nothing was written, so every item is sent again on its own
@@ -43,7 +44,7 @@ _LINGER_MAX_SECONDS = 1.0
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Batching:
-    """How a client coalesces concurrent single publishes: wait up to `linger` seconds for more
+    """How a client coalesces concurrent single publishes: wait at most `linger` seconds for more
     publishes to the same target, and send at most `max_items` in one request.
     """
 

@@ -123,9 +123,9 @@ def sync_detailed(
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
     Options are validated now, so a bad `retry_delay` (400) or a forbidden destination (403) is refused
-    here and never a delivery-time surprise; a host name that does not resolve yet is accepted, and its
-    attempts fail (and are retried) until it does. Counts against the token's quota. Needs `publish` on
-    messages.
+    here and never a delivery-time surprise; a host name that does not resolve yet (or not within 2
+    seconds) is accepted, and its attempts fail (and are retried) until it does; every connection is
+    vetted when it is made. Counts against the token's quota. Needs `publish` on messages.
 
     Args:
         idempotency_key (str | Unset):
@@ -162,9 +162,9 @@ def sync(
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
     Options are validated now, so a bad `retry_delay` (400) or a forbidden destination (403) is refused
-    here and never a delivery-time surprise; a host name that does not resolve yet is accepted, and its
-    attempts fail (and are retried) until it does. Counts against the token's quota. Needs `publish` on
-    messages.
+    here and never a delivery-time surprise; a host name that does not resolve yet (or not within 2
+    seconds) is accepted, and its attempts fail (and are retried) until it does; every connection is
+    vetted when it is made. Counts against the token's quota. Needs `publish` on messages.
 
     Args:
         idempotency_key (str | Unset):
@@ -196,9 +196,9 @@ async def asyncio_detailed(
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
     Options are validated now, so a bad `retry_delay` (400) or a forbidden destination (403) is refused
-    here and never a delivery-time surprise; a host name that does not resolve yet is accepted, and its
-    attempts fail (and are retried) until it does. Counts against the token's quota. Needs `publish` on
-    messages.
+    here and never a delivery-time surprise; a host name that does not resolve yet (or not within 2
+    seconds) is accepted, and its attempts fail (and are retried) until it does; every connection is
+    vetted when it is made. Counts against the token's quota. Needs `publish` on messages.
 
     Args:
         idempotency_key (str | Unset):
@@ -233,9 +233,9 @@ async def asyncio(
 
      Give `url` or `url_group`. For a URL group there is one message, with its own id, per endpoint.
     Options are validated now, so a bad `retry_delay` (400) or a forbidden destination (403) is refused
-    here and never a delivery-time surprise; a host name that does not resolve yet is accepted, and its
-    attempts fail (and are retried) until it does. Counts against the token's quota. Needs `publish` on
-    messages.
+    here and never a delivery-time surprise; a host name that does not resolve yet (or not within 2
+    seconds) is accepted, and its attempts fail (and are retried) until it does; every connection is
+    vetted when it is made. Counts against the token's quota. Needs `publish` on messages.
 
     Args:
         idempotency_key (str | Unset):
