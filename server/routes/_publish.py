@@ -1,12 +1,12 @@
-"""The publish pipeline every publishing route ends in: the rate limit, the quota, and one store
-write that also keeps (or replays) the request's Idempotency-Key.
+"""What every publishing route does around its one store write: the rate limit, the quota, and
+the request's Idempotency-Key, which the write itself keeps (or replays).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Awaitable, Callable
+from types import TracebackType
 
 import anyio
 from starlette.requests import Request
@@ -16,116 +16,127 @@ from ..auth import Principal
 from ..encoding import json_bytes
 from ..idempotency import IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, idempotent_request, key_reused
 from ..problems import ProblemError
-from ..stores.base import ConflictError, IdempotencyClaim, NotFoundError, Store
+from ..stores.base import ConflictError, IdempotencyClaim, NotFoundError
 from ._context import context_of
 
-__all__ = ["PublishWrite", "Published", "check_rate", "publish"]
+__all__ = ["Publishing", "check_rate"]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Published:
-    """What a publish route's store write answers: the response's JSON document, rendered from the
-    store's result alone (so a replay renders the first answer's bytes), and whether the store
-    replayed that result for an Idempotency-Key rather than writing now.
+class Publishing:
+    """One publish's quota charge and Idempotency-Key, around its one store write. A publishing
+    route reads top to bottom::
+
+        async with Publishing(request, principal, operation="appendEntry", raw_body=raw,
+                              items=1) as publishing:
+            result = await store.append(..., idempotency=publishing.claim)
+        return await publishing.answer(document, replayed=result.replayed, status=201)
+
+    ``claim`` is the request's Idempotency-Key (None without one): the store write keeps it with
+    its result, or replays the first result, or refuses a repeat with another body (409
+    ``idempotency_key_reused``), all in the one write (see server/idempotency.py).
+
+    With a quota, ``items`` are taken from it on entering (429 ``quota_exceeded`` when that would
+    run over) and given back when the write fails or turns out to be a replay. A repeat of a
+    publish that was made is still answered when the quota is used up, taking nothing: the claim
+    then only replays.
     """
 
-    document: dict[str, object]
-    replayed: bool
+    __slots__ = ("_charged", "_items", "_principal", "_store", "claim")
 
-
-PublishWrite = Callable[[IdempotencyClaim | None], Awaitable[Published]]
-
-
-async def publish(
-    request: Request,
-    principal: Principal,
-    *,
-    operation: str,
-    raw_body: bytes,
-    items: int,
-    status: int,
-    write: PublishWrite,
-) -> Response:
-    """Run a validated publish: ``write`` is one store write that, given the request's
-    Idempotency-Key as a claim, also replays or refuses a repeat (see server/idempotency.py).
-
-    With a quota, ``items`` are taken from it before writing (429 ``quota_exceeded`` when that
-    would run over) and given back when the write fails or turns out to be a replay. A repeat of a
-    publish that was made is still answered when the quota is used up, taking nothing.
-    """
-    context = context_of(request)
-    key = request.headers.get(IDEMPOTENCY_KEY_HEADER)
-    # Starlette builds ``request.url`` anew on every access (py-spy: 2.5% of an unkeyed publish);
-    # only a keyed one needs its path.
-    claim = (
-        None
-        if key is None
-        else idempotent_request(
-            key,
-            key_pattern=context.spec.idempotency_key_pattern,
-            token_id=principal.token_id,
-            operation=operation,
-            method=request.method,
-            path=request.url.path,
-            raw_body=raw_body,
-            ttl=context.settings.idempotency_ttl_seconds,
+    def __init__(
+        self,
+        request: Request,
+        principal: Principal,
+        *,
+        operation: str,
+        raw_body: bytes,
+        items: int,
+    ) -> None:
+        context = context_of(request)
+        key = request.headers.get(IDEMPOTENCY_KEY_HEADER)
+        # Starlette builds ``request.url`` anew on every access (py-spy: 2.5% of an unkeyed
+        # publish); only a keyed one needs its path.
+        self.claim: IdempotencyClaim | None = (
+            None
+            if key is None
+            else idempotent_request(
+                key,
+                key_pattern=context.spec.idempotency_key_pattern,
+                token_id=principal.token_id,
+                operation=operation,
+                method=request.method,
+                path=request.url.path,
+                raw_body=raw_body,
+                ttl=context.settings.idempotency_ttl_seconds,
+            )
         )
-    )
-    published = await _charged_write(context.store, principal, items, claim, write)
-    headers = {REPLAYED_HEADER: "true"} if published.replayed else None
-    return Response(
-        json_bytes(published.document),
-        status_code=status,
-        headers=headers,
-        media_type="application/json",
-    )
+        self._store = context.store
+        self._principal = principal
+        self._items = items
+        self._charged = False
 
-
-async def _charged_write(
-    store: Store,
-    principal: Principal,
-    items: int,
-    claim: IdempotencyClaim | None,
-    write: PublishWrite,
-) -> Published:
-    quota = principal.quota
-    if quota is None:
-        return await _write_once(write, claim)
-    if not await store.consume_quota(principal.token_id, items, limit=quota):
-        if claim is not None:
+    async def __aenter__(self) -> Publishing:
+        quota = self._principal.quota
+        if quota is None:
+            return self
+        if await self._store.consume_quota(self._principal.token_id, self._items, limit=quota):
+            self._charged = True
+        elif self.claim is None:
+            raise _quota_exceeded(quota)
+        else:
             # The quota holds back new writes only: the repeat of a publish that was made (whose
             # first answer may have been lost) is answered as ever.
-            try:
-                return await _write_once(write, dataclasses.replace(claim, replay_only=True))
-            except NotFoundError as error:
-                if error.code != "idempotency_record_not_found":
-                    raise
-        raise ProblemError(
-            429, "quota_exceeded", f"token's quota of {quota} published items is used up"
+            self.claim = dataclasses.replace(self.claim, replay_only=True)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc is None:
+            return
+        await self._refund()
+        if self.claim is None:
+            return
+        if isinstance(exc, ConflictError) and exc.code == "conflict":
+            raise key_reused() from None
+        if (
+            self.claim.replay_only
+            and isinstance(exc, NotFoundError)
+            and exc.code == "idempotency_record_not_found"
+        ):
+            assert self._principal.quota is not None
+            raise _quota_exceeded(self._principal.quota) from None
+
+    async def answer(self, document: dict[str, object], *, replayed: bool, status: int) -> Response:
+        """The publish's response: ``document`` (for a replay, rendered from the first result
+        alone, so it is the first answer's bytes), marked ``Idempotent-Replayed`` when the store
+        replayed it, whose charge is then given back.
+        """
+        if replayed:
+            await self._refund()
+        return Response(
+            json_bytes(document),
+            status_code=status,
+            headers={REPLAYED_HEADER: "true"} if replayed else None,
+            media_type="application/json",
         )
-    try:
-        published = await _write_once(write, claim)
-    except BaseException:
-        await _refund(store, principal.token_id, items)
-        raise
-    if published.replayed:
-        await _refund(store, principal.token_id, items)
-    return published
+
+    async def _refund(self) -> None:
+        if not self._charged:
+            return
+        self._charged = False
+        # Shielded so that a cancelled request still gives back what it took.
+        with anyio.CancelScope(shield=True):
+            await self._store.refund_quota(self._principal.token_id, self._items)
 
 
-async def _write_once(write: PublishWrite, claim: IdempotencyClaim | None) -> Published:
-    try:
-        return await write(claim)
-    except ConflictError as error:
-        if claim is None or error.code != "conflict":
-            raise
-        raise key_reused() from None
-
-
-async def _refund(store: Store, token_id: str, items: int) -> None:
-    # Shielded so that a cancelled request still gives back what it took.
-    with anyio.CancelScope(shield=True):
-        await store.refund_quota(token_id, items)
+def _quota_exceeded(quota: int) -> ProblemError:
+    return ProblemError(
+        429, "quota_exceeded", f"token's quota of {quota} published items is used up"
+    )
 
 
 async def check_rate(request: Request, principal: Principal) -> None:

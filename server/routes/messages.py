@@ -29,7 +29,6 @@ from ..problems import ProblemError
 from ..retry_delay import RetryDelayError, compile_retry_delay
 from ..stores.base import (
     DeliveryAttemptRecord,
-    IdempotencyClaim,
     MessageReceipt,
     MessageRecord,
     NewMessage,
@@ -40,7 +39,7 @@ from ..stores.base import (
 from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
 from ._context import AppContext, context_of
 from ._operations import Access, operations
-from ._publish import Published, check_rate, publish
+from ._publish import Publishing, check_rate
 from ._query import query_int
 from ._responses import json_response, rfc3339, without_none
 
@@ -297,22 +296,15 @@ async def publish_message(request: Request, access: Access) -> Response:
     await check_rate(request, access.principal)
     body, raw = await read_json(request, PublishMessageRequest)
     planned = await _plan(request, access, body, "body", check_finite=may_hold_non_finite(raw))
-
-    async def write(claim: IdempotencyClaim | None) -> Published:
-        context = context_of(request)
-        receipts = await context.store.publish_messages(planned, idempotency=claim)
-        context.notify_message_scheduled()
-        document: dict[str, object] = {"messages": [_receipt_json(r) for r in receipts]}
-        return Published(document, replayed=any(receipt.replayed for receipt in receipts))
-
-    return await publish(
-        request,
-        access.principal,
-        operation="publishMessage",
-        raw_body=raw,
-        items=len(planned),
-        status=202,
-        write=write,
+    context = context_of(request)
+    async with Publishing(
+        request, access.principal, operation="publishMessage", raw_body=raw, items=len(planned)
+    ) as publishing:
+        receipts = await context.store.publish_messages(planned, idempotency=publishing.claim)
+    context.notify_message_scheduled()
+    document: dict[str, object] = {"messages": [_receipt_json(r) for r in receipts]}
+    return await publishing.answer(
+        document, replayed=any(receipt.replayed for receipt in receipts), status=202
     )
 
 
@@ -333,29 +325,20 @@ async def publish_messages(request: Request, access: Access) -> Response:
         for index, item in enumerate(body.messages)
     ]
     flat = [message for plan in plans for message in plan]
-
-    async def write(claim: IdempotencyClaim | None) -> Published:
-        context = context_of(request)
-        receipts = await context.store.publish_messages(flat, idempotency=claim)
-        context.notify_message_scheduled()
-        # Grouped by the receipts' own items, not by this request's plans: a replay answers what
-        # the first request's plans (its URL groups' endpoints then) were.
-        results: list[dict[str, list[dict[str, object]]]] = [
-            {"messages": []} for _ in body.messages
-        ]
-        for receipt in receipts:
-            results[receipt.item]["messages"].append(_receipt_json(receipt))
-        document: dict[str, object] = {"results": results}
-        return Published(document, replayed=any(receipt.replayed for receipt in receipts))
-
-    return await publish(
-        request,
-        access.principal,
-        operation="publishMessages",
-        raw_body=raw,
-        items=len(flat),
-        status=202,
-        write=write,
+    context = context_of(request)
+    async with Publishing(
+        request, access.principal, operation="publishMessages", raw_body=raw, items=len(flat)
+    ) as publishing:
+        receipts = await context.store.publish_messages(flat, idempotency=publishing.claim)
+    context.notify_message_scheduled()
+    # Grouped by the receipts' own items, not by this request's plans: a replay answers what the
+    # first request's plans (its URL groups' endpoints then) were.
+    results: list[dict[str, list[dict[str, object]]]] = [{"messages": []} for _ in body.messages]
+    for receipt in receipts:
+        results[receipt.item]["messages"].append(_receipt_json(receipt))
+    document: dict[str, object] = {"results": results}
+    return await publishing.answer(
+        document, replayed=any(receipt.replayed for receipt in receipts), status=202
     )
 
 

@@ -18,7 +18,6 @@ from generated.pydantic_models import (
 
 from ..problems import ProblemError
 from ..stores.base import (
-    IdempotencyClaim,
     JobReceipt,
     JobRecord,
     LeasedJob,
@@ -29,7 +28,7 @@ from ..stores.base import (
 from ._body import ensure_finite, may_hold_non_finite, read_json
 from ._context import context_of
 from ._operations import Access, operations
-from ._publish import Published, check_rate, publish
+from ._publish import Publishing, check_rate
 from ._query import query_int, query_value
 from ._responses import json_response, rfc3339, without_none
 
@@ -160,20 +159,12 @@ async def publish_job(request: Request, access: Access) -> Response:
     await check_rate(request, access.principal)
     body, raw = await read_json(request, PublishJobRequest)
     job = _new_job(request, body, "body", check_finite=may_hold_non_finite(raw))
-
-    async def write(claim: IdempotencyClaim | None) -> Published:
-        [receipt] = await context_of(request).store.publish_jobs(name, [job], idempotency=claim)
-        return Published(_receipt_json(receipt), replayed=receipt.replayed)
-
-    return await publish(
-        request,
-        access.principal,
-        operation="publishJob",
-        raw_body=raw,
-        items=1,
-        status=202,
-        write=write,
-    )
+    store = context_of(request).store
+    async with Publishing(
+        request, access.principal, operation="publishJob", raw_body=raw, items=1
+    ) as publishing:
+        [receipt] = await store.publish_jobs(name, [job], idempotency=publishing.claim)
+    return await publishing.answer(_receipt_json(receipt), replayed=receipt.replayed, status=202)
 
 
 async def publish_jobs(request: Request, access: Access) -> Response:
@@ -186,20 +177,14 @@ async def publish_jobs(request: Request, access: Access) -> Response:
         _new_job(request, job, f"body.jobs.{index}", check_finite=check_finite)
         for index, job in enumerate(body.jobs)
     ]
-
-    async def write(claim: IdempotencyClaim | None) -> Published:
-        receipts = await context_of(request).store.publish_jobs(name, jobs, idempotency=claim)
-        document: dict[str, object] = {"receipts": [_receipt_json(r) for r in receipts]}
-        return Published(document, replayed=any(receipt.replayed for receipt in receipts))
-
-    return await publish(
-        request,
-        access.principal,
-        operation="publishJobs",
-        raw_body=raw,
-        items=len(jobs),
-        status=202,
-        write=write,
+    store = context_of(request).store
+    async with Publishing(
+        request, access.principal, operation="publishJobs", raw_body=raw, items=len(jobs)
+    ) as publishing:
+        receipts = await store.publish_jobs(name, jobs, idempotency=publishing.claim)
+    document: dict[str, object] = {"receipts": [_receipt_json(r) for r in receipts]}
+    return await publishing.answer(
+        document, replayed=any(receipt.replayed for receipt in receipts), status=202
     )
 
 

@@ -17,11 +17,11 @@ from generated.pydantic_models import (
     TrimRequest,
 )
 
-from ..stores.base import DeliveredEntry, GroupInfo, IdempotencyClaim, StreamInfo, Trim
+from ..stores.base import DeliveredEntry, GroupInfo, StreamInfo, Trim
 from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
 from ._context import context_of
 from ._operations import Access, operations
-from ._publish import Published, check_rate, publish
+from ._publish import Publishing, check_rate
 from ._query import query_bool, query_int, query_value
 from ._responses import json_response, without_none
 
@@ -95,28 +95,24 @@ async def append_entry(request: Request, access: Access) -> Response:
     if may_hold_non_finite(raw):
         ensure_finite(body.body, "body.body")
     trim = _optional_trim(body.maxlen, body.minid, body.approximate)
-
-    async def write(claim: IdempotencyClaim | None) -> Published:
-        result = await context_of(request).store.append(
-            stream, [body.body], trim=trim, nomkstream=body.nomkstream, idempotency=claim
+    store = context_of(request).store
+    async with Publishing(
+        request, access.principal, operation="appendEntry", raw_body=raw, items=1
+    ) as publishing:
+        result = await store.append(
+            stream,
+            [body.body],
+            trim=trim,
+            nomkstream=body.nomkstream,
+            idempotency=publishing.claim,
         )
-        document: dict[str, object] = {
-            "id": result.ids[0],
-            "stream": stream,
-            "length": result.length,
-            "trimmed": result.trimmed,
-        }
-        return Published(document, replayed=result.replayed)
-
-    return await publish(
-        request,
-        access.principal,
-        operation="appendEntry",
-        raw_body=raw,
-        items=1,
-        status=201,
-        write=write,
-    )
+    document: dict[str, object] = {
+        "id": result.ids[0],
+        "stream": stream,
+        "length": result.length,
+        "trimmed": result.trimmed,
+    }
+    return await publishing.answer(document, replayed=result.replayed, status=201)
 
 
 async def append_entries(request: Request, access: Access) -> Response:
@@ -129,28 +125,20 @@ async def append_entries(request: Request, access: Access) -> Response:
             ensure_finite(entry.body, f"body.entries.{index}.body")
     trim = _optional_trim(body.maxlen, body.minid, body.approximate)
     bodies = [entry.body for entry in body.entries]
-
-    async def write(claim: IdempotencyClaim | None) -> Published:
-        result = await context_of(request).store.append(
-            stream, bodies, trim=trim, nomkstream=body.nomkstream, idempotency=claim
+    store = context_of(request).store
+    async with Publishing(
+        request, access.principal, operation="appendEntries", raw_body=raw, items=len(bodies)
+    ) as publishing:
+        result = await store.append(
+            stream, bodies, trim=trim, nomkstream=body.nomkstream, idempotency=publishing.claim
         )
-        document: dict[str, object] = {
-            "stream": stream,
-            "ids": result.ids,
-            "length": result.length,
-            "trimmed": result.trimmed,
-        }
-        return Published(document, replayed=result.replayed)
-
-    return await publish(
-        request,
-        access.principal,
-        operation="appendEntries",
-        raw_body=raw,
-        items=len(bodies),
-        status=201,
-        write=write,
-    )
+    document: dict[str, object] = {
+        "stream": stream,
+        "ids": result.ids,
+        "length": result.length,
+        "trimmed": result.trimmed,
+    }
+    return await publishing.answer(document, replayed=result.replayed, status=201)
 
 
 async def range_entries(request: Request, access: Access) -> Response:
