@@ -22,11 +22,18 @@ import hmac
 import json
 import math
 import time
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._exceptions import SignatureError, SignatureFailure
 
-__all__ = ["SIGNATURE_HEADER", "Receiver", "SignatureError", "SignatureFailure"]
+__all__ = [
+    "SIGNATURE_HEADER",
+    "Receiver",
+    "SignatureError",
+    "SignatureFailure",
+    "signature_header",
+]
 
 SIGNATURE_HEADER = "Spool-Signature"
 
@@ -148,6 +155,32 @@ class Receiver:
                 return
             failures.append((name, failure[0], failure[1]))
         raise _combined_error(failures)
+
+    def verify_request(
+        self,
+        *,
+        body: bytes | bytearray | memoryview | str,
+        headers: Mapping[str, str] | Iterable[tuple[str, str]],
+        url: str,
+        clock_tolerance: float = 0,
+    ) -> None:
+        """Verify a whole request: its ``Spool-Signature`` header (any case) against its raw
+        ``body`` and the public ``url`` the service delivered to; else raise ``SignatureError``.
+
+        The framework-agnostic core of ``sdk.starlette`` and ``sdk.flask``: ``headers`` is any
+        mapping or list of (name, value) pairs, as a framework gives them.
+        """
+        self.verify(signature_header(headers), body, url=url, clock_tolerance=clock_tolerance)
+
+
+def signature_header(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> str:
+    """The ``Spool-Signature`` value among ``headers``, whatever their case; "" when absent."""
+    pairs = headers.items() if isinstance(headers, Mapping) else headers
+    wanted = SIGNATURE_HEADER.lower()
+    for name, value in pairs:
+        if name.lower() == wanted:
+            return value
+    return ""
 
 
 def _body_bytes(body: object) -> bytes:

@@ -227,3 +227,39 @@ def test_signature_error_is_the_public_spool_error() -> None:
     assert isinstance(error, sdk.SpoolError)
     assert error.reason == "expired"
     assert error.failures == ()
+
+
+def test_verify_request_finds_the_header_in_any_case_and_form(receiver: Receiver) -> None:
+    """verify_request reads Spool-Signature from a mapping or from pairs, whatever its case."""
+    token = _token()
+    receiver.verify_request(body=BODY, headers={"spool-signature": token}, url=URL)
+    receiver.verify_request(body=BODY, headers=[("SPOOL-SIGNATURE", token)], url=URL)
+    receiver.verify_request(
+        body=BODY, headers=[("Content-Type", "text/plain"), ("Spool-Signature", token)], url=URL
+    )
+
+
+def test_verify_request_refuses_a_missing_header_a_wrong_url_and_a_changed_body(
+    receiver: Receiver,
+) -> None:
+    """verify_request fails as verify does: each reason names what is wrong."""
+    token = _token()
+    cases = [
+        ({"Content-Type": "application/json"}, BODY, URL, "malformed"),
+        ({"Spool-Signature": token}, BODY, "https://example.com/elsewhere", "url_mismatch"),
+        ({"Spool-Signature": token}, BODY + b" ", URL, "body_mismatch"),
+    ]
+    for headers, body, url, reason in cases:
+        with pytest.raises(SignatureError) as caught:
+            receiver.verify_request(body=body, headers=headers, url=url)
+        assert caught.value.reason == reason
+
+
+def test_verify_request_passes_the_clock_tolerance_on(receiver: Receiver) -> None:
+    """A token a little past its expiry verifies within the tolerance given."""
+    token = _token(age=310)
+    with pytest.raises(SignatureError):
+        receiver.verify_request(body=BODY, headers={"Spool-Signature": token}, url=URL)
+    receiver.verify_request(
+        body=BODY, headers={"Spool-Signature": token}, url=URL, clock_tolerance=30
+    )
