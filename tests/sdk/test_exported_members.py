@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -91,6 +92,10 @@ PUBLIC_NAMES = [
 ]
 
 
+# Public modules of the package, imported by name (`from sdk.flask import ...`), never by `import sdk`.
+PUBLIC_MODULES = ["pytest_plugin"]
+
+
 def test_all_is_the_pinned_public_api() -> None:
     """sdk.__all__ lists exactly the pinned names."""
     assert sdk.__all__ == PUBLIC_NAMES
@@ -102,9 +107,25 @@ def test_all_is_sorted_case_insensitively() -> None:
 
 
 def test_every_public_attribute_is_exported() -> None:
-    """Nothing public escapes __all__, and nothing in __all__ is missing."""
-    public = {name for name in dir(sdk) if not name.startswith("_")}
+    """Nothing public escapes __all__, and nothing in __all__ is missing.
+
+    A public module shows up as an attribute once something imported it (pytest loads the
+    plugin), so modules are pinned on their own below.
+    """
+    public = {
+        name
+        for name in dir(sdk)
+        if not name.startswith("_") and not isinstance(getattr(sdk, name), types.ModuleType)
+    }
     assert public == set(sdk.__all__)
+
+
+def test_the_public_modules_are_the_pinned_ones() -> None:
+    """Every module of sdk/ is private (`_name`) except the pinned adapters and the plugin."""
+    modules = sorted(
+        path.stem for path in (ROOT / "sdk").glob("*.py") if not path.stem.startswith("_")
+    )
+    assert modules == PUBLIC_MODULES
 
 
 def test_exported_classes_belong_to_sdk() -> None:
@@ -130,9 +151,17 @@ def test_importing_the_sdk_loads_neither_the_server_nor_pydantic() -> None:
 
 def test_importing_the_sdk_defers_what_a_first_call_or_answer_needs() -> None:
     """`import sdk` loads neither the generated modules (attrs models), nor asyncio, nor the
-    result dataclasses, the embedded service or the worker loop: they load on first use.
+    result dataclasses, the embedded service or the worker loop: they load on first use. Nor
+    does it load the pytest plugin, the web-framework receivers or any framework.
     """
     deferred = (
+        "flask",
+        "starlette",
+        "fastapi",
+        "werkzeug",
+        "sdk.flask",
+        "sdk.starlette",
+        "sdk.pytest_plugin",
         "generated",
         "attr",
         "attrs",
