@@ -73,3 +73,10 @@ def client(
 ) -> sdk.Client | sdk.AsyncClient:
     """A Client, then an AsyncClient: every test using it runs against both surfaces."""
     return make_client()
+
+
+@pytest.fixture(scope="session")
+def delivering_client() -> Iterator[sdk.Client]:
+    """A real embedded service, shared by the tests that need real signed deliveries."""
+    with sdk.Client.embedded() as client:
+        yield client

@@ -93,7 +93,7 @@ PUBLIC_NAMES = [
 
 
 # Public modules of the package, imported by name (`from sdk.flask import ...`), never by `import sdk`.
-PUBLIC_MODULES = ["pytest_plugin"]
+PUBLIC_MODULES = ["flask", "pytest_plugin", "starlette"]
 
 
 def test_all_is_the_pinned_public_api() -> None:
