@@ -131,12 +131,28 @@ def test_the_fixtures_serve_a_project_with_no_conftest(example: pytest.Pytester)
     result.assert_outcomes(passed=10)
 
 
+WORKERS = """
+import os
+from pathlib import Path
+
+
+def test_record_the_service(spool_service) -> None:
+    with (Path(__file__).parent / "services.txt").open("a") as services:
+        services.write(f"{os.environ['PYTEST_XDIST_WORKER']} {spool_service.base_url}\\n")
+"""
+
+
 def test_each_xdist_worker_has_a_service_of_its_own(example: pytest.Pytester) -> None:
-    """Under xdist every worker starts its own service; the tests pass all the same."""
+    """Under xdist every worker starts its own service, and every test passes on each."""
+    example.makepyfile(test_workers=WORKERS)
     result = example.runpytest_subprocess(
-        *PLUGIN_ARGS, "-p", "xdist.plugin", "-n", "2", "--dist", "loadfile"
+        *PLUGIN_ARGS, "-p", "xdist.plugin", "-n", "2", "--dist", "each"
     )
-    result.assert_outcomes(passed=10)
+    result.assert_outcomes(passed=22)
+    lines = (example.path / "services.txt").read_text().splitlines()
+    workers = dict(line.split() for line in lines)
+    assert sorted(workers) == ["gw0", "gw1"]
+    assert len(set(workers.values())) == 2
 
 
 @pytest.mark.redis
