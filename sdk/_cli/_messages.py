@@ -1,0 +1,262 @@
+"""`spool messages` (get, cancel), `spool dlq` (dead letters) and `spool url-groups`.
+
+The API has no operation that lists messages, so there is no `spool messages ls`: list the
+failed ones with `spool dlq ls`.
+"""
+
+from __future__ import annotations
+
+import click
+
+import sdk
+
+from ._context import State, common_options, pass_state
+from ._output import print_json, print_table, show
+
+__all__ = ["dlq", "messages", "url_groups"]
+
+
+@click.group()
+@common_options
+def messages() -> None:
+    """Read and cancel HTTP messages (the API cannot list them: see `spool dlq ls`).
+
+    \b
+    Example:
+      spool messages get msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
+    """
+
+
+def _show_message(state: State, message: sdk.Message) -> None:
+    if state.as_json:
+        print_json(message)
+        return
+    show(
+        {
+            "message id": message.message_id,
+            "state": message.state,
+            "url": message.url,
+            "url group": message.url_group,
+            "method": message.method,
+            "retries": message.retries,
+            "created at": message.created_at,
+            "not before": message.not_before,
+            "next attempt at": message.next_attempt_at,
+            "deduplication id": message.deduplication_id,
+        },
+        as_json=False,
+    )
+    if message.attempts:
+        print_table(
+            ("attempt", "started", "duration", "status", "error"),
+            (
+                (a.attempt, a.started_at, a.duration, a.status_code, a.error)
+                for a in message.attempts
+            ),
+            title="attempts",
+        )
+
+
+@messages.command()
+@click.argument("message_id")
+@common_options
+@pass_state
+def get(state: State, message_id: str) -> None:
+    """A message's state and every delivery attempt.
+
+    \b
+    Example:
+      spool messages get msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9 --json
+    """
+    _show_message(state, state.client().messages.get(message_id))
+
+
+@messages.command()
+@click.argument("message_id")
+@common_options
+@pass_state
+def cancel(state: State, message_id: str) -> None:
+    """Cancel a message that has not been delivered yet (exit 4 once it has).
+
+    \b
+    Example:
+      spool messages cancel msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
+    """
+    _show_message(state, state.client().messages.cancel(message_id))
+
+
+@click.group()
+@common_options
+def dlq() -> None:
+    """Dead letters: messages whose retries ran out. List, retry or delete them.
+
+    \b
+    Example:
+      spool dlq ls
+      spool dlq retry msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
+    """
+
+
+@dlq.command(name="ls")
+@click.option("-n", "--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
+@common_options
+@pass_state
+def list_letters(state: State, limit: int) -> None:
+    """Dead letters, oldest first, with their last error.
+
+    \b
+    Example:
+      spool dlq ls -n 20 --json
+    """
+    letters = state.client().dead_letters.list(limit=limit)
+    if state.as_json:
+        print_json(letters)
+        return
+    print_table(
+        ("message id", "url", "attempts", "status", "last error", "failed at"),
+        (
+            (d.message_id, d.url, d.attempts, d.last_status_code, d.last_error, d.failed_at)
+            for d in letters
+        ),
+    )
+
+
+@dlq.command()
+@click.argument("message_ids", nargs=-1, required=True, metavar="MESSAGE_ID...")
+@common_options
+@pass_state
+def retry(state: State, message_ids: tuple[str, ...]) -> None:
+    """Deliver dead letters again, their retries counted from zero.
+
+    \b
+    Example:
+      spool dlq retry msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
+    """
+    client = state.client()
+    receipts = [client.dead_letters.retry(message_id) for message_id in message_ids]
+    if state.as_json:
+        print_json(receipts)
+        return
+    for receipt in receipts:
+        click.echo(f"retrying {receipt.message_id} to {receipt.url}")
+
+
+@dlq.command()
+@click.argument("message_ids", nargs=-1, required=True, metavar="MESSAGE_ID...")
+@common_options
+@pass_state
+def delete(state: State, message_ids: tuple[str, ...]) -> None:
+    """Forget dead letters; each message's status stays readable.
+
+    \b
+    Example:
+      spool dlq delete msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
+    """
+    client = state.client()
+    for message_id in message_ids:
+        client.dead_letters.delete(message_id)
+    if state.as_json:
+        print_json({"deleted": list(message_ids)})
+        return
+    for message_id in message_ids:
+        click.echo(f"deleted {message_id}")
+
+
+@click.group(name="url-groups")
+@common_options
+def url_groups() -> None:
+    """Named sets of URLs that one message fans out to.
+
+    \b
+    Example:
+      spool url-groups set partners https://a.example.com/hook https://b.example.com/hook
+    """
+
+
+def _show_group(state: State, group: sdk.UrlGroup) -> None:
+    if state.as_json:
+        print_json(group)
+        return
+    print_table(
+        ("url", "name"),
+        ((endpoint.url, endpoint.name) for endpoint in group.endpoints),
+        title=f"URL group {group.name}",
+    )
+
+
+@url_groups.command(name="ls")
+@common_options
+@pass_state
+def list_groups(state: State) -> None:
+    """Every URL group, with its URLs.
+
+    \b
+    Example:
+      spool url-groups ls
+    """
+    groups = state.client().url_groups.list()
+    if state.as_json:
+        print_json(groups)
+        return
+    print_table(
+        ("group", "urls", "updated"),
+        (
+            (g.name, " ".join(endpoint.url for endpoint in g.endpoints), g.updated_at)
+            for g in groups
+        ),
+    )
+
+
+@url_groups.command(name="get")
+@click.argument("name")
+@common_options
+@pass_state
+def get_group(state: State, name: str) -> None:
+    """One URL group's URLs.
+
+    \b
+    Example:
+      spool url-groups get partners
+    """
+    _show_group(state, state.client().url_groups.get(name))
+
+
+@url_groups.command(name="set")
+@click.argument("name")
+@click.argument("urls", nargs=-1, required=True, metavar="URL...")
+@common_options
+@pass_state
+def set_group(state: State, name: str, urls: tuple[str, ...]) -> None:
+    """Create a URL group or replace its URLs; `NAME=URL` names an endpoint.
+
+    \b
+    Example:
+      spool url-groups set partners a=https://a.example.com/hook https://b.example.com/hook
+    """
+    endpoints = [_endpoint(text) for text in urls]
+    _show_group(state, state.client().url_groups.upsert(name, endpoints))
+
+
+def _endpoint(text: str) -> sdk.UrlEndpoint:
+    label, equals, url = text.partition("=")
+    if equals and "://" not in label:
+        return sdk.UrlEndpoint(url, name=label)
+    return sdk.UrlEndpoint(text)
+
+
+@url_groups.command(name="delete")
+@click.argument("name")
+@common_options
+@pass_state
+def delete_group(state: State, name: str) -> None:
+    """Delete a URL group; publishing to it afterwards is not found (exit 3).
+
+    \b
+    Example:
+      spool url-groups delete partners
+    """
+    state.client().url_groups.delete(name)
+    if state.as_json:
+        print_json({"deleted": name})
+    else:
+        click.echo(f"deleted {name}")
