@@ -19,7 +19,9 @@ __all__ = ["dlq", "messages", "url_groups"]
 @click.group()
 @common_options
 def messages() -> None:
-    """Read and cancel HTTP messages (the API cannot list them: see `spool dlq ls`).
+    """Read and cancel HTTP messages.
+
+    The API cannot list messages: `spool dlq ls` lists the failed ones.
 
     \b
     Example:

@@ -97,7 +97,9 @@ _FOR_MESSAGE = _ANY | {
 @common_options
 @pass_state
 def publish(state: State, /, arguments: tuple[str, ...], **options: Any) -> None:
-    """Publish a JSON body to a stream, a job to a queue, or an HTTP message.
+    """Publish to a stream, a queue or a URL.
+
+    A JSON body to STREAM, a job to --queue, or an HTTP message to --url or --url-group.
 
     BODY is JSON; `-` reads it from standard input.
 

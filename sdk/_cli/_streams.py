@@ -16,7 +16,9 @@ __all__ = ["streams"]
 @click.group()
 @common_options
 def streams() -> None:
-    """Inspect and trim streams (the API cannot list them: name one).
+    """Inspect and trim streams.
+
+    The API cannot list streams: name one.
 
     \b
     Example:

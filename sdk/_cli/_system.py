@@ -35,7 +35,9 @@ _REASONS = {
 )
 @click.argument("arguments", nargs=-1, type=click.UNPROCESSED, metavar="[SPOOL-SERVER OPTIONS]")
 def serve(arguments: tuple[str, ...]) -> None:
-    """Run the reference service: the same as `spool-server` (needs 'spool[server]').
+    """Run the reference service, as `spool-server` does.
+
+    Needs the 'server' extra (pip install 'spool[server]').
 
     Takes spool-server's options: --store, --host, --port, --workers, --config,
     --log-level; `spool serve -- --help` lists them.
@@ -97,7 +99,9 @@ def verify(
     body_file: IO[bytes],
     clock_tolerance: float,
 ) -> None:
-    """Check a delivery's Spool-Signature against its raw body, and say why it fails.
+    """Check a delivery's Spool-Signature.
+
+    The raw body is read from standard input (or --body); a failure names its reason.
 
     Exits 0 when it verifies and 1 when it does not, naming the reason.
 
@@ -127,7 +131,9 @@ def verify(
 @common_options
 @pass_state
 def health(state: State) -> None:
-    """Whether the service and its store answer, and which store and version it runs.
+    """Whether the service and its store answer.
+
+    Also names the store and the service's version.
 
     \b
     Example:

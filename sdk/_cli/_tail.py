@@ -60,7 +60,9 @@ def tail(
     consumer: str | None,
     start_id: str,
 ) -> None:
-    """Print the last entries of STREAM; -f follows new ones as they arrive.
+    """Print a stream's last entries; -f follows it.
+
+    -f keeps printing new entries as they arrive, until Ctrl-C.
 
     With --group, entries are read through a consumer group (created if missing) and
     acknowledged once printed, so several `spool tail --group` share the stream.

@@ -68,7 +68,9 @@ def work(
     burst: bool,
     max_jobs: int | None,
 ) -> None:
-    """Run CMD for every job of QUEUE: the payload as JSON on stdin, the job in the environment.
+    """Run a shell command for every job of a queue.
+
+    CMD gets the payload as one line of JSON on stdin, and the job in its environment.
 
     Exit status 0 acknowledges the job; any other gives it back (nack) with the end of the
     command's stderr as its error, to be retried until the queue's max attempts. The command
