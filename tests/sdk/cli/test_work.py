@@ -124,3 +124,15 @@ def test_a_second_signal_gives_the_running_job_back(
         process.communicate()
     job = queue.job(receipt.job_id)
     assert (job.state, job.last_error) == ("ready", "stopped by spool work")
+
+
+def test_a_command_longer_than_its_lease_keeps_its_job(
+    spool: Spool, client: sdk.Client, name: str
+) -> None:
+    """The lease is extended while the command runs, so the ack still holds at the end."""
+    client.queues.create(name)
+    receipt = client.init_queue(name).publish("slow", {})
+    result = spool("work", name, "--lease", "1s", "--burst", "--json", "--", "sleep", "1.5")
+    [outcome] = json_lines(result)
+    assert (outcome["job_id"], outcome["outcome"]) == (receipt.job_id, "acked")
+    assert client.init_queue(name).job(receipt.job_id).state == "succeeded"
