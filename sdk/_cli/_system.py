@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Callable
 from typing import IO
 
 import click
@@ -47,13 +49,15 @@ def serve(arguments: tuple[str, ...]) -> None:
       spool serve --store redis://127.0.0.1:6379/0 --port 8321 --workers 4
     """
     try:
-        from server.__main__ import main as serve_main
+        # By name: the SDK type-checks, and installs, without the service's package.
+        entry_point = importlib.import_module("server.__main__")
     except ImportError as error:
         raise CliError(
             f"spool serve needs the 'server' extra ({error.name} is missing): "
             "pip install 'spool[server]'",
             code=ExitCode.USAGE,
         ) from error
+    serve_main: Callable[[list[str]], None] = entry_point.main
     serve_main(list(arguments))
 
 
