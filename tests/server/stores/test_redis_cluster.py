@@ -115,7 +115,7 @@ async def test_commands_and_blocked_reads_beyond_a_nodes_connections_wait_for_on
     """A cluster node refuses a connection past its limit at once; the store makes commands,
     transactions and blocked reads wait for a free one instead, as its standalone pool does.
     """
-    monkeypatch.setattr("server.stores.redis._MAX_CONNECTIONS", 2)
+    monkeypatch.setattr("server.stores.redis.connection.MAX_CONNECTIONS", 2)
     store = RedisStore.from_url(redis_cluster_store_url)
     await store.open()
     try:

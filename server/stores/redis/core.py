@@ -1,0 +1,182 @@
+"""What every part of the Redis store shares: its connections, life cycle and script runner."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Self
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from redis.asyncio.client import Pipeline
+from redis.commands.core import AsyncScript
+from redis.exceptions import RedisClusterException, RedisError
+
+from .. import InvalidStoreURL
+from ..base import IdempotencyClaim, Store
+from .arguments import number_text
+from .cluster import CLUSTER_SCHEMES, parse_cluster_url
+from .connection import Client, new_client, require_redis_7
+from .errors import script_errors
+from .keys import DEFAULT_PREFIX, StoreKeys, split_prefix, valid_prefix
+from .scripts import SCRIPTS
+
+__all__ = ["RedisCore", "Write"]
+
+_SCHEMES = frozenset({"redis", "rediss", "unix"})
+
+# A write script's call: the idempotency record's key (or none) and the claim's arguments in.
+Write = Callable[[list[str], list[str | int | float]], Awaitable[Any]]
+
+
+class RedisCore(Store):
+    """The connections, keys and script runner the Redis store's resources are built on."""
+
+    def __init__(
+        self,
+        redis_url: str,
+        *,
+        prefix: str = DEFAULT_PREFIX,
+        cluster_nodes: Sequence[tuple[str, int]] | None = None,
+    ) -> None:
+        """With ``cluster_nodes`` (the addresses the cluster client starts discovery from), the
+        store runs on Redis Cluster and ``redis_url`` gives only the nodes' connection options.
+        """
+        if not valid_prefix(prefix):
+            raise ValueError(f"a Redis key prefix must be non-empty and brace-free, not {prefix!r}")
+        if cluster_nodes is not None and not cluster_nodes:
+            raise ValueError("a Redis Cluster needs at least one node address")
+        self._redis_url = redis_url
+        self._prefix = prefix
+        self._keys = StoreKeys(prefix)
+        self._cluster_nodes = None if cluster_nodes is None else list(cluster_nodes)
+        self._clock: Callable[[], float] = time.time
+        self._client: Client | None = None
+        self._waiting_client: Client | None = None
+        self._scripts: dict[str, AsyncScript] = {}
+        self._changed = asyncio.Event()
+
+    @classmethod
+    def from_url(cls, url: str) -> Self:
+        """``redis://host:port/db?prefix=spool``: ``prefix`` is ours, the rest goes to redis-py.
+
+        ``redis+cluster://host:port[,host:port...]/?prefix=spool`` (``rediss+cluster://`` for TLS)
+        runs on Redis Cluster, which has only database 0.
+        """
+        parts = urlsplit(url)
+        if parts.scheme in CLUSTER_SCHEMES:
+            cluster = parse_cluster_url(url)
+            return cls(cluster.node_url, prefix=cluster.prefix, cluster_nodes=cluster.nodes)
+        if parts.scheme not in _SCHEMES:
+            raise InvalidStoreURL(
+                f"{url!r} is not a redis://, rediss://, unix://, redis+cluster:// or "
+                "rediss+cluster:// URL"
+            )
+        prefix, rest = split_prefix(url, parts.query)
+        return cls(urlunsplit(parts._replace(query=urlencode(rest))), prefix=prefix)
+
+    @property
+    def prefix(self) -> str:
+        """The prefix every key of this store starts with."""
+        return self._prefix
+
+    @property
+    def _redis(self) -> Client:
+        if self._client is None:
+            raise RuntimeError("the Redis store is not open (call open() first)")
+        return self._client
+
+    @property
+    def _waiting_redis(self) -> Client:
+        if self._waiting_client is None:
+            raise RuntimeError("the Redis store is not open (call open() first)")
+        return self._waiting_client
+
+    def _notify(self) -> None:
+        """Wake this process's lease long polls: a job may have become available."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    # Life cycle ----------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Connect and load the scripts, so that a missing server fails here.
+
+        Blocking reads (XREADGROUP BLOCK) get a pool of their own, so that many long polls can
+        never take every connection the other commands need.
+        """
+        if self._client is not None:
+            raise RuntimeError("the Redis store is already open")
+        client = new_client(self._redis_url, cluster_nodes=self._cluster_nodes)
+        waiting_client = new_client(
+            self._redis_url, cluster_nodes=self._cluster_nodes, read_timeout=False
+        )
+        try:
+            await require_redis_7(client)
+            self._scripts = {name: client.register_script(text) for name, text in SCRIPTS.items()}
+            for text in SCRIPTS.values():
+                await client.script_load(text)
+        except BaseException:
+            await client.aclose()
+            await waiting_client.aclose()
+            raise
+        self._client, self._waiting_client = client, waiting_client
+
+    async def close(self) -> None:
+        """Close both connection pools; closing twice is harmless."""
+        clients = (self._client, self._waiting_client)
+        self._client = self._waiting_client = None
+        for client in clients:
+            if client is not None:
+                await client.aclose()
+
+    async def ping(self) -> bool:
+        """True when Redis answers PING (on a cluster, the node the client asks)."""
+        try:
+            return bool(await self._redis.ping())
+        except (RedisError, RedisClusterException, OSError, RuntimeError):
+            return False
+
+    # Scripts -------------------------------------------------------------------------------
+
+    async def _run(
+        self,
+        name: str,
+        keys: Sequence[str],
+        args: Sequence[str | int | float],
+        *,
+        details: Mapping[str, str],
+        client: Pipeline | None = None,
+    ) -> Any:
+        """Run a script, turning its ``SPOOL <code>`` refusals into typed errors."""
+        with script_errors(details):
+            return await self._scripts[name](keys=keys, args=args, client=client)
+
+    async def _write_once(
+        self,
+        idempotency: IdempotencyClaim | None,
+        record_base: str,
+        write: Write,
+        *,
+        details: Mapping[str, str],
+    ) -> tuple[bool, Any]:
+        """Run a write script at most once per ``idempotency`` key: ``write`` gets the record's key
+        (none for a plain write) and the request hash and ttl, and the script answers ``{replayed,
+        result}`` (see ``lua/lib/idempotency.lua``). ``record_base`` names the write's slot.
+        """
+        if idempotency is None:
+            replayed, result = await write([], ["", 0])
+        else:
+            record = f"{record_base}:idem:{idempotency.key}"
+            if idempotency.replay_only:
+                now = number_text(self._clock())
+                replayed, result = await self._run(
+                    "replay", [record], [now, idempotency.request_hash], details=details
+                )
+            else:
+                claim_args: list[str | int | float] = [
+                    idempotency.request_hash,
+                    number_text(idempotency.ttl),
+                ]
+                replayed, result = await write([record], claim_args)
+        return bool(replayed), result

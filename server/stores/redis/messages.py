@@ -1,0 +1,259 @@
+"""Messages (their due index, attempts and dead letters) and URL groups, one hash tag each."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import Any, Literal
+
+from ...ids import new_id
+from ..base import (
+    DeadLetterRecord,
+    DeliveryAttemptRecord,
+    IdempotencyClaim,
+    MessageLease,
+    MessageReceipt,
+    MessageRecord,
+    NewMessage,
+    StoreError,
+    UrlEndpoint,
+    UrlGroupRecord,
+)
+from .arguments import check_at_least_one, number_text, optional_argument
+from .core import RedisCore
+from .errors import store_error
+from .records import attempt_json, message_fields, message_record, pairs, url_group_record
+
+__all__ = ["RedisMessages"]
+
+
+class RedisMessages(RedisCore):
+    """The message, dead-letter and URL group methods of the Redis store."""
+
+    async def _message_script(
+        self,
+        name: str,
+        args: Sequence[str | int | float],
+        *,
+        now: float,
+        details: Mapping[str, str] | None = None,
+        extra_keys: Sequence[str] = (),
+    ) -> Any:
+        keys = self._keys.messages
+        return await self._run(
+            name,
+            [*keys.declared(), *extra_keys],
+            [keys.message_prefix, number_text(now), *args],
+            details=details or {},
+        )
+
+    async def publish_messages(
+        self,
+        messages: Sequence[NewMessage],
+        *,
+        lease: MessageLease | None = None,
+        idempotency: IdempotencyClaim | None = None,
+    ) -> list[MessageReceipt]:
+        """Create every message in one script, deduplicating on ``dedup_key``; with ``lease``, the
+        same script first checks that the lease is current. It also keeps or replays the
+        idempotency record.
+        """
+        now = self._clock()
+        lease_args = ["", ""] if lease is None else [lease.message_id, lease.lease_id]
+        args: list[str | int | float] = [len(messages)]
+        for message in messages:
+            message_id = new_id("msg", now=now)
+            fields = message_fields(message_id, message, now=now)
+            args += [
+                message_id,
+                message.dedup_key or "",
+                number_text(message.dedup_window),
+                message.url,
+                message.item,
+                len(fields),
+                *fields,
+            ]
+        details = (
+            {} if lease is None else {"message_id": lease.message_id, "lease_id": lease.lease_id}
+        )
+
+        def write(record: list[str], claim: list[str | int | float]) -> Awaitable[Any]:
+            return self._message_script(
+                "publish_messages",
+                [*lease_args, *claim, *args],
+                now=now,
+                details=details,
+                extra_keys=record,
+            )
+
+        replayed, receipts = await self._write_once(
+            idempotency, self._keys.messages.base, write, details=details
+        )
+        return [
+            MessageReceipt(
+                message_id=str(message_id),
+                url=str(url),
+                deduplicated=bool(dup),
+                item=int(item),
+                replayed=replayed,
+            )
+            for message_id, dup, url, item in receipts
+        ]
+
+    async def get_message(self, message_id: str) -> MessageRecord:
+        """The message with every attempt."""
+        fields = await self._message_script(
+            "get_message", [message_id], now=self._clock(), details={"message_id": message_id}
+        )
+        return message_record(pairs(fields))
+
+    async def cancel_message(self, message_id: str) -> MessageRecord:
+        """Cancel a scheduled message."""
+        fields = await self._message_script(
+            "cancel_message",
+            [message_id],
+            now=self._clock(),
+            details={
+                "message_id": message_id,
+                "state_rule": "only scheduled messages can be cancelled",
+            },
+        )
+        return message_record(pairs(fields))
+
+    async def claim_due_messages(
+        self, *, now: float, limit: int, lease_margin: float
+    ) -> list[MessageRecord]:
+        """Move due messages to ``delivering``, each under a fresh lease id and leased for its own
+        timeout plus ``lease_margin``, in one script.
+        """
+        check_at_least_one(limit, name="limit")
+        if not (math.isfinite(lease_margin) and lease_margin >= 0):
+            raise StoreError(
+                "validation_failed",
+                f"lease_margin must be a number of seconds >= 0: {lease_margin}",
+            )
+        rows = await self._message_script(
+            "claim_due_messages",
+            [limit, number_text(lease_margin), *(new_id("lease", now=now) for _ in range(limit))],
+            now=now,
+        )
+        return [message_record(pairs(fields)) for fields in rows]
+
+    async def record_attempt(
+        self,
+        message_id: str,
+        attempt: DeliveryAttemptRecord,
+        *,
+        lease_id: str,
+        outcome: Literal["delivered", "retry", "failed"],
+        next_attempt_at: float | None = None,
+    ) -> MessageRecord:
+        """Append the attempt and settle the message under its current lease, ending the lease;
+        ``failed`` also files a dead letter.
+        """
+        if outcome not in ("delivered", "retry", "failed"):
+            raise StoreError("validation_failed", f"unknown delivery outcome {outcome!r}")
+        if outcome == "retry" and next_attempt_at is None:
+            raise StoreError("validation_failed", "a retry needs next_attempt_at")
+        fields = await self._message_script(
+            "record_attempt",
+            [
+                message_id,
+                lease_id,
+                attempt_json(attempt),
+                outcome,
+                "" if next_attempt_at is None else number_text(next_attempt_at),
+                optional_argument(attempt.error),
+                optional_argument(attempt.status_code),
+            ],
+            now=self._clock(),
+            details={"message_id": message_id, "lease_id": lease_id},
+        )
+        return message_record(pairs(fields))
+
+    async def next_due_at(self) -> float | None:
+        """The lowest score of the due set: every scheduled or delivering message, by its next
+        attempt or lease end.
+        """
+        first = await self._redis.zrange(self._keys.messages.due, 0, 0, withscores=True)
+        return float(first[0][1]) if first else None
+
+    # Dead letters --------------------------------------------------------------------------
+
+    async def list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
+        """Dead letters in the order their messages failed."""
+        check_at_least_one(limit, name="limit")
+        rows = await self._message_script("list_dead_letters", [limit], now=self._clock())
+        return [
+            DeadLetterRecord(
+                message_id=str(message_id),
+                url=str(url),
+                attempts=int(attempts),
+                failed_at=float(failed_at),
+                last_error=last_error,
+                last_status_code=None if status is None else int(status),
+            )
+            for message_id, url, attempts, failed_at, last_error, status in rows
+        ]
+
+    async def delete_dead_letter(self, message_id: str) -> None:
+        """Forget the dead letter; the message stays readable."""
+        await self._message_script(
+            "delete_dead_letter",
+            [message_id],
+            now=self._clock(),
+            details={"message_id": message_id},
+        )
+
+    async def retry_dead_letter(self, message_id: str) -> MessageRecord:
+        """Remove the dead letter and schedule the message now with a fresh retry budget; its
+        earlier attempts stay.
+        """
+        fields = await self._message_script(
+            "retry_dead_letter", [message_id], now=self._clock(), details={"message_id": message_id}
+        )
+        return message_record(pairs(fields))
+
+    # URL groups ----------------------------------------------------------------------------
+
+    async def put_url_group(self, name: str, endpoints: Sequence[UrlEndpoint]) -> UrlGroupRecord:
+        """Replace the endpoints; the creation time is kept from the first put."""
+        now = self._clock()
+        endpoints_json = json.dumps([dataclasses.asdict(endpoint) for endpoint in endpoints])
+        created_at = await self._run(
+            "put_url_group",
+            self._keys.url_groups,
+            [name, endpoints_json, number_text(now)],
+            details={"url_group": name},
+        )
+        return UrlGroupRecord(
+            name=name, endpoints=list(endpoints), created_at=float(created_at), updated_at=now
+        )
+
+    async def get_url_group(self, name: str) -> UrlGroupRecord:
+        """The group (``url_group_not_found``)."""
+        groups_key, created_key = self._keys.url_groups
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hget(groups_key, name)
+            pipe.hget(created_key, name)
+            stored, created_at = await pipe.execute()
+        if stored is None:
+            raise store_error("url_group_not_found", f"URL group {name!r} does not exist")
+        return url_group_record(name, stored, created_at)
+
+    async def list_url_groups(self) -> list[UrlGroupRecord]:
+        """Every URL group, by name."""
+        groups_key, created_key = self._keys.url_groups
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hgetall(groups_key)
+            pipe.hgetall(created_key)
+            stored, created = await pipe.execute()
+        return [url_group_record(name, stored[name], created.get(name)) for name in sorted(stored)]
+
+    async def delete_url_group(self, name: str) -> None:
+        """Delete the group (``url_group_not_found``)."""
+        await self._run(
+            "delete_url_group", self._keys.url_groups, [name], details={"url_group": name}
+        )

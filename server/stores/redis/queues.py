@@ -1,0 +1,334 @@
+"""Job queues: Lua-scripted scored sets and job hashes, one hash tag per queue."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import Any
+
+from redis.asyncio.client import Pipeline
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ResponseError
+
+from ...ids import new_id
+from ..base import (
+    IdempotencyClaim,
+    JobReceipt,
+    JobRecord,
+    JobState,
+    LeasedJob,
+    NewJob,
+    QueueRecord,
+    QueueSettings,
+    StoreError,
+    check_queue_settings,
+)
+from .arguments import check_at_least_one, dump_json, number_text, optional_argument
+from .core import RedisCore
+from .errors import script_code
+from .records import job_record, pairs, queue_record
+
+__all__ = ["RedisQueues"]
+
+# A lease long-poll looks again this often (sooner when this process publishes): Redis has no
+# blocking pop for a scored set of jobs, and other processes cannot wake this one.
+_LEASE_POLL_SECONDS = 0.05
+_FIRST_LEASE_BATCH = 16
+# How many queues' scripts listing them runs at once on a cluster, well within a node's connections.
+_CLUSTER_LISTING_CONCURRENCY = 16
+
+
+class RedisQueues(RedisCore):
+    """The queue and job methods of the Redis store."""
+
+    async def _queue_script(
+        self,
+        name: str,
+        queue: str,
+        args: Sequence[str | int | float],
+        *,
+        now: float,
+        details: Mapping[str, str] | None = None,
+        client: Pipeline | None = None,
+        extra_keys: Sequence[str] = (),
+    ) -> Any:
+        keys = self._keys.queue(queue)
+        return await self._run(
+            name,
+            [*keys.declared(), *extra_keys],
+            [keys.job_prefix, number_text(now), *args],
+            details={"queue": queue, **(details or {})},
+            client=client,
+        )
+
+    async def put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
+        """Write the settings in the queue's slot, then list the name (listing crosses slots)."""
+        check_queue_settings(settings)
+        created, answer = await self._queue_script(
+            "put_queue",
+            name,
+            [
+                settings.max_attempts,
+                settings.lease_seconds,
+                settings.retention_seconds,
+                settings.deduplication_window_seconds,
+            ],
+            now=self._clock(),
+        )
+        await self._redis.sadd(self._keys.queues, name)
+        return queue_record(name, answer), bool(created)
+
+    async def get_queue(self, name: str) -> QueueRecord:
+        """The queue's settings and counts after settling it to now."""
+        return queue_record(
+            name, await self._queue_script("queue_info", name, [], now=self._clock())
+        )
+
+    async def list_queues(self) -> list[QueueRecord]:
+        """Every listed queue that still exists, by name."""
+        names = sorted(str(name) for name in await self._redis.smembers(self._keys.queues))
+        if not names:
+            return []
+        now = self._clock()
+        client = self._redis
+        if isinstance(client, RedisCluster):
+            answers = await self._cluster_queue_infos(names, now)
+        else:
+            async with client.pipeline(transaction=False) as pipe:
+                for name in names:
+                    keys = self._keys.queue(name)
+                    await self._scripts["queue_info"](
+                        keys=keys.declared(), args=[keys.job_prefix, number_text(now)], client=pipe
+                    )
+                answers = await pipe.execute(raise_on_error=False)
+        records = []
+        for name, answer in zip(names, answers, strict=True):
+            if isinstance(answer, ResponseError) and script_code(answer) == "queue_not_found":
+                continue
+            if isinstance(answer, Exception):
+                raise answer
+            records.append(queue_record(name, answer))
+        return records
+
+    async def _cluster_queue_infos(self, names: Sequence[str], now: float) -> list[Any]:
+        """``queue_info`` of every queue, each answer (or refusal) in its place. A cluster
+        pipeline refuses EVALSHA, so the scripts run side by side instead, a few at a time.
+        """
+        limit = asyncio.Semaphore(_CLUSTER_LISTING_CONCURRENCY)
+
+        async def info(name: str) -> Any:
+            keys = self._keys.queue(name)
+            async with limit:
+                try:
+                    return await self._scripts["queue_info"](
+                        keys=keys.declared(), args=[keys.job_prefix, number_text(now)]
+                    )
+                except ResponseError as exc:
+                    return exc
+
+        return list(await asyncio.gather(*(info(name) for name in names)))
+
+    async def delete_queue(self, name: str) -> None:
+        """Delete the queue's keys, then unlist it unless a concurrent put created it again."""
+        await self._queue_script("delete_queue", name, [], now=self._clock())
+        await self._redis.srem(self._keys.queues, name)
+        if await self._redis.exists(self._keys.queue(name).meta):
+            await self._redis.sadd(self._keys.queues, name)
+
+    async def publish_jobs(
+        self, queue: str, jobs: Sequence[NewJob], *, idempotency: IdempotencyClaim | None = None
+    ) -> list[JobReceipt]:
+        """Create every job in one script (which also keeps or replays the idempotency record);
+        deduplication ids are checked against the queue's window, which also covers duplicates
+        earlier in the batch.
+        """
+        now = self._clock()
+        args: list[str | int | float] = [len(jobs)]
+        for job in jobs:
+            if job.delay < 0:
+                raise StoreError("validation_failed", f"delay must not be negative: {job.delay}")
+            args += [
+                new_id("job", now=now),
+                job.topic,
+                dump_json(job.payload, what="a job payload"),
+                job.delay,
+                job.deduplication_id or "",
+            ]
+        keys = self._keys.queue(queue)
+
+        def write(record: list[str], claim: list[str | int | float]) -> Awaitable[Any]:
+            return self._queue_script(
+                "publish_jobs", queue, [*claim, *args], now=now, extra_keys=record
+            )
+
+        replayed, receipts = await self._write_once(
+            idempotency, keys.base, write, details={"queue": queue}
+        )
+        self._notify()
+        return [
+            JobReceipt(
+                job_id=str(job_id),
+                queue=queue,
+                topic=str(topic),
+                deduplicated=bool(dup),
+                replayed=replayed,
+            )
+            for job_id, dup, topic in receipts
+        ]
+
+    async def lease_jobs(
+        self,
+        queue: str,
+        *,
+        consumer: str | None,
+        topics: Sequence[str] | None,
+        max_jobs: int,
+        lease_seconds: int | None,
+        wait_ms: int,
+    ) -> list[LeasedJob]:
+        """Lease in one script (so no job goes to two workers); poll until ``wait_ms`` ends."""
+        check_at_least_one(max_jobs, name="max_jobs")
+        if lease_seconds is not None:
+            check_at_least_one(lease_seconds, name="lease_seconds")
+        deadline = time.monotonic() + max(wait_ms, 0) / 1000
+        while True:
+            changed = self._changed
+            # Lease ids are made before the script knows how many jobs it can lease; asking for a
+            # few first keeps an idle long poll from making (and sending) a thousand each time.
+            first = min(max_jobs, _FIRST_LEASE_BATCH)
+            leased = await self._lease_once(
+                queue,
+                consumer=consumer,
+                topics=topics,
+                max_jobs=first,
+                lease_seconds=lease_seconds,
+            )
+            if len(leased) == first < max_jobs:
+                leased += await self._lease_once(
+                    queue,
+                    consumer=consumer,
+                    topics=topics,
+                    max_jobs=max_jobs - first,
+                    lease_seconds=lease_seconds,
+                )
+            remaining = deadline - time.monotonic()
+            if leased or remaining <= 0:
+                return leased
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), timeout=min(_LEASE_POLL_SECONDS, remaining))
+
+    async def _lease_once(
+        self,
+        queue: str,
+        *,
+        consumer: str | None,
+        topics: Sequence[str] | None,
+        max_jobs: int,
+        lease_seconds: int | None,
+    ) -> list[LeasedJob]:
+        topic_list = list(topics or [])
+        now = self._clock()
+        expires_at, rows = await self._queue_script(
+            "lease_jobs",
+            queue,
+            [
+                max_jobs,
+                "" if lease_seconds is None else lease_seconds,
+                consumer or "",
+                "0" if topics is None else "1",
+                len(topic_list),
+                *topic_list,
+                *(new_id("lease", now=now) for _ in range(max_jobs)),
+            ],
+            now=now,
+        )
+        return [
+            LeasedJob(
+                job_id=str(job_id),
+                queue=queue,
+                topic=str(topic),
+                payload=json.loads(payload),
+                attempt=int(attempt),
+                lease_id=str(lease_id),
+                lease_expires_at=float(expires_at),
+                published_at=float(published_at),
+            )
+            for job_id, topic, payload, attempt, lease_id, published_at in rows
+        ]
+
+    async def ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
+        """Succeed the job if ``lease_id`` is its current, unexpired lease."""
+        now = self._clock()
+        fields = await self._queue_script(
+            "ack_job",
+            queue,
+            [job_id, lease_id],
+            now=now,
+            details={"job_id": job_id, "lease_id": lease_id},
+        )
+        return job_record(queue, pairs(fields), now)
+
+    async def nack_job(
+        self, queue: str, job_id: str, lease_id: str, *, retry_delay: int, error: str | None
+    ) -> JobRecord:
+        """End the lease: ready again after ``retry_delay``, or dead without attempts left."""
+        if retry_delay < 0:
+            raise StoreError(
+                "validation_failed", f"retry_delay must not be negative: {retry_delay}"
+            )
+        now = self._clock()
+        fields = await self._queue_script(
+            "nack_job",
+            queue,
+            [job_id, lease_id, retry_delay, optional_argument(error)],
+            now=now,
+            details={"job_id": job_id, "lease_id": lease_id},
+        )
+        self._notify()
+        return job_record(queue, pairs(fields), now)
+
+    async def extend_lease(
+        self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int
+    ) -> JobRecord:
+        """Move the lease's end to ``lease_seconds`` from now."""
+        check_at_least_one(lease_seconds, name="lease_seconds")
+        now = self._clock()
+        fields = await self._queue_script(
+            "extend_lease",
+            queue,
+            [job_id, lease_id, lease_seconds],
+            now=now,
+            details={"job_id": job_id, "lease_id": lease_id},
+        )
+        return job_record(queue, pairs(fields), now)
+
+    async def get_job(self, queue: str, job_id: str) -> JobRecord:
+        """The job, its state computed at now."""
+        now = self._clock()
+        fields = await self._queue_script(
+            "get_job", queue, [job_id], now=now, details={"job_id": job_id}
+        )
+        return job_record(queue, pairs(fields), now)
+
+    async def list_jobs(self, queue: str, *, state: JobState | None, limit: int) -> list[JobRecord]:
+        """Jobs in publish order, filtered by their state at now."""
+        check_at_least_one(limit, name="limit")
+        now = self._clock()
+        rows = await self._queue_script("list_jobs", queue, [state or "", limit], now=now)
+        return [job_record(queue, pairs(fields), now) for fields in rows]
+
+    async def retry_job(self, queue: str, job_id: str) -> JobRecord:
+        """Make a dead job ready now with its attempts reset."""
+        now = self._clock()
+        fields = await self._queue_script(
+            "retry_job",
+            queue,
+            [job_id],
+            now=now,
+            details={"job_id": job_id, "state_rule": "only dead jobs can be retried"},
+        )
+        self._notify()
+        return job_record(queue, pairs(fields), now)

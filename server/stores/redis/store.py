@@ -1,0 +1,18 @@
+"""The Redis store, composed of its resources."""
+
+from __future__ import annotations
+
+from .errors import outages_raise_unavailable
+from .limits import RedisLimits
+from .messages import RedisMessages
+from .queues import RedisQueues
+from .streams import RedisStreams
+
+__all__ = ["RedisStore"]
+
+
+@outages_raise_unavailable
+class RedisStore(RedisStreams, RedisQueues, RedisMessages, RedisLimits):
+    """Spool's data in Redis, shareable by several service processes."""
+
+    kind = "redis"

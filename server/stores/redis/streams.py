@@ -1,0 +1,307 @@
+"""Streams on Redis Streams: appends, reads, trims, consumer groups, claims and dead letters."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Sequence
+from typing import Any
+
+from redis.exceptions import ResponseError
+
+from ..base import (
+    JSON,
+    AppendResult,
+    ClaimResult,
+    DeliveredEntry,
+    Entry,
+    GroupInfo,
+    IdempotencyClaim,
+    PendingEntry,
+    StoreError,
+    StreamInfo,
+    Trim,
+    TrimResult,
+    check_max_deliveries,
+    dead_letter_stream,
+    entry_id_parts,
+)
+from .arguments import check_at_least_one, dump_json, number_text
+from .connection import BLOCKED_READ_GRACE_SECONDS, within
+from .core import RedisCore
+from .errors import DETAILS, redis_errors, store_error
+from .records import entry_body, optional_int
+
+__all__ = ["RedisStreams"]
+
+
+def _trim_steps(trim: Trim | None) -> list[str]:
+    """``lua/lib/trim.lua``'s arguments: how many XTRIM calls, then strategy, ``~``/``=``,
+    threshold for each.
+    """
+    if trim is None:
+        return ["0"]
+    steps: list[str] = []
+    approximation = "~" if trim.approximate else "="
+    if trim.maxlen is not None:
+        if trim.maxlen < 0:
+            raise StoreError("validation_failed", f"maxlen must not be negative: {trim.maxlen}")
+        steps += ["MAXLEN", approximation, str(trim.maxlen)]
+    if trim.minid is not None:
+        steps += ["MINID", approximation, _entry_id(trim.minid)]
+    return [str(len(steps) // 3), *steps]
+
+
+def _entry_id(text: str, *, also: str | None = None) -> str:
+    """``text`` as Redis takes it: ``ms-seq`` or a bare ``ms`` (see ``entry_id_parts``), or
+    ``also`` (``-``, ``+``, ``$``); anything else is refused.
+    """
+    if text == also:
+        return text
+    ms, seq = entry_id_parts(text)
+    return str(ms) if seq is None else f"{ms}-{seq}"
+
+
+class RedisStreams(RedisCore):
+    """The stream methods of the Redis store."""
+
+    async def append(
+        self,
+        stream: str,
+        bodies: Sequence[JSON],
+        *,
+        trim: Trim | None,
+        nomkstream: bool,
+        idempotency: IdempotencyClaim | None = None,
+    ) -> AppendResult:
+        """XADD every body, then XTRIM, in one script that also counts what the trim removed (and
+        keeps or replays the idempotency record).
+        """
+        texts = [dump_json(body, what="an entry body") for body in bodies]
+        key = self._keys.stream(stream)
+        details = {"stream": stream}
+        arguments = ["1" if nomkstream else "0", *_trim_steps(trim), *texts]
+
+        def write(record: list[str], claim: list[str | int | float]) -> Awaitable[Any]:
+            now = number_text(self._clock())
+            return self._run("append", [key, *record], [now, *claim, *arguments], details=details)
+
+        replayed, (length, trimmed, ids) = await self._write_once(
+            idempotency, key, write, details=details
+        )
+        return AppendResult(
+            ids=[str(i) for i in ids], length=int(length), trimmed=int(trimmed), replayed=replayed
+        )
+
+    async def stream_info(self, stream: str) -> StreamInfo:
+        """XINFO STREAM and XINFO GROUPS, read in one transaction."""
+        key = self._keys.stream(stream)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.exists(key)
+            pipe.xinfo_stream(key)
+            pipe.xinfo_groups(key)
+            pipe.hgetall(self._keys.groups(stream))
+            exists, info, groups, limits = await pipe.execute(raise_on_error=False)
+        if not exists:
+            raise store_error("stream_not_found", f"stream {stream!r} does not exist")
+        for result in (info, groups, limits):
+            if isinstance(result, Exception):
+                raise result
+        first, last = info.get("first-entry"), info.get("last-entry")
+        return StreamInfo(
+            stream=stream,
+            length=int(info["length"]),
+            first_id=str(first[0]) if first else None,
+            last_id=str(last[0]) if last else None,
+            groups=sorted(
+                (
+                    GroupInfo(
+                        group=str(group["name"]),
+                        consumers=int(group["consumers"]),
+                        pending=int(group["pending"]),
+                        last_delivered_id=str(group["last-delivered-id"]),
+                        max_deliveries=optional_int(limits, str(group["name"])),
+                    )
+                    for group in groups
+                ),
+                key=lambda group: group.group,
+            ),
+        )
+
+    async def range(
+        self, stream: str, *, start: str, end: str, count: int, reverse: bool
+    ) -> list[Entry]:
+        """XRANGE (or XREVRANGE), checking in the same transaction that the stream exists."""
+        start, end = _entry_id(start, also="-"), _entry_id(end, also="+")
+        check_at_least_one(count, name="count")
+        key = self._keys.stream(stream)
+        with redis_errors():
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.exists(key)
+                if reverse:
+                    pipe.xrevrange(key, max=end, min=start, count=count)
+                else:
+                    pipe.xrange(key, min=start, max=end, count=count)
+                exists, entries = await pipe.execute()
+        if not exists:
+            raise store_error("stream_not_found", f"stream {stream!r} does not exist")
+        return [
+            Entry(id=str(entry_id), body=entry_body(fields.get("b")))
+            for entry_id, fields in entries
+        ]
+
+    async def trim(self, stream: str, trim: Trim) -> TrimResult:
+        """XTRIM in a script that also answers the length and refuses a missing stream."""
+        if trim.maxlen is None and trim.minid is None:
+            raise StoreError("validation_failed", "a trim needs maxlen or minid")
+        length, trimmed = await self._run(
+            "trim", [self._keys.stream(stream)], _trim_steps(trim), details={"stream": stream}
+        )
+        return TrimResult(length=int(length), trimmed=int(trimmed))
+
+    async def delete_stream(self, stream: str) -> None:
+        """DEL the stream key, which holds its entries and groups, and its groups' settings."""
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self._keys.stream(stream))
+            pipe.delete(self._keys.groups(stream))
+            deleted, _ = await pipe.execute()
+        if not deleted:
+            raise store_error("stream_not_found", f"stream {stream!r} does not exist")
+
+    async def create_group(
+        self,
+        stream: str,
+        group: str,
+        *,
+        start_id: str,
+        mkstream: bool,
+        max_deliveries: int | None = None,
+    ) -> GroupInfo:
+        """XGROUP CREATE (with MKSTREAM when asked) and the group's settings, answering the group
+        as XINFO GROUPS sees it.
+        """
+        start_id = _entry_id(start_id, also="$")
+        check_max_deliveries(stream, max_deliveries)
+        consumers, pending, last_delivered_id = await self._run(
+            "create_group",
+            [self._keys.stream(stream), self._keys.groups(stream)],
+            [
+                group,
+                start_id,
+                "1" if mkstream else "0",
+                "" if max_deliveries is None else max_deliveries,
+            ],
+            details={"stream": stream, "group": group},
+        )
+        return GroupInfo(
+            group=group,
+            consumers=int(consumers),
+            pending=int(pending),
+            last_delivered_id=str(last_delivered_id),
+            max_deliveries=max_deliveries,
+        )
+
+    async def delete_group(self, stream: str, group: str) -> None:
+        """XGROUP DESTROY, telling a missing stream from a missing group."""
+        await self._run(
+            "delete_group",
+            [self._keys.stream(stream), self._keys.groups(stream)],
+            [group],
+            details={"stream": stream, "group": group},
+        )
+
+    async def read_group(
+        self, stream: str, group: str, *, consumer: str, count: int, wait_ms: int
+    ) -> list[DeliveredEntry]:
+        """XREADGROUP ``>``; BLOCK only when ``wait_ms`` > 0 (Redis reads BLOCK 0 as forever)."""
+        check_at_least_one(count, name="count")
+        key = self._keys.stream(stream)
+        try:
+            if wait_ms > 0:
+                answer: Any = await within(
+                    self._waiting_redis.xreadgroup(
+                        group, consumer, {key: ">"}, count=count, block=wait_ms
+                    ),
+                    seconds=wait_ms / 1000 + BLOCKED_READ_GRACE_SECONDS,
+                )
+            else:
+                answer = await self._redis.xreadgroup(group, consumer, {key: ">"}, count=count)
+        except ResponseError as exc:
+            # XREADGROUP says NOGROUP for a missing stream too (or UNBLOCKED when the stream went
+            # while it waited), so look which one is missing.
+            if not await self._redis.exists(key):
+                raise store_error("stream_not_found", f"stream {stream!r} does not exist") from exc
+            if str(exc).startswith("NOGROUP"):
+                raise store_error(
+                    "group_not_found",
+                    DETAILS["group_not_found"].format(stream=stream, group=group),
+                ) from exc
+            raise
+        return [
+            DeliveredEntry(id=str(entry_id), body=entry_body(fields.get("b")), delivery_count=1)
+            for _, entries in answer or []
+            for entry_id, fields in entries
+        ]
+
+    async def ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
+        """XACK after checking that the stream and group exist."""
+        ids = [_entry_id(entry_id) for entry_id in ids]
+        acked = await self._run(
+            "ack",
+            [self._keys.stream(stream)],
+            [group, *ids],
+            details={"stream": stream, "group": group},
+        )
+        return int(acked)
+
+    async def claim(
+        self,
+        stream: str,
+        group: str,
+        *,
+        consumer: str,
+        min_idle_ms: int,
+        count: int,
+        start_id: str,
+    ) -> ClaimResult:
+        """XAUTOCLAIM over a window of ``count`` pending entries; its third answer (Redis >= 7)
+        lists the pending ids whose entries are gone.
+        """
+        start_id = _entry_id(start_id)
+        check_at_least_one(count, name="count")
+        next_start_id, entries, deleted_ids, dead_lettered_ids = await self._run(
+            "claim",
+            [
+                self._keys.stream(stream),
+                self._keys.stream(dead_letter_stream(stream)),
+                self._keys.groups(stream),
+            ],
+            [group, consumer, min_idle_ms, start_id, count, stream],
+            details={"stream": stream, "group": group},
+        )
+        return ClaimResult(
+            entries=[
+                DeliveredEntry(id=str(entry_id), body=entry_body(body), delivery_count=int(times))
+                for entry_id, body, times in entries
+            ],
+            deleted_ids=[str(entry_id) for entry_id in deleted_ids],
+            next_start_id=str(next_start_id),
+            dead_lettered_ids=[str(entry_id) for entry_id in dead_lettered_ids],
+        )
+
+    async def pending(self, stream: str, group: str, *, count: int) -> list[PendingEntry]:
+        """XPENDING's extended form over the whole pending list, lowest id first."""
+        check_at_least_one(count, name="count")
+        rows = await self._run(
+            "pending",
+            [self._keys.stream(stream)],
+            [group, count],
+            details={"stream": stream, "group": group},
+        )
+        return [
+            PendingEntry(
+                id=str(entry_id),
+                consumer=str(consumer),
+                idle_ms=int(idle_ms),
+                delivery_count=int(times),
+            )
+            for entry_id, consumer, idle_ms, times in rows
+        ]
