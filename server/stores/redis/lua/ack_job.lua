@@ -1,9 +1,12 @@
 -- uses: common, queue
--- ARGV[3] job id, ARGV[4] lease id.
+-- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- ARGV[3] job_id: the job
+-- ARGV[4] lease_id: the lease the caller holds
+local job_id, lease_id = ARGV[3], ARGV[4]
 require_queue()
-local key = require_job(ARGV[3])
-require_lease(key, ARGV[4])
-end_lease(key, ARGV[3])
+local key = require_job(job_id)
+require_lease(key, lease_id)
+end_lease(key, job_id)
 redis.call('HSET', key, 'state', 'succeeded', 'finished_at', NOW_TEXT)
-redis.call('ZADD', DONE, NOW_TEXT, ARGV[3])
+redis.call('ZADD', DONE, NOW_TEXT, job_id)
 return job_answer(key)

@@ -1,7 +1,14 @@
 -- uses: common, idempotency, trim
--- KEYS[1] stream, KEYS[2] idempotency record (none for a plain append); ARGV: now, request hash,
--- ttl, nomkstream, trim steps (see lib/trim.lua), bodies... The trimmed count is the length before,
--- plus the entries added, minus the length after: all inside this one script.
+-- KEYS[1] stream: the stream
+-- KEYS[2] record: the idempotency record (none for a plain append)
+-- ARGV[1] now: the store's clock
+-- ARGV[2] request_hash: the request's hash (see lib/idempotency.lua)
+-- ARGV[3] ttl: the idempotency record's time to live, in seconds
+-- ARGV[4] nomkstream: '1' to refuse a stream that does not exist
+-- ARGV[5..] trim steps: see lib/trim.lua
+-- ARGV[after the trim steps..] bodies: each entry's body, as JSON text
+-- The trimmed count is the length before, plus the entries added, minus the length after: all
+-- inside this one script.
 local stream, record = KEYS[1], KEYS[2]
 local now, request_hash, ttl = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
 local nomkstream, trim_steps = ARGV[4], 5

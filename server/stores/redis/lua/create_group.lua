@@ -1,23 +1,29 @@
 -- uses: common
--- KEYS[1] stream, KEYS[2] its groups' settings; ARGV: group, start id, mkstream, max deliveries
--- ('' for unlimited).
-if ARGV[3] ~= '1' and redis.call('EXISTS', KEYS[1]) == 0 then fail('stream_not_found') end
-local arguments = {'XGROUP', 'CREATE', KEYS[1], ARGV[1], ARGV[2]}
-if ARGV[3] == '1' then arguments[#arguments + 1] = 'MKSTREAM' end
+-- KEYS[1] stream: the stream
+-- KEYS[2] group_settings: the hash of its groups' settings (group -> max_deliveries)
+-- ARGV[1] group: the consumer group to create
+-- ARGV[2] start_id: the id the group starts after ('$' for the stream's end)
+-- ARGV[3] mkstream: '1' to create a stream that does not exist
+-- ARGV[4] max_deliveries: the group's limit ('' for unlimited)
+local stream, group_settings = KEYS[1], KEYS[2]
+local group, start_id, mkstream, max_deliveries = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+if mkstream ~= '1' and redis.call('EXISTS', stream) == 0 then fail('stream_not_found') end
+local arguments = {'XGROUP', 'CREATE', stream, group, start_id}
+if mkstream == '1' then arguments[#arguments + 1] = 'MKSTREAM' end
 local created = redis.pcall(unpack(arguments))
 if type(created) == 'table' and created.err then
   if string.find(created.err, 'BUSYGROUP', 1, true) then fail('group_exists') end
   return created
 end
-if ARGV[4] == '' then
-  redis.call('HDEL', KEYS[2], ARGV[1])
+if max_deliveries == '' then
+  redis.call('HDEL', group_settings, group)
 else
-  redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+  redis.call('HSET', group_settings, group, max_deliveries)
 end
-for _, info in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+for _, info in ipairs(redis.call('XINFO', 'GROUPS', stream)) do
   local fields = {}
   for index = 1, #info, 2 do fields[info[index]] = info[index + 1] end
-  if fields['name'] == ARGV[1] then
+  if fields['name'] == group then
     return {fields['consumers'], fields['pending'], fields['last-delivered-id']}
   end
 end

@@ -1,4 +1,5 @@
 -- uses: common, queue
+-- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
 require_queue()
 for _, job_id in ipairs(redis.call('ZRANGE', ALL, 0, -1)) do
   redis.call('DEL', JOB .. job_id)

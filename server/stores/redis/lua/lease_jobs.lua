@@ -1,21 +1,24 @@
 -- uses: common, queue
--- ARGV[3] max jobs, ARGV[4] lease seconds ('' = the queue's), ARGV[5] consumer ('' = anonymous),
--- ARGV[6] '1' when only some topics may be leased, ARGV[7] how many, then the topics, then one
--- fresh lease id per job that may be leased.
+-- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- ARGV[3] max_jobs: how many jobs to lease at most
+-- ARGV[4] lease_seconds: how long the leases last ('' for the queue's setting)
+-- ARGV[5] consumer: who leases ('' for anonymous)
+-- ARGV[6] only_topics: '1' when only the topics that follow may be leased
+-- ARGV[7] topic_count: how many topics follow
+-- ARGV[8..] topics, then lease ids: the topics, then one fresh lease id per job that may be leased
+local max_jobs, lease_seconds, consumer = tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local only_topics, topic_count = ARGV[6], tonumber(ARGV[7])
+local first_topic = 8
+local lease_ids = first_topic + topic_count
 require_queue()
 settle()
-local max_jobs = tonumber(ARGV[3])
-local lease_seconds = ARGV[4]
 if lease_seconds == '' then lease_seconds = redis.call('HGET', META, 'lease_seconds') end
 local expires_at = fmt(NOW + tonumber(lease_seconds))
-local consumer = ARGV[5]
-local topic_count = tonumber(ARGV[7])
 local topics = nil
-if ARGV[6] == '1' then
+if only_topics == '1' then
   topics = {}
-  for index = 8, 7 + topic_count do topics[ARGV[index]] = true end
+  for index = first_topic, lease_ids - 1 do topics[ARGV[index]] = true end
 end
-local lease_ids = 8 + topic_count
 local chosen, early = {}, {}
 local offset = 0
 while #chosen < max_jobs do

@@ -1,7 +1,9 @@
 -- uses: common, messages
--- ARGV[3] limit.
+-- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
+-- ARGV[3] limit: how many dead letters to list at most
+local limit = tonumber(ARGV[3])
 local letters = {}
-for _, dead_member in ipairs(redis.call('ZRANGE', DEAD, 0, tonumber(ARGV[3]) - 1)) do
+for _, dead_member in ipairs(redis.call('ZRANGE', DEAD, 0, limit - 1)) do
   letters[#letters + 1] = redis.call('HMGET', MESSAGE .. member_id(dead_member), 'message_id',
     'url', 'dead_attempts', 'failed_at', 'last_error', 'last_status_code')
 end

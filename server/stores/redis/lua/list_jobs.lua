@@ -1,8 +1,10 @@
 -- uses: common, queue
--- ARGV[3] state ('' = every state), ARGV[4] limit. States are as settle() leaves them at NOW.
+-- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- ARGV[3] wanted: the state to list ('' for every state); states are as settle() leaves them
+-- ARGV[4] limit: how many jobs to list at most
+local wanted, limit = ARGV[3], tonumber(ARGV[4])
 require_queue()
 settle()
-local wanted, limit = ARGV[3], tonumber(ARGV[4])
 local jobs = {}
 local offset = 0
 while #jobs < limit do

@@ -1,22 +1,25 @@
 -- uses: common, queue
--- ARGV[3] job id, ARGV[4] lease id, ARGV[5] retry delay, ARGV[6] the error ('' for none, which
--- keeps the last error, else '=' and the error).
+-- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- ARGV[3] job_id: the job
+-- ARGV[4] lease_id: the lease the caller holds
+-- ARGV[5] delay: seconds until the job is ready again (its retry_delay)
+-- ARGV[6] last_error: '' for none (which keeps the last error), else '=' and the error
+local job_id, lease_id, delay, last_error = ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6]
 require_queue()
-local key = require_job(ARGV[3])
-require_lease(key, ARGV[4])
-end_lease(key, ARGV[3])
-if ARGV[6] ~= '' then redis.call('HSET', key, 'last_error', string.sub(ARGV[6], 2)) end
+local key = require_job(job_id)
+require_lease(key, lease_id)
+end_lease(key, job_id)
+if last_error ~= '' then redis.call('HSET', key, 'last_error', string.sub(last_error, 2)) end
 if tonumber(redis.call('HGET', key, 'attempts')) >= max_attempts() then
-  make_dead(key, ARGV[3], NOW_TEXT)
+  make_dead(key, job_id, NOW_TEXT)
 else
-  local delay = tonumber(ARGV[5])
   local available_at = NOW_TEXT
   if delay > 0 then available_at = fmt(NOW + delay) end
   redis.call('HSET', key, 'state', 'ready', 'available_at', available_at)
   if delay > 0 then
-    redis.call('ZADD', DELAYED, available_at, ARGV[3])
+    redis.call('ZADD', DELAYED, available_at, job_id)
   else
-    make_available(key, ARGV[3])
+    make_available(key, job_id)
   end
 end
 return job_answer(key)

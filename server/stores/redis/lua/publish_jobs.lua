@@ -1,6 +1,10 @@
 -- uses: common, idempotency, queue
--- KEYS[10] idempotency record (none for a plain publish); ARGV[3] request hash, ARGV[4] ttl,
--- ARGV[5] = number of jobs, then per job: job_id, topic, payload, delay, deduplication_id ('').
+-- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- KEYS[10] record: the idempotency record (none for a plain publish)
+-- ARGV[3] request_hash: the request's hash (see lib/idempotency.lua)
+-- ARGV[4] ttl: the idempotency record's time to live, in seconds
+-- ARGV[5] job_count: how many jobs follow
+-- ARGV[6..] jobs: five arguments each: job_id, topic, payload, delay, deduplication_id ('' = none)
 -- A receipt is {job_id, deduplicated, topic}.
 local record = KEYS[10]
 local request_hash, ttl, job_count = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])

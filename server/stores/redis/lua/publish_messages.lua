@@ -1,9 +1,14 @@
 -- uses: common, idempotency, messages
--- KEYS[6] idempotency record (none for a plain publish); ARGV[3], ARGV[4]: the message and lease
--- id the publish needs to be current ('' = none); ARGV[5] request hash, ARGV[6] ttl; ARGV[7] =
--- number of messages, then per message: message_id, dedup_key ('' = none), dedup window, url, item,
--- number of field/value items, the items (which include not_before and next_attempt_at). A receipt
--- is {message_id, deduplicated, url, item}.
+-- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
+-- KEYS[6] record: the idempotency record (none for a plain publish)
+-- ARGV[3] leased_message: the message whose lease the publish needs to be current ('' = none)
+-- ARGV[4] lease_id: that lease ('' = none)
+-- ARGV[5] request_hash: the request's hash (see lib/idempotency.lua)
+-- ARGV[6] ttl: the idempotency record's time to live, in seconds
+-- ARGV[7] message_count: how many messages follow
+-- ARGV[8..] messages: each message_id, dedup_key ('' = none), dedup window, url, item, the number
+-- of field/value items, then the items (which include not_before and next_attempt_at)
+-- A receipt is {message_id, deduplicated, url, item}.
 local record = KEYS[6]
 local leased_message, lease_id = ARGV[3], ARGV[4]
 local request_hash, ttl, message_count = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])

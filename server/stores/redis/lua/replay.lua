@@ -1,5 +1,8 @@
 -- uses: common, idempotency
--- KEYS[1] record; ARGV: now, request hash. A claim's replay_only: answer the record, never write.
+-- KEYS[1] record: the idempotency record
+-- ARGV[1] now: the store's clock
+-- ARGV[2] request_hash: the request's hash (see lib/idempotency.lua)
+-- A claim's replay_only: answer the record, never write.
 local record = KEYS[1]
 local now, request_hash = tonumber(ARGV[1]), ARGV[2]
 local kept = replayed_result(record, request_hash, now)

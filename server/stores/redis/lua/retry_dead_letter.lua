@@ -1,7 +1,9 @@
 -- uses: common, messages
--- ARGV[3] message id.
-local key = remove_dead_letter(ARGV[3])
+-- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
+-- ARGV[3] message_id: the dead letter's message
+local message_id = ARGV[3]
+local key = remove_dead_letter(message_id)
 if not key then fail('dead_letter_not_found') end
 redis.call('HSET', key, 'state', 'scheduled', 'next_attempt_at', NOW_TEXT, 'retries_used', 0)
-redis.call('ZADD', DUE, NOW_TEXT, due_member(key, ARGV[3]))
+redis.call('ZADD', DUE, NOW_TEXT, due_member(key, message_id))
 return redis.call('HGETALL', key)

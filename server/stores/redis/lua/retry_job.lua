@@ -1,7 +1,9 @@
 -- uses: common, queue
--- ARGV[3] job id.
+-- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- ARGV[3] job_id: the dead job
+local job_id = ARGV[3]
 require_queue()
-local key = require_job(ARGV[3])
+local key = require_job(job_id)
 settle()
 local state = redis.call('HGET', key, 'state')
 if state ~= 'dead' then
@@ -10,8 +12,8 @@ if state ~= 'dead' then
   end
   fail('invalid_state', state)
 end
-redis.call('ZREM', DEAD, ARGV[3])
+redis.call('ZREM', DEAD, job_id)
 redis.call('HSET', key, 'state', 'ready', 'attempts', 0, 'available_at', NOW_TEXT)
 redis.call('HDEL', key, 'finished_at')
-make_available(key, ARGV[3])
+make_available(key, job_id)
 return job_answer(key)

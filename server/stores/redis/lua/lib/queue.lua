@@ -1,5 +1,16 @@
--- Every queue script gets KEYS = _QueueKeys.declared() and ARGV[1] = job key prefix, ARGV[2] = now.
--- A job's max_attempts is always its queue's current setting.
+-- Every queue script gets the queue's keys (QueueKeys.declared()) and two arguments first; its own
+-- arguments start at ARGV[3]. A job's max_attempts is always its queue's current setting.
+-- KEYS[1] META: hash of the queue's settings, created_at and job seq
+-- KEYS[2] ALL: zset of every job, by publish sequence
+-- KEYS[3] AVAIL: zset of ready jobs that are due, by sequence
+-- KEYS[4] DELAYED: zset of ready jobs not yet due, by available_at
+-- KEYS[5] LEASED: zset of leased jobs, by lease expiry
+-- KEYS[6] DEAD: zset of dead jobs, by when they finished
+-- KEYS[7] DONE: zset of succeeded jobs, by when they finished
+-- KEYS[8] DEDUP: hash of deduplication_id -> job_id
+-- KEYS[9] DEDUP_EXP: zset of deduplication ids, by when they expire
+-- ARGV[1] JOB: the job key prefix (a job's hash is JOB .. job_id)
+-- ARGV[2] NOW_TEXT: the store's clock (NOW is its number)
 local META, ALL, AVAIL, DELAYED, LEASED, DEAD, DONE, DEDUP, DEDUP_EXP = unpack(KEYS, 1, 9)
 local JOB = ARGV[1]
 local NOW_TEXT = ARGV[2]
