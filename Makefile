@@ -34,11 +34,12 @@ $(SPECTRAL):
 	mkdir -p $(SPECTRAL_DIR)
 	npm install --silent --no-save --no-package-lock --no-audit --no-fund --prefix $(SPECTRAL_DIR) @stoplight/spectral-cli@$(SPECTRAL_VERSION) >/dev/null
 
-lint: $(STAMP) $(SPECTRAL) ## ruff, mypy --strict, and Spectral on openapi.yaml
+lint: $(STAMP) $(SPECTRAL) ## ruff, mypy --strict, Spectral on openapi.yaml, luacheck on the Lua
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(SPECTRAL) lint --ruleset .spectral.yaml --fail-severity warn openapi.yaml
+	$(BIN)/python .ci/luacheck.py
 
 test: $(STAMP) ## Everything CI runs: generated code check, lint, and the test suite
 	$(MAKE) --no-print-directory check-generated
