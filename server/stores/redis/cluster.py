@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import contextvars
 import dataclasses
-from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
-from redis.exceptions import ConnectionError as RedisConnectionError
 
 from .. import InvalidStoreURL
 from .keys import split_prefix
+from .turns import Turns
 
 __all__ = ["CLUSTER_SCHEMES", "ClusterURL", "TurnTakingCluster", "parse_cluster_url"]
 
@@ -59,9 +55,9 @@ def parse_cluster_url(url: str) -> ClusterURL:
 
 
 class TurnTakingCluster(RedisCluster):
-    """A cluster client whose commands wait for a free connection, as the standalone store's
-    ``BlockingConnectionPool`` does (up to ``wait_seconds``), where redis-py's cluster client
-    fails at once once a node has ``max_connections`` in use.
+    """A cluster client whose commands wait for a free connection (up to ``wait_seconds``), as the
+    standalone client's do (see ``turns.py``), where redis-py's cluster client fails at once once
+    a node has ``max_connections`` in use.
 
     A command or a pipeline holds one of ``max_connections`` turns while it runs, and uses at
     most one connection of each node it reaches, so no node ever needs more connections than that.
@@ -71,7 +67,7 @@ class TurnTakingCluster(RedisCluster):
 
     def __init__(self, *, max_connections: int, wait_seconds: float, **options: Any) -> None:
         super().__init__(max_connections=max_connections, **options)
-        self.turns = _Turns(max_connections, wait_seconds=wait_seconds)
+        self.turns = Turns(max_connections, wait_seconds=wait_seconds)
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         """Run the command in a turn."""
@@ -99,30 +95,3 @@ class _TurnTakingPipeline(ClusterPipeline):
         """Run the pipeline in a turn."""
         async with self.turns.one():
             return await super().execute(raise_on_error, allow_redirections)
-
-
-class _Turns:
-    """``count`` turns, waited for up to ``wait_seconds``; a task holding one takes no other."""
-
-    def __init__(self, count: int, *, wait_seconds: float) -> None:
-        self._free = asyncio.Semaphore(count)
-        self._wait_seconds = wait_seconds
-        self._held: contextvars.ContextVar[bool] = contextvars.ContextVar("turn", default=False)
-
-    @contextlib.asynccontextmanager
-    async def one(self) -> AsyncIterator[None]:
-        """Hold a turn (the one this task holds already, if any) for the ``async with`` block."""
-        if self._held.get():
-            yield
-            return
-        try:
-            await asyncio.wait_for(self._free.acquire(), timeout=self._wait_seconds)
-        except TimeoutError as exc:
-            # What the standalone pool raises when it waited in vain.
-            raise RedisConnectionError("No connection available.") from exc
-        held = self._held.set(True)
-        try:
-            yield
-        finally:
-            self._held.reset(held)
-            self._free.release()

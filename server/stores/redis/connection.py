@@ -12,6 +12,7 @@ from redis.asyncio.connection import SSLConnection, parse_url
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .cluster import TurnTakingCluster
+from .turns import Turns, TurnTakingRedis
 
 __all__ = [
     "BLOCKED_READ_GRACE_SECONDS",
@@ -25,7 +26,7 @@ __all__ = [
 Client = aioredis.Redis | RedisCluster
 _T = TypeVar("_T")
 
-# Each pool waits this long for a free connection before failing, rather than failing at once; it
+# Each client waits this long for a free connection (a turn) before failing, rather than failing at once; it
 # outlasts the longest long poll (30 s), which holds a connection of the waiting pool throughout.
 _POOL_WAIT_SECONDS = 35.0
 MAX_CONNECTIONS = 100
@@ -45,17 +46,19 @@ def new_client(
     """
     if cluster_nodes is not None:
         return _new_cluster_client(redis_url, cluster_nodes, read_timeout=read_timeout)
-    pool = aioredis.BlockingConnectionPool.from_url(
+    # The turns keep the pool within its size, so it never refuses for want of a connection.
+    pool = aioredis.ConnectionPool.from_url(
         redis_url,
         decode_responses=True,
         max_connections=MAX_CONNECTIONS,
-        timeout=_POOL_WAIT_SECONDS,
         socket_connect_timeout=_CONNECT_TIMEOUT_SECONDS,
     )
     if not read_timeout:
         # Set after from_url because the URL's own socket_timeout would win over an argument.
         pool.connection_kwargs["socket_timeout"] = None
-    return aioredis.Redis.from_pool(pool)
+    return TurnTakingRedis.owning(
+        pool, turns=Turns(MAX_CONNECTIONS, wait_seconds=_POOL_WAIT_SECONDS)
+    )
 
 
 def _new_cluster_client(

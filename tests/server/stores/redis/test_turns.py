@@ -1,0 +1,87 @@
+"""Turns (server/stores/redis/turns.py): a client's commands share a bounded number of connections,
+waiting for a free one rather than failing, and a free one costs no timer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from server.stores.redis import RedisStore
+from server.stores.redis.turns import Turns, TurnTakingRedis
+
+
+async def test_a_task_waits_for_a_turn_and_fails_when_none_comes() -> None:
+    """With every turn held, another task waits; past ``wait_seconds`` it fails as redis-py's
+    blocking pool did, and a turn given back lets the next task in.
+    """
+    turns = Turns(1, wait_seconds=0.05)
+    holding = asyncio.Event()
+    release = asyncio.Event()
+
+    async def hold() -> None:
+        async with turns.one():
+            holding.set()
+            await release.wait()
+
+    holder = asyncio.create_task(hold())
+    await holding.wait()
+    with pytest.raises(RedisConnectionError, match="No connection available"):
+        async with turns.one():
+            pass
+    release.set()
+    await holder
+    async with turns.one():
+        pass
+
+
+async def test_a_task_holding_a_turn_takes_no_second_one() -> None:
+    """What runs inside a turn on the task's own behalf does not wait for another turn."""
+    turns = Turns(1, wait_seconds=0.05)
+    async with turns.one(), turns.one():
+        pass
+    async with turns.one():
+        pass
+
+
+async def test_a_free_turn_arms_no_timer() -> None:
+    """Only a task that has to wait arms the timeout: a free turn schedules nothing."""
+    turns = Turns(2, wait_seconds=30.0)
+    loop = asyncio.get_running_loop()
+    scheduled = len(loop._scheduled)  # type: ignore[attr-defined]
+    async with turns.one():
+        assert len(loop._scheduled) == scheduled  # type: ignore[attr-defined]
+
+
+@pytest.mark.redis
+async def test_commands_pipelines_and_blocked_reads_beyond_the_connections_wait(
+    redis_store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With two connections, 40 concurrent appends, transactions and blocked reads all complete,
+    and the pool never opens a third connection.
+    """
+    monkeypatch.setattr("server.stores.redis.connection.MAX_CONNECTIONS", 2)
+    store = RedisStore.from_url(redis_store_url)
+    await store.open()
+    try:
+        await store.create_group("events", "billing", start_id="$", mkstream=True)
+        reads = [
+            store.read_group("events", "billing", consumer=f"c{index}", count=1, wait_ms=100)
+            for index in range(5)
+        ]
+        appends = [
+            store.append(f"s{index % 4}", [index], trim=None, nomkstream=False)
+            for index in range(40)
+        ]
+        infos = [store.stream_info(f"s{index}") for index in range(4)]
+        await asyncio.gather(*reads, *appends, *infos)
+        lengths = [(await store.stream_info(f"s{index}")).length for index in range(4)]
+        assert lengths == [10] * 4
+        client = store._redis
+        assert isinstance(client, TurnTakingRedis)
+        pool = client.connection_pool
+        assert len(pool._available_connections) + len(pool._in_use_connections) <= 2
+    finally:
+        await store.close()
