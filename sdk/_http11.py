@@ -29,8 +29,8 @@ the SDK sends every publish with an ``Idempotency-Key``.) On a new connection th
 an error.
 
 Connections come from a ``httpcore.AsyncNetworkBackend`` (sdk/_network.py's by default; the
-delivery engine's vets every address it connects to, see server/vetted_http.py). Failures raise
-httpx's own exceptions.
+delivery engine's vets every address it connects to, see server/delivery/transport.py). Failures
+raise httpx's own exceptions.
 """
 
 from __future__ import annotations
@@ -501,7 +501,7 @@ class Http11Transport(httpx.AsyncBaseTransport):
     """An httpx transport that sends each request over a kept-alive HTTP/1.1 connection of its own
     :class:`ConnectionPool` within ``limits``. ``ssl_context`` defaults to httpx's (the system's
     certificate authorities, environment ignored), ``network_backend`` to sdk/_network.py's (what
-    server/vetted_http.py wraps to connect only to vetted addresses).
+    server/delivery/transport.py wraps to connect only to vetted addresses).
     """
 
     def __init__(

@@ -13,9 +13,9 @@ client (64 publishes in flight) found, below the HTTP exchange itself:
   and sends them together.
 
 TLS verifies as the caller's context says. Which address a connection goes to is the network
-backend's: the delivery engine wraps :class:`NetworkBackend` in server/vetted_http.py's, which
-connects only to addresses the destination policy vetted. Streams raise httpcore's exceptions,
-which sdk/_http11.py turns into httpx's.
+backend's: the delivery engine wraps :class:`NetworkBackend` in the one of
+server/delivery/transport.py, which connects only to addresses the destination policy vetted.
+Streams raise httpcore's exceptions, which sdk/_http11.py turns into httpx's.
 """
 
 from __future__ import annotations

@@ -180,7 +180,7 @@ class DestinationPolicy:
         is public or allowed; a host name that does not resolve passes. Resolution uses the event
         loop's resolver, so it never blocks it. With ``resolve=False`` only what the URL itself
         says is checked (scheme, host, credentials, a literal address): for a caller that vets
-        the addresses when it connects (server/vetted_http.py).
+        the addresses when it connects (server/delivery/transport.py).
         """
         try:
             parts = urlsplit(url)
@@ -216,7 +216,8 @@ class DestinationPolicy:
         except (DestinationUnresolved, TimeoutError):
             # A name that does not resolve yet (or not quickly: a name server that drops a query
             # costs its client a 5 s retry) may resolve by the time of delivery, where every
-            # connection is vetted again (server/vetted_http.py); until then its attempts fail.
+            # connection is vetted again (server/delivery/transport.py); until then its attempts
+            # fail.
             return
 
     async def vetted_addresses(

@@ -24,9 +24,9 @@ from generated.pydantic_models import (
     UrlGroupSettings,
 )
 
+from ..delivery.retry_delay import RetryDelayError, compile_retry_delay
 from ..destinations import DestinationNotAllowed
 from ..problems import ProblemError
-from ..retry_delay import RetryDelayError, compile_retry_delay
 from ..stores.base import (
     DeliveryAttemptRecord,
     MessageReceipt,

@@ -1,9 +1,9 @@
-"""Scale-out of the delivery engine (server/delivery.py, as server/app.py wires it) and of rate
+"""Scale-out of the delivery engine (server/delivery/, as server/app.py wires it) and of rate
 limits (server/routes/_publish.py's check_rate): real ``python -m server`` processes sharing one
 store deliver each attempt once, a message whose process was killed mid-delivery is delivered by
 another process once its lease ends, and a token's rate limit holds for all processes together.
 
-tests/server/test_delivery.py covers the same guarantees inside one process; these tests show
+tests/server/delivery/ covers the same guarantees inside one process; these tests show
 they hold across processes, which only the store's atomic claim, its leases and its shared rate
 buckets can give.
 """

@@ -1,4 +1,5 @@
-"""A network backend for httpcore that connects only to addresses the destination policy vetted.
+"""The HTTP transport deliveries go through, and its network backend, which connects only to
+addresses the destination policy vetted.
 
 Checking a URL and then letting the HTTP client resolve its host again leaves a gap: a name with a
 short TTL can answer a public address to the check and a private one to the connection (DNS
@@ -13,12 +14,44 @@ from __future__ import annotations
 import typing
 
 import httpcore
+import httpx
 
+from sdk._http11 import Http11Transport
 from sdk._network import NetworkBackend
 
-from .destinations import DestinationNotAllowed, DestinationPolicy, DestinationUnresolved
+from ..destinations import DestinationNotAllowed, DestinationPolicy, DestinationUnresolved
 
-__all__ = ["VettedNetworkBackend"]
+__all__ = [
+    "HTTP_KEEPALIVE_SECONDS",
+    "HTTP_MAX_CONNECTIONS",
+    "HTTP_MAX_KEEPALIVE_CONNECTIONS",
+    "VettedNetworkBackend",
+    "default_transport",
+]
+
+# Connections the HTTP transport opens at most, and keeps open between attempts; above the default
+# concurrency, so a connection is free for each attempt in flight.
+HTTP_MAX_CONNECTIONS = 200
+HTTP_MAX_KEEPALIVE_CONNECTIONS = 100
+HTTP_KEEPALIVE_SECONDS = 30.0
+
+
+def default_transport(policy: DestinationPolicy) -> httpx.AsyncBaseTransport:
+    """The transport deliveries go through: connections only to addresses ``policy`` vetted
+    (resolved once per connection, by :class:`VettedNetworkBackend`), kept alive between attempts.
+
+    The engine sends each request to the transport itself, with no ``httpx.AsyncClient`` around
+    it, and the client's features are exactly what a delivery must not have: following a redirect
+    would let a receiver send the service to an address the policy refused (so a 3xx is a failed
+    attempt), environment proxies would connect somewhere other than what the policy checked,
+    and a cookie jar would let one receiver's cookie ride along on another publisher's message.
+    """
+    limits = httpx.Limits(
+        max_connections=HTTP_MAX_CONNECTIONS,
+        max_keepalive_connections=HTTP_MAX_KEEPALIVE_CONNECTIONS,
+        keepalive_expiry=HTTP_KEEPALIVE_SECONDS,
+    )
+    return Http11Transport(limits, network_backend=VettedNetworkBackend(policy))
 
 
 class VettedNetworkBackend(httpcore.AsyncNetworkBackend):

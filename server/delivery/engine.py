@@ -44,13 +44,10 @@ from typing import Literal, Protocol
 
 import httpx
 
-from sdk._http11 import Http11Transport
-
-from .config import DEFAULT_LEASE_MARGIN_SECONDS, DEFAULT_POLL_INTERVAL_SECONDS
-from .destinations import DestinationNotAllowed, DestinationPolicy
-from .retry_delay import RetryDelay, RetryDelayError, compile_retry_delay, default_backoff_ms
-from .signing import DEFAULT_TTL_SECONDS, SIGNATURE_HEADER, SigningKeys, sign
-from .stores.base import (
+from ..config import DEFAULT_LEASE_MARGIN_SECONDS, DEFAULT_POLL_INTERVAL_SECONDS
+from ..destinations import DestinationNotAllowed, DestinationPolicy
+from ..signing import DEFAULT_TTL_SECONDS, SIGNATURE_HEADER, SigningKeys, sign
+from ..stores.base import (
     ConflictError,
     DeliveryAttemptRecord,
     MessageLease,
@@ -59,7 +56,8 @@ from .stores.base import (
     NewMessage,
     StoreUnavailableError,
 )
-from .vetted_http import VettedNetworkBackend
+from .retry_delay import RetryDelay, RetryDelayError, compile_retry_delay, default_backoff_ms
+from .transport import default_transport
 
 __all__ = [
     "CALLBACK_HEADER",
@@ -92,11 +90,6 @@ CLAIM_LINGER_SECONDS = 0.005
 # cancelled: a claim normally takes milliseconds, a Redis reconnect up to its 5 s connect timeout.
 DEFAULT_STOP_TIMEOUT_SECONDS = 5.0
 CALLBACK_RETRIES = 3
-# Connections the HTTP transport opens at most, and keeps open between attempts; above the default
-# concurrency, so a connection is free for each attempt in flight.
-HTTP_MAX_CONNECTIONS = 200
-HTTP_MAX_KEEPALIVE_CONNECTIONS = 100
-HTTP_KEEPALIVE_SECONDS = 30.0
 CALLBACK_DEDUP_WINDOW_SECONDS = 7 * 24 * 3600.0
 
 # Framing and hop-by-hop headers belong to each connection, and the engine sets the Spool-* ones;
@@ -155,24 +148,6 @@ class DeliveryStore(Protocol):
     async def next_due_at(self) -> float | None:
         """See ``Store.next_due_at``."""
         ...
-
-
-def default_transport(policy: DestinationPolicy) -> httpx.AsyncBaseTransport:
-    """The transport deliveries go through: connections only to addresses ``policy`` vetted
-    (resolved once per connection, see server/vetted_http.py), kept alive between attempts.
-
-    The engine sends each request to the transport itself, with no ``httpx.AsyncClient`` around
-    it, and the client's features are exactly what a delivery must not have: following a redirect
-    would let a receiver send the service to an address the policy refused (so a 3xx is a failed
-    attempt), environment proxies would connect somewhere other than what the policy checked,
-    and a cookie jar would let one receiver's cookie ride along on another publisher's message.
-    """
-    limits = httpx.Limits(
-        max_connections=HTTP_MAX_CONNECTIONS,
-        max_keepalive_connections=HTTP_MAX_KEEPALIVE_CONNECTIONS,
-        keepalive_expiry=HTTP_KEEPALIVE_SECONDS,
-    )
-    return Http11Transport(limits, network_backend=VettedNetworkBackend(policy))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from server.retry_delay import (
+from server.delivery.retry_delay import (
     DEFAULT_BACKOFF_CAP_MS,
     MAX_DELAY_MS,
     RetryDelayError,
