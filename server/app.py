@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .auth import TokenRegistry
 from .config import DEFAULT_STORE_URL, Settings, load_settings
-from .delivery import DeliveryEngine
+from .delivery import DeliveryEngine, DeliverySettings
 from .destinations import DestinationPolicy
 from .http_protocol import READ_TIMEOUT_STATE_KEY
 from .ids import new_id
@@ -75,13 +75,8 @@ def default_services() -> list[ServiceFactory]:
 
 
 def _delivery_engine(context: AppContext) -> BackgroundService:
-    engine = DeliveryEngine(
-        context.store,
-        signing_keys=context.settings.signing_keys,
-        policy=context.destinations,
-        poll_interval=context.settings.delivery_poll_interval_seconds,
-        lease_margin=context.settings.delivery_lease_margin_seconds,
-    )
+    settings = DeliverySettings.from_config(context.settings, policy=context.destinations)
+    engine = DeliveryEngine(context.store, settings)
     context.message_scheduled.append(engine.wake)
     return engine
 

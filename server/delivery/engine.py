@@ -1,125 +1,47 @@
-"""The delivery engine: sends due messages to their URLs, retries them, and reports outcomes.
+"""The delivery engine: the loop in each service process that claims due messages and runs them.
 
 One engine runs in each service process (started by the app's lifespan). It repeatedly asks the
 store for due messages (``claim_due_messages`` moves them to ``delivering`` under a lease, atomically,
-so several processes on one Redis never send the same attempt twice) and sends each one: its
-method, exact body bytes, content type and forwarded headers, plus ``Spool-Signature`` (see
-``server/signing.py``), ``Spool-Message-Id`` and ``Spool-Retried``. Every attempt is recorded with
-``record_attempt``: a 2xx answer settles the message as delivered; a network error, a timeout, a
-refused destination or any other status schedules a retry after the message's ``retry_delay`` (or
-the default backoff) until its retries run out, and then the message fails into the dead letters.
-The store counts the attempts of the current retry budget (``retries_used``, which
-``retry_dead_letter`` restarts at 0); ``Spool-Retried`` is that count.
-
-Each claim carries a ``lease_id``; the attempt is recorded under it, and the store refuses it
-(``lease_expired``) once another claim has replaced the lease. Then the other claim's holder owns
-the message: this process logs and drops its attempt, so one process never settles a message that
-another is delivering.
-
-Callbacks are not sent from here directly: the outcome is published as a new internal message to
-the callback URL (``store.publish_messages``, under the same lease) *before* the attempt is
-recorded. So a callback is persisted, signed, retried and dead-lettered like any message, and
-survives a crash; and a process whose lease was taken over cannot publish one. If the process dies
-between publishing the callback and recording the attempt, the lease ends, the message is sent
-again, and the callback's ``dedup_key`` (source message and attempt number, not the lease) makes the
-second publish a no-op.
+so several processes on one Redis never send the same attempt twice), sends each one
+(server/delivery/attempt.py) and settles it under that lease (server/delivery/settle.py). Between
+claims it sleeps until the next due time, a wake-up from this process, or its poll.
 
 If a process dies mid-attempt, nothing is recorded and the message's lease (its ``timeout`` plus
 the engine's ``lease_margin``) runs out; another process (or this one after a restart) claims it
-again. Delivery is therefore at least once: a
-receiver should treat ``Spool-Message-Id`` as an idempotency key.
+again. Delivery is therefore at least once: a receiver should treat ``Spool-Message-Id`` as an
+idempotency key.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import dataclasses
 import functools
-import json
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import Literal, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 import httpx
 
-from ..config import DEFAULT_LEASE_MARGIN_SECONDS, DEFAULT_POLL_INTERVAL_SECONDS
-from ..destinations import DestinationNotAllowed, DestinationPolicy
-from ..signing import DEFAULT_TTL_SECONDS, SIGNATURE_HEADER, SigningKeys, sign
-from ..stores.base import (
-    ConflictError,
-    DeliveryAttemptRecord,
-    MessageLease,
-    MessageReceipt,
-    MessageRecord,
-    NewMessage,
-    StoreUnavailableError,
-)
-from .retry_delay import RetryDelay, RetryDelayError, compile_retry_delay, default_backoff_ms
+from ..stores.base import MessageRecord, StoreUnavailableError
+from .attempt import INTERRUPTED, Sender, attempt_record
+from .settings import DeliverySettings
+from .settle import Settler, SettleStore
 from .transport import default_transport
 
-__all__ = [
-    "CALLBACK_HEADER",
-    "DEFAULT_STOP_TIMEOUT_SECONDS",
-    "MAX_CAPTURED_RESPONSE_BYTES",
-    "MESSAGE_ID_HEADER",
-    "RESPONSE_EXCERPT_CHARS",
-    "RETRIED_HEADER",
-    "SOURCE_MESSAGE_HEADER",
-    "DeliveryEngine",
-    "DeliveryStore",
-    "default_transport",
-]
+__all__ = ["CLAIM_FLOOR_SHARE", "CLAIM_LINGER_SECONDS", "DeliveryEngine", "DeliveryStore"]
 
 logger = logging.getLogger("spool.delivery")
 
-MESSAGE_ID_HEADER = "Spool-Message-Id"
-RETRIED_HEADER = "Spool-Retried"
-CALLBACK_HEADER = "Spool-Callback"
-SOURCE_MESSAGE_HEADER = "Spool-Source-Message-Id"
-
-RESPONSE_EXCERPT_CHARS = 2048
-MAX_CAPTURED_RESPONSE_BYTES = 256 * 1024
 # While more messages are due than slots are free, the engine claims once this share of its slots
 # is free, or CLAIM_LINGER_SECONDS after a first slot freed up: one store call per batch rather than
 # one per finished attempt.
 CLAIM_FLOOR_SHARE = 0.25
 CLAIM_LINGER_SECONDS = 0.005
-# How long stop() waits for the loop's store call in progress to return, and then again once it is
-# cancelled: a claim normally takes milliseconds, a Redis reconnect up to its 5 s connect timeout.
-DEFAULT_STOP_TIMEOUT_SECONDS = 5.0
-CALLBACK_RETRIES = 3
-CALLBACK_DEDUP_WINDOW_SECONDS = 7 * 24 * 3600.0
-
-# Framing and hop-by-hop headers belong to each connection, and the engine sets the Spool-* ones;
-# forwarding a caller's copy would corrupt the request or forge the engine's own headers.
-_NOT_FORWARDED = frozenset(
-    {
-        "host",
-        "content-length",
-        "transfer-encoding",
-        "connection",
-        "keep-alive",
-        "upgrade",
-        "te",
-        "trailer",
-        "proxy-authorization",
-        "proxy-connection",
-        SIGNATURE_HEADER.lower(),
-        MESSAGE_ID_HEADER.lower(),
-        RETRIED_HEADER.lower(),
-    }
-)
-
-# Sent unless the message forwards its own.
-_DEFAULT_HEADERS = {"User-Agent": "Spool-Delivery/0.1", "Accept": "*/*"}
-
-Outcome = Literal["delivered", "retry", "failed"]
 
 
-class DeliveryStore(Protocol):
-    """The part of ``server.stores.base.Store`` the engine uses."""
+class DeliveryStore(SettleStore, Protocol):
+    """The part of ``server.stores.base.Store`` the engine uses: settling's, and claims."""
 
     async def claim_due_messages(
         self, *, now: float, limit: int, lease_margin: float
@@ -127,115 +49,51 @@ class DeliveryStore(Protocol):
         """See ``Store.claim_due_messages``."""
         ...
 
-    async def record_attempt(
-        self,
-        message_id: str,
-        attempt: DeliveryAttemptRecord,
-        *,
-        lease_id: str,
-        outcome: Outcome,
-        next_attempt_at: float | None = None,
-    ) -> MessageRecord:
-        """See ``Store.record_attempt``."""
-        ...
-
-    async def publish_messages(
-        self, messages: Sequence[NewMessage], *, lease: MessageLease | None = None
-    ) -> list[MessageReceipt]:
-        """See ``Store.publish_messages``."""
-        ...
-
     async def next_due_at(self) -> float | None:
         """See ``Store.next_due_at``."""
         ...
 
 
-@functools.lru_cache(maxsize=4096)
-def _url(url: str) -> httpx.URL:
-    # httpx parses a URL given as text again for every request; a parsed one is immutable.
-    return httpx.URL(url)
-
-
-@functools.lru_cache(maxsize=64)
-def _phase_timeouts(seconds: int) -> dict[str, float]:
-    return httpx.Timeout(seconds).as_dict()  # type: ignore[return-value]
-
-
-@functools.lru_cache(maxsize=1024)
-def _compiled(expression: str) -> RetryDelay:
-    # Only the syntax is checked here; the value for the retry at hand is checked when used.
-    return compile_retry_delay(expression, max_retried=0)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Response:
-    """What one attempt got back, or why it got nothing."""
-
-    status_code: int | None = None
-    headers: dict[str, str] = dataclasses.field(default_factory=dict)
-    body: bytes = b""
-    body_truncated: bool = False
-    error: str | None = None
-
-    @property
-    def succeeded(self) -> bool:
-        return self.error is None and self.status_code is not None and 200 <= self.status_code < 300
-
-
 class DeliveryEngine:
     """Claims due messages from the store and delivers them until stopped.
 
-    ``concurrency`` bounds attempts in flight; ``batch`` bounds one claim, which takes as many due
-    messages as slots are free. Between claims the engine sleeps until the earliest
-    ``next_attempt_at`` the store holds (``next_due_at``), until a publish, retry or callback of
-    this process wakes it, or for ``poll_interval`` at most, which bounds how long it takes to
-    notice what other processes scheduled. Each claim lasts the
-    message's ``timeout`` (which bounds its attempt) plus ``lease_margin``, which must cover
-    publishing its callback and recording the attempt, or another process may claim a message still
-    being settled. ``default_retry_delay`` gives the milliseconds before retry ``retried`` for
-    messages without ``retry_delay``. ``shutdown_grace`` is how long ``stop`` lets attempts in
-    flight finish; ``stop_timeout`` how long it waits for a store call before giving up on it.
+    ``settings.concurrency`` bounds attempts in flight; ``settings.batch`` bounds one claim, which
+    takes as many due messages as slots are free. Between claims the engine sleeps until the
+    earliest ``next_attempt_at`` the store holds (``next_due_at``), until a publish, retry or
+    callback of this process wakes it, or for ``settings.poll_interval`` at most, which bounds how
+    long it takes to notice what other processes scheduled. Each claim lasts the message's
+    ``timeout`` (which bounds its attempt) plus ``settings.lease_margin``, which must cover
+    publishing its callback and recording the attempt, or another process may claim a message
+    still being settled. Requests go through the transport ``http_transport_factory`` makes at
+    each start, by default server/delivery/transport.py's, which vets every connection.
     """
 
     def __init__(
         self,
         store: DeliveryStore,
+        settings: DeliverySettings,
         *,
-        signing_keys: SigningKeys,
-        policy: DestinationPolicy,
         http_transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None,
-        poll_interval: float = DEFAULT_POLL_INTERVAL_SECONDS,
-        lease_margin: float = DEFAULT_LEASE_MARGIN_SECONDS,
-        batch: int = 50,
-        concurrency: int = 50,
-        callback_retries: int = CALLBACK_RETRIES,
-        signature_ttl: float = DEFAULT_TTL_SECONDS,
-        shutdown_grace: float = 10.0,
-        stop_timeout: float = DEFAULT_STOP_TIMEOUT_SECONDS,
-        default_retry_delay: Callable[[int], float] = default_backoff_ms,
     ) -> None:
-        if poll_interval <= 0 or lease_margin < 0 or shutdown_grace < 0 or stop_timeout <= 0:
-            raise ValueError(
-                "poll_interval and stop_timeout must be > 0, lease_margin and shutdown_grace >= 0"
-            )
-        if batch < 1 or concurrency < 1 or callback_retries < 0:
-            raise ValueError("batch and concurrency must be >= 1, callback_retries >= 0")
         self._store = store
-        self._signing_keys = signing_keys
-        self._policy = policy
-        # The default transport vets every address it connects to, so an attempt need not resolve
-        # the destination first; a transport of the caller's own gets the full check per attempt.
-        self._vetting_transport = http_transport_factory is None
+        self._settings = settings
+        policy = settings.policy
         self._http_transport_factory = http_transport_factory or (lambda: default_transport(policy))
-        self._poll_interval = poll_interval
-        self._lease_margin = lease_margin
-        self._batch = batch
-        self._concurrency = concurrency
-        self._callback_retries = callback_retries
-        self._signature_ttl = signature_ttl
-        self._shutdown_grace = shutdown_grace
-        self._stop_timeout = stop_timeout
-        self._default_retry_delay = default_retry_delay
+        self._sender = Sender(
+            signing_keys=settings.signing_keys,
+            signature_ttl=settings.signature_ttl,
+            policy=policy,
+            # The default transport vets every address it connects to, so an attempt need not
+            # resolve the destination first; a transport of the caller's own gets the full check.
+            vetting_transport=http_transport_factory is None,
+        )
+        self._settler = Settler(
+            store,
+            callback_retries=settings.callback_retries,
+            default_retry_delay=settings.default_retry_delay,
+            on_retry_scheduled=self._retry_scheduled,
+            on_callback_published=self.wake,
+        )
         self._transport: httpx.AsyncBaseTransport | None = None
         self._loop_task: asyncio.Task[None] | None = None
         # Set by stop(); each run has its own, so a loop abandoned by one stop() never runs on
@@ -252,7 +110,9 @@ class DeliveryEngine:
         # scheduled since that read began.
         self._due_at: float | None = None
         self._retry_due_at: float | None = None
-        self._claim_floor = max(1, int(min(batch, concurrency) * CLAIM_FLOOR_SHARE))
+        self._claim_floor = max(
+            1, int(min(settings.batch, settings.concurrency) * CLAIM_FLOOR_SHARE)
+        )
 
     @property
     def running(self) -> bool:
@@ -285,18 +145,18 @@ class DeliveryEngine:
         await self._end_loop(loop_task)
         in_flight = list(self._in_flight.values())
         if in_flight:
-            _, unfinished = await asyncio.wait(in_flight, timeout=self._shutdown_grace)
+            _, unfinished = await asyncio.wait(in_flight, timeout=self._settings.shutdown_grace)
             for task in unfinished:
                 task.cancel()
             if unfinished:
                 # Each cut-short attempt is still recorded, which is one more store call.
-                _, stuck = await asyncio.wait(unfinished, timeout=self._stop_timeout)
+                _, stuck = await asyncio.wait(unfinished, timeout=self._settings.stop_timeout)
                 if stuck:
                     logger.error(
                         "%d attempts were still being recorded %s s after they were cut short; "
                         "stopping without them (their messages are sent again after their lease)",
                         len(stuck),
-                        self._stop_timeout,
+                        self._settings.stop_timeout,
                     )
         if self._transport is not None:
             await self._transport.aclose()
@@ -308,15 +168,15 @@ class DeliveryEngine:
         # for their lease, and redis-py may swallow the cancellation anyway (returning, or raising
         # a connection error), which is why the loop watches the stop event rather than relying
         # on it.
-        done, _ = await asyncio.wait([loop_task], timeout=self._stop_timeout)
+        done, _ = await asyncio.wait([loop_task], timeout=self._settings.stop_timeout)
         if not done:
             loop_task.cancel()
-            done, _ = await asyncio.wait([loop_task], timeout=self._stop_timeout)
+            done, _ = await asyncio.wait([loop_task], timeout=self._settings.stop_timeout)
         if not done:
             logger.error(
                 "the delivery loop's store call ignored its cancellation for %s s; stopping "
                 "without it",
-                self._stop_timeout,
+                self._settings.stop_timeout,
             )
             return
         if not loop_task.cancelled() and loop_task.exception() is not None:
@@ -344,13 +204,13 @@ class DeliveryEngine:
         linger_until: float | None = None
         while not stopping.is_set():
             self._wake.clear()
-            free = self._concurrency - len(self._in_flight)
+            free = self._settings.concurrency - len(self._in_flight)
             if self._look and free > 0:
                 if free < self._claim_floor and linger_until is None:
                     linger_until = loop.time() + CLAIM_LINGER_SECONDS
                 if linger_until is None or free >= self._claim_floor or loop.time() >= linger_until:
                     linger_until = None
-                    full = await self._claim(min(self._batch, free), stopping)
+                    full = await self._claim(min(self._settings.batch, free), stopping)
                     if stopping.is_set():
                         return
                     if full:
@@ -365,7 +225,7 @@ class DeliveryEngine:
         self._retry_due_at = None
         try:
             claimed = await self._store.claim_due_messages(
-                now=time.time(), limit=limit, lease_margin=self._lease_margin
+                now=time.time(), limit=limit, lease_margin=self._settings.lease_margin
             )
         except StoreUnavailableError as error:
             # An outage is expected to pass; a traceback per poll would only bury it.
@@ -403,7 +263,7 @@ class DeliveryEngine:
         """Wait for a wake-up, or until the next due time, the poll or the end of a linger."""
         delay: float | None = None
         if free > 0:
-            delay = self._poll_interval
+            delay = self._settings.poll_interval
             for due_at in (self._due_at, self._retry_due_at):
                 if due_at is not None:
                     delay = min(delay, max(0.0, due_at - time.time()))
@@ -441,7 +301,7 @@ class DeliveryEngine:
                 "message %s was claimed again while still in flight; lease_margin (%s s) is "
                 "shorter than settling its attempt",
                 message.message_id,
-                self._lease_margin,
+                self._settings.lease_margin,
             )
             self._leases[message.message_id] = message.lease_id
             return
@@ -465,233 +325,30 @@ class DeliveryEngine:
         self._wake.set()
 
     async def _deliver(self, message: MessageRecord) -> None:
+        transport = self._transport
+        if transport is None:
+            raise RuntimeError("the delivery engine is not running")
         retried = message.retries_used
         started_at = time.time()
         clock = time.monotonic()
         interrupted = False
         try:
-            response = await self._attempt(message, retried)
+            result = await self._sender.send(message, retried=retried, transport=transport)
         except asyncio.CancelledError:
             interrupted = True
-            response = _Response(error="interrupted: the service stopped during this attempt")
-        attempt = DeliveryAttemptRecord(
-            attempt=len(message.attempts) + 1,
+            result = INTERRUPTED
+        attempt = attempt_record(
+            message,
+            result,
             started_at=started_at,
             duration_ms=max(0, round((time.monotonic() - clock) * 1000)),
-            status_code=response.status_code,
-            response_excerpt=(
-                response.body.decode("utf-8", errors="replace")[:RESPONSE_EXCERPT_CHARS]
-                if response.status_code is not None
-                else None
-            ),
-            error=response.error,
         )
-        try:
-            await self._settle_under_current_lease(message, attempt, response, retried)
-        except Exception:
-            logger.exception(
-                "recording attempt %s of message %s failed; it is retried after its lease",
-                attempt.attempt,
-                message.message_id,
-            )
+        await self._settler.settle(
+            message,
+            attempt,
+            result,
+            retried=retried,
+            current_lease=lambda: self._leases[message.message_id],
+        )
         if interrupted:
             raise asyncio.CancelledError
-
-    async def _settle_under_current_lease(
-        self,
-        message: MessageRecord,
-        attempt: DeliveryAttemptRecord,
-        response: _Response,
-        retried: int,
-    ) -> None:
-        while True:
-            lease_id = self._leases[message.message_id]
-            try:
-                await self._settle(message, attempt, response, retried, lease_id=lease_id)
-                return
-            except ConflictError as error:
-                if error.code != "lease_expired":
-                    raise
-                if self._leases[message.message_id] != lease_id:
-                    # This process claimed the message again while settling it (see _launch):
-                    # the renewed lease is ours, and a repeated callback publish is deduplicated.
-                    continue
-                logger.warning(
-                    "attempt %s of message %s was not recorded: another claim took over its "
-                    "lease and delivers it now",
-                    attempt.attempt,
-                    message.message_id,
-                )
-                return
-
-    async def _settle(
-        self,
-        message: MessageRecord,
-        attempt: DeliveryAttemptRecord,
-        response: _Response,
-        retried: int,
-        *,
-        lease_id: str,
-    ) -> None:
-        lease = MessageLease(message_id=message.message_id, lease_id=lease_id)
-        if response.succeeded:
-            if message.callback:
-                await self._publish_callback(message, message.callback, attempt, response, lease)
-            await self._store.record_attempt(
-                message.message_id, attempt, lease_id=lease_id, outcome="delivered"
-            )
-            return
-        if retried < message.retries:
-            delay_ms = self._retry_delay_ms(message, retried + 1)
-            next_attempt_at = time.time() + delay_ms / 1000.0
-            await self._store.record_attempt(
-                message.message_id,
-                attempt,
-                lease_id=lease_id,
-                outcome="retry",
-                next_attempt_at=next_attempt_at,
-            )
-            self._retry_scheduled(next_attempt_at)
-            return
-        if message.failure_callback:
-            await self._publish_callback(
-                message, message.failure_callback, attempt, response, lease
-            )
-        await self._store.record_attempt(
-            message.message_id, attempt, lease_id=lease_id, outcome="failed"
-        )
-
-    def _retry_delay_ms(self, message: MessageRecord, retried: int) -> float:
-        if message.retry_delay:
-            try:
-                return _compiled(message.retry_delay)(retried)
-            except RetryDelayError as error:
-                # Publishing validates the expression; this only happens for messages stored
-                # before a validation rule existed, and the default keeps them moving.
-                logger.warning(
-                    "message %s: %s; using the default backoff", message.message_id, error
-                )
-        return self._default_retry_delay(retried)
-
-    def _headers(self, message: MessageRecord, retried: int) -> httpx.Headers:
-        headers = httpx.Headers(_DEFAULT_HEADERS)
-        for name, value in message.headers.items():
-            if name.lower() not in _NOT_FORWARDED:
-                headers[name] = value
-        headers["Content-Type"] = message.content_type
-        headers[SIGNATURE_HEADER] = sign(
-            self._signing_keys.current,
-            url=message.url,
-            body=message.body,
-            now=time.time(),
-            ttl=self._signature_ttl,
-        )
-        headers[MESSAGE_ID_HEADER] = message.message_id
-        headers[RETRIED_HEADER] = str(retried)
-        return headers
-
-    async def _attempt(self, message: MessageRecord, retried: int) -> _Response:
-        try:
-            # Checked again at delivery time: DNS may now point the name somewhere refused. The
-            # default transport does that for every connection it opens, at the address it connects to.
-            await self._policy.check(message.url, resolve=not self._vetting_transport)
-        except DestinationNotAllowed as error:
-            return _Response(error=f"destination not allowed: {error}")
-        transport = self._transport
-        if transport is None:
-            raise RuntimeError("the delivery engine is not running")
-        request = httpx.Request(
-            message.method,
-            _url(message.url),
-            content=message.body,
-            headers=self._headers(message, retried),
-            # httpx's timeout bounds each phase of the exchange.
-            extensions={"timeout": _phase_timeouts(message.timeout)},
-        )
-        try:
-            # This bounds the whole attempt, so a receiver that trickles its answer byte by byte
-            # still fails at ``timeout``.
-            async with asyncio.timeout(message.timeout):
-                answer = await transport.handle_async_request(request)
-                try:
-                    body, truncated = await _read_capped(answer)
-                finally:
-                    await answer.aclose()
-        except (TimeoutError, httpx.TimeoutException):
-            return _Response(error=f"timed out after {message.timeout} s")
-        except httpx.HTTPError as error:
-            return _Response(error=f"{type(error).__name__}: {error}".rstrip(": "))
-        except Exception as error:
-            logger.exception("message %s: unexpected delivery error", message.message_id)
-            return _Response(error=f"{type(error).__name__}: {error}".rstrip(": "))
-        status = answer.status_code
-        return _Response(
-            status_code=status,
-            headers=dict(answer.headers.items()),
-            body=body,
-            body_truncated=truncated,
-            error=None if 200 <= status < 300 else f"HTTP {status} {answer.reason_phrase}".strip(),
-        )
-
-    async def _publish_callback(
-        self,
-        message: MessageRecord,
-        callback_url: str,
-        attempt: DeliveryAttemptRecord,
-        response: _Response,
-        lease: MessageLease,
-    ) -> None:
-        state = "delivered" if response.succeeded else "failed"
-        outcome = {
-            "message_id": message.message_id,
-            "url": message.url,
-            "url_group": message.url_group,
-            "method": message.method,
-            "state": state,
-            "attempts": message.retries_used + 1,
-            "status": response.status_code,
-            "headers": response.headers,
-            "body": base64.b64encode(response.body).decode("ascii"),
-            "body_truncated": response.body_truncated,
-            "error": response.error,
-            "source_body": base64.b64encode(message.body).decode("ascii"),
-        }
-        kind = "success" if response.succeeded else "failure"
-        callback = NewMessage(
-            url=callback_url,
-            body=json.dumps(outcome, separators=(",", ":")).encode("utf-8"),
-            content_type="application/json",
-            method="POST",
-            headers={CALLBACK_HEADER: kind, SOURCE_MESSAGE_HEADER: message.message_id},
-            not_before=time.time(),
-            retries=self._callback_retries,
-            timeout=message.timeout,
-            dedup_key=f"spool-callback:{kind}:{message.message_id}:{attempt.attempt}",
-            dedup_window=CALLBACK_DEDUP_WINDOW_SECONDS,
-        )
-        try:
-            await self._store.publish_messages([callback], lease=lease)
-        except Exception as error:
-            if isinstance(error, ConflictError) and error.code == "lease_expired":
-                # Whoever claimed the message since reports its outcome, not this process.
-                raise
-            # The delivery itself succeeded or failed for good; losing its callback is bad, but
-            # leaving the message unsettled would send it again, which is worse.
-            logger.exception(
-                "message %s: could not enqueue its %s callback", message.message_id, kind
-            )
-        self.wake()
-
-
-async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:
-    """The body up to ``MAX_CAPTURED_RESPONSE_BYTES``, and whether more was left unread."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        room = MAX_CAPTURED_RESPONSE_BYTES - size
-        if len(chunk) > room:
-            chunks.append(chunk[:room])
-            return b"".join(chunks), True
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks), False

@@ -4,7 +4,7 @@ delivery engine's settings.
 
 from __future__ import annotations
 
-import inspect
+import dataclasses
 import json
 import logging
 from pathlib import Path
@@ -19,7 +19,7 @@ from server.config import (
     Settings,
     load_settings,
 )
-from server.delivery import DeliveryEngine
+from server.delivery import DeliverySettings
 
 YAML_CONFIG = """
 tokens:
@@ -289,13 +289,13 @@ def test_duplicate_secrets_are_refused_without_naming_them(tmp_path: Path) -> No
 
 def test_delivery_settings_default_to_the_engines_own() -> None:
     """Without a ``delivery`` section or variables the engine's defaults apply, in any mode."""
-    engine_defaults = inspect.signature(DeliveryEngine).parameters
+    engine_defaults = {field.name: field.default for field in dataclasses.fields(DeliverySettings)}
     for settings in (
         load_settings(environ={}),
         load_settings(environ={"SPOOL_TOKENS": '[{"id": "a", "token": "s", "permissions": []}]'}),
     ):
-        assert settings.delivery_lease_margin_seconds == engine_defaults["lease_margin"].default
-        assert settings.delivery_poll_interval_seconds == engine_defaults["poll_interval"].default
+        assert settings.delivery_lease_margin_seconds == engine_defaults["lease_margin"]
+        assert settings.delivery_poll_interval_seconds == engine_defaults["poll_interval"]
 
 
 def test_the_file_sets_the_delivery_lease_margin_and_poll_interval(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from server.delivery import (
     RESPONSE_EXCERPT_CHARS,
     SOURCE_MESSAGE_HEADER,
     DeliveryEngine,
+    DeliverySettings,
 )
 from server.destinations import DestinationPolicy
 from server.ids import new_id
@@ -295,7 +296,11 @@ async def engine(store: MemoryStore) -> AsyncIterator[EngineFactory]:
     """Build and start engines on the test store with fast polling; all are stopped afterwards."""
     engines: list[DeliveryEngine] = []
 
-    def build(**options: Any) -> DeliveryEngine:
+    def build(
+        *,
+        http_transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None,
+        **options: Any,
+    ) -> DeliveryEngine:
         settings: dict[str, Any] = {
             "signing_keys": KEYS,
             "policy": LOOPBACK,
@@ -304,7 +309,11 @@ async def engine(store: MemoryStore) -> AsyncIterator[EngineFactory]:
             "default_retry_delay": lambda retried: 10.0,
         }
         settings.update(options)
-        built = DeliveryEngine(store, **settings)
+        built = DeliveryEngine(
+            store,
+            DeliverySettings(**settings),
+            http_transport_factory=http_transport_factory,
+        )
         engines.append(built)
         return built
 
@@ -881,7 +890,9 @@ async def test_stop_interrupts_hanging_attempts_and_reschedules_them(
 
 async def test_engine_start_stop_and_arguments(store: MemoryStore) -> None:
     """Starting twice is an error, stopping twice is harmless, and bad settings are refused."""
-    delivery = DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, poll_interval=0.01)
+    delivery = DeliveryEngine(
+        store, DeliverySettings(signing_keys=KEYS, policy=LOOPBACK, poll_interval=0.01)
+    )
     await delivery.start()
     assert delivery.running
     with pytest.raises(RuntimeError, match="already running"):
@@ -890,13 +901,13 @@ async def test_engine_start_stop_and_arguments(store: MemoryStore) -> None:
     await delivery.stop()
     await delivery.stop()
     with pytest.raises(ValueError, match="poll_interval"):
-        DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, poll_interval=0)
+        DeliveryEngine(store, DeliverySettings(signing_keys=KEYS, policy=LOOPBACK, poll_interval=0))
     with pytest.raises(ValueError, match="concurrency"):
-        DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, concurrency=0)
+        DeliveryEngine(store, DeliverySettings(signing_keys=KEYS, policy=LOOPBACK, concurrency=0))
     with pytest.raises(ValueError, match="lease_margin"):
-        DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, lease_margin=-1)
+        DeliveryEngine(store, DeliverySettings(signing_keys=KEYS, policy=LOOPBACK, lease_margin=-1))
     with pytest.raises(ValueError, match="stop_timeout"):
-        DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, stop_timeout=0)
+        DeliveryEngine(store, DeliverySettings(signing_keys=KEYS, policy=LOOPBACK, stop_timeout=0))
 
 
 class CancellationSwallowingStore(MemoryStore):
@@ -939,7 +950,8 @@ async def test_stop_returns_when_the_store_swallows_the_cancellation(
     """A claim that turns its cancellation into a result or an outage ends the loop all the same."""
     store = CancellationSwallowingStore(on_cancel)
     delivery = DeliveryEngine(
-        store, signing_keys=KEYS, policy=LOOPBACK, poll_interval=0.01, stop_timeout=0.05
+        store,
+        DeliverySettings(signing_keys=KEYS, policy=LOOPBACK, poll_interval=0.01, stop_timeout=0.05),
     )
     await delivery.start()
     await asyncio.wait_for(store.claiming.wait(), timeout=30)
@@ -957,7 +969,8 @@ async def test_stop_gives_up_on_a_store_call_that_never_ends(
     """A claim that ignores every cancellation is abandoned, logged, and stop() still returns."""
     store = CancellationSwallowingStore("keep_waiting")
     delivery = DeliveryEngine(
-        store, signing_keys=KEYS, policy=LOOPBACK, poll_interval=0.01, stop_timeout=0.05
+        store,
+        DeliverySettings(signing_keys=KEYS, policy=LOOPBACK, poll_interval=0.01, stop_timeout=0.05),
     )
     await delivery.start()
     await asyncio.wait_for(store.claiming.wait(), timeout=30)
@@ -994,7 +1007,9 @@ async def test_stop_lets_a_claim_in_progress_finish_and_delivers_what_it_claimed
         return await real_claim(now=now, limit=limit, lease_margin=lease_margin)
 
     store.claim_due_messages = slow_claim  # type: ignore[method-assign]
-    delivery = DeliveryEngine(store, signing_keys=KEYS, policy=LOOPBACK, stop_timeout=60)
+    delivery = DeliveryEngine(
+        store, DeliverySettings(signing_keys=KEYS, policy=LOOPBACK, stop_timeout=60)
+    )
     await delivery.start()
     await asyncio.wait_for(claiming.wait(), timeout=30)
     stopping = asyncio.create_task(delivery.stop())
@@ -1091,11 +1106,13 @@ async def test_engine_on_each_real_store(store_url: str, endpoint: EndpointFacto
     await real.open()
     delivery = DeliveryEngine(
         real,
-        signing_keys=KEYS,
-        policy=LOOPBACK,
-        poll_interval=0.02,
-        lease_margin=30.0,
-        default_retry_delay=lambda retried: 10.0,
+        DeliverySettings(
+            signing_keys=KEYS,
+            policy=LOOPBACK,
+            poll_interval=0.02,
+            lease_margin=30.0,
+            default_retry_delay=lambda retried: 10.0,
+        ),
     )
     try:
         flaky = await endpoint(Reply(500), Reply(200, b"yay"))
