@@ -8,6 +8,7 @@ into the engine's; the defaults of the rest are the engine's own. A value that c
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 
 from ..config import (
@@ -67,7 +68,7 @@ class DeliverySettings:
 
     def __post_init__(self) -> None:
         # Written as "not above" so that NaN, which compares false with everything, is refused too.
-        for name in ("poll_interval", "stop_timeout", "signature_ttl"):
+        for name in ("poll_interval", "stop_timeout"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"delivery {name} must be > 0, got {getattr(self, name)!r}")
         for name in ("lease_margin", "shutdown_grace"):
@@ -76,6 +77,11 @@ class DeliverySettings:
         for name in ("batch", "concurrency"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"delivery {name} must be >= 1, got {getattr(self, name)!r}")
+        if not (math.isfinite(self.signature_ttl) and self.signature_ttl > 0):
+            # Checked here, as signing checks it, rather than failing every attempt later.
+            raise ConfigError(
+                f"delivery signature_ttl must be a finite number > 0, got {self.signature_ttl!r}"
+            )
         if self.callback_retries < 0:
             raise ConfigError(
                 f"delivery callback_retries must be >= 0, got {self.callback_retries}"
