@@ -19,6 +19,10 @@ permission, ``$SPOOL_DEV_TOKEN`` or ``spool-dev-token``. A file looks like::
       lease_margin_seconds: 30              # a crashed process's message is retried after this
                                             # plus its timeout
       poll_interval_seconds: 0.2            # how often each process looks for due messages
+    metrics:                                # GET /metrics (Prometheus); on in development mode
+      enabled: true                         # or $SPOOL_METRICS=1, or spool-server --metrics
+      token_env: SPOOL_METRICS_TOKEN        # or `token: <secret>`; none leaves /metrics open
+      streams: [orders]                     # streams whose length the scrape reads
 
 Secrets are kept out of ``repr`` so a logged setting never shows one.
 """
@@ -54,9 +58,11 @@ __all__ = [
     "DEFAULT_LEASE_MARGIN_SECONDS",
     "DEFAULT_POLL_INTERVAL_SECONDS",
     "DEFAULT_STORE_URL",
+    "MAX_METRICS_STREAMS",
     "SPEC_PATH",
     "Action",
     "ConfigError",
+    "MetricsSettings",
     "Permission",
     "RateLimit",
     "Resource",
@@ -79,6 +85,8 @@ DEFAULT_LEASE_MARGIN_SECONDS = 30.0
 # process scheduled (it then wakes at that message's due time, or at once when it is already due).
 # Its own publishes, retries and callbacks wake it without waiting for this.
 DEFAULT_POLL_INTERVAL_SECONDS = 0.2
+# A scrape reads each listed stream from the store; a bound keeps a scrape cheap.
+MAX_METRICS_STREAMS = 100
 # An installed wheel carries the document inside the package; a source checkout has it at the root.
 _PACKAGED_SPEC = Path(__file__).resolve().parent / "openapi.yaml"
 SPEC_PATH = (
@@ -125,6 +133,17 @@ class TokenConfig:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class MetricsSettings:
+    """Whether ``GET /metrics`` is served, the bearer token it asks for (None: none), and the
+    streams whose length and pending entries each scrape reads.
+    """
+
+    enabled: bool = False
+    token: str | None = dataclasses.field(default=None, repr=False)
+    streams: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Settings:
     """Everything the app needs to serve; built by :func:`load_settings` or directly in tests."""
 
@@ -139,13 +158,15 @@ class Settings:
     delivery_lease_margin_seconds: float = DEFAULT_LEASE_MARGIN_SECONDS
     delivery_poll_interval_seconds: float = DEFAULT_POLL_INTERVAL_SECONDS
     http_read_timeout_seconds: float = DEFAULT_HTTP_READ_TIMEOUT_SECONDS
+    metrics: MetricsSettings = MetricsSettings()
     spec_path: Path = SPEC_PATH
 
     @classmethod
     def development_mode(cls, *, token: str = DEFAULT_DEV_TOKEN, **options: Any) -> Settings:
-        """Settings with one full-access token, as the embedded default runs."""
+        """Settings with one full-access token and open metrics, as the embedded default runs."""
         everything = Permission(resource="*", name="*", actions=ALL_ACTIONS)
         dev_token = TokenConfig(id=DEV_TOKEN_ID, secret=token, permissions=(everything,))
+        options.setdefault("metrics", MetricsSettings(enabled=True))
         return cls(tokens=(dev_token,), development=True, **options)
 
 
@@ -213,6 +234,23 @@ class _HttpFile(BaseModel):
     read_timeout_seconds: _Seconds | None = None
 
 
+class _MetricsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: Annotated[bool, Field(strict=True)] = False
+    token: Annotated[str | None, Field(min_length=1)] = None
+    token_env: Annotated[str | None, Field(min_length=1)] = None
+    streams: Annotated[
+        list[Annotated[str, Field(min_length=1)]], Field(max_length=MAX_METRICS_STREAMS)
+    ] = []
+
+    @model_validator(mode="after")
+    def _at_most_one_secret_source(self) -> _MetricsFile:
+        if self.token is not None and self.token_env is not None:
+            raise ValueError("give at most one of `token` and `token_env`")
+        return self
+
+
 class _SigningKeysFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -228,6 +266,7 @@ class _ConfigFile(BaseModel):
     signing_keys: _SigningKeysFile | None = None
     delivery: _DeliveryFile = _DeliveryFile()
     http: _HttpFile = _HttpFile()
+    metrics: _MetricsFile = _MetricsFile()
     idempotency_ttl_seconds: Annotated[float | None, Field(gt=0)] = None
     message_deduplication_window_seconds: Annotated[float | None, Field(ge=0)] = None
 
@@ -236,6 +275,7 @@ def load_settings(
     *,
     store_url: str = DEFAULT_STORE_URL,
     config_path: str | os.PathLike[str] | None = None,
+    metrics: bool = False,
     environ: Mapping[str, str] = os.environ,
 ) -> Settings:
     """Settings from ``config_path``, else ``$SPOOL_CONFIG``, else ``$SPOOL_TOKENS``, else the
@@ -244,6 +284,11 @@ def load_settings(
     does. ``$SPOOL_DELIVERY_LEASE_MARGIN`` and ``$SPOOL_DELIVERY_POLL_INTERVAL`` (seconds) override
     the file's ``delivery`` section, ``$SPOOL_HTTP_READ_TIMEOUT`` its ``http.read_timeout_seconds``. Every allowed destination is checked here, as the destination
     policy reads it.
+
+    ``GET /metrics`` is served when ``metrics`` is true (``spool-server --metrics``),
+    ``$SPOOL_METRICS`` is ``1`` or ``true``, the file's ``metrics.enabled`` is true, or in
+    development mode unless ``$SPOOL_METRICS`` is ``0`` or ``false``. Its token is the file's
+    ``metrics.token`` or ``metrics.token_env``, else ``$SPOOL_METRICS_TOKEN``.
     """
     extra_allowed = _allowed_destinations(
         [
@@ -257,6 +302,8 @@ def load_settings(
     lease_margin = _seconds_from(environ, "SPOOL_DELIVERY_LEASE_MARGIN")
     poll_interval = _seconds_from(environ, "SPOOL_DELIVERY_POLL_INTERVAL")
     read_timeout = _seconds_from(environ, "SPOOL_HTTP_READ_TIMEOUT")
+    metrics_switch = True if metrics else _switch_from(environ, "SPOOL_METRICS")
+    metrics_token = environ.get("SPOOL_METRICS_TOKEN") or None
     path = config_path if config_path is not None else environ.get("SPOOL_CONFIG") or None
     if path is not None:
         document = _read_file(Path(path))
@@ -279,6 +326,9 @@ def load_settings(
             delivery_lease_margin_seconds=lease_margin or DEFAULT_LEASE_MARGIN_SECONDS,
             delivery_poll_interval_seconds=poll_interval or DEFAULT_POLL_INTERVAL_SECONDS,
             http_read_timeout_seconds=read_timeout or DEFAULT_HTTP_READ_TIMEOUT_SECONDS,
+            metrics=MetricsSettings(
+                enabled=metrics_switch is not False, token=metrics_token, streams=()
+            ),
         )
     try:
         parsed = _ConfigFile.model_validate(document)
@@ -320,7 +370,48 @@ def load_settings(
         http_read_timeout_seconds=(
             read_timeout or parsed.http.read_timeout_seconds or DEFAULT_HTTP_READ_TIMEOUT_SECONDS
         ),
+        metrics=_metrics(
+            parsed.metrics,
+            switch=metrics_switch,
+            token=metrics_token,
+            source=source,
+            environ=environ,
+        ),
     )
+
+
+def _metrics(
+    section: _MetricsFile,
+    *,
+    switch: bool | None,
+    token: str | None,
+    source: str,
+    environ: Mapping[str, str],
+) -> MetricsSettings:
+    if section.token_env is not None:
+        token = environ.get(section.token_env) or None
+        if token is None:
+            raise ConfigError(
+                f"{source}: metrics.token_env reads ${section.token_env}, which is unset or empty"
+            )
+    elif section.token is not None:
+        token = section.token
+    return MetricsSettings(
+        enabled=section.enabled if switch is None else switch,
+        token=token,
+        streams=tuple(dict.fromkeys(section.streams)),
+    )
+
+
+def _switch_from(environ: Mapping[str, str], name: str) -> bool | None:
+    text = environ.get(name, "").strip().lower()
+    if not text:
+        return None
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"${name} must be 1 or 0 (true or false), got {text!r}")
 
 
 def _allowed_destinations(entries: Sequence[str], *, source: str) -> tuple[str, ...]:

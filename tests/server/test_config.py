@@ -1,5 +1,5 @@
 """Loading settings (server/config.py): token files, $SPOOL_TOKENS, the development mode and the
-delivery engine's settings.
+delivery engine's and the metrics' settings.
 """
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -390,3 +391,78 @@ def test_an_empty_delivery_variable_counts_as_unset() -> None:
         environ={"SPOOL_DELIVERY_LEASE_MARGIN": "", "SPOOL_DELIVERY_POLL_INTERVAL": " "}
     )
     assert settings.delivery_lease_margin_seconds == DEFAULT_LEASE_MARGIN_SECONDS
+
+
+OPS_ONLY = {
+    "tokens": [
+        {
+            "id": "ops",
+            "token": "ops-secret",
+            "permissions": [{"resource": "*", "actions": ["admin"]}],
+        }
+    ]
+}
+
+
+def test_metrics_are_on_in_development_mode_only_by_default(tmp_path: Path) -> None:
+    """Development mode serves open metrics; a configured service none until enabled."""
+    development = load_settings(environ={})
+    assert development.metrics.enabled
+    assert development.metrics.token is None
+    config = tmp_path / "spool.json"
+    config.write_text(json.dumps(OPS_ONLY))
+    assert not load_settings(config_path=config, environ={}).metrics.enabled
+    assert not load_settings(environ={"SPOOL_METRICS": "0"}).metrics.enabled
+
+
+@pytest.mark.parametrize(
+    ("switch", "environ"),
+    [(True, {}), (False, {"SPOOL_METRICS": "1"}), (False, {"SPOOL_METRICS": " true "})],
+)
+def test_the_flag_or_the_environment_turns_metrics_on(
+    tmp_path: Path, switch: bool, environ: dict[str, str]
+) -> None:
+    """``--metrics`` (``metrics=True``) or ``$SPOOL_METRICS`` enables them; the flag wins."""
+    config = tmp_path / "spool.json"
+    config.write_text(json.dumps({**OPS_ONLY, "metrics": {"enabled": False}}))
+    settings = load_settings(config_path=config, metrics=switch, environ=environ)
+    assert settings.metrics.enabled
+
+
+def test_the_file_enables_metrics_with_a_token_and_streams(tmp_path: Path) -> None:
+    """``metrics`` in the file: the switch, the token from the environment, the streams once each."""
+    config = tmp_path / "spool.json"
+    section = {"enabled": True, "token_env": "SCRAPE_TOKEN", "streams": ["orders", "orders", "a"]}
+    config.write_text(json.dumps({**OPS_ONLY, "metrics": section}))
+    settings = load_settings(config_path=config, environ={"SCRAPE_TOKEN": "scrape-secret"})
+    assert settings.metrics.enabled
+    assert settings.metrics.token == "scrape-secret"
+    assert settings.metrics.streams == ("orders", "a")
+    assert "scrape-secret" not in repr(settings)
+    inline = {**OPS_ONLY, "metrics": {"enabled": True, "token": "inline-secret"}}
+    config.write_text(json.dumps(inline))
+    environ = {"SPOOL_METRICS_TOKEN": "from-environment"}
+    assert load_settings(config_path=config, environ=environ).metrics.token == "inline-secret"
+    config.write_text(json.dumps({**OPS_ONLY, "metrics": {"enabled": True}}))
+    assert load_settings(config_path=config, environ=environ).metrics.token == "from-environment"
+
+
+@pytest.mark.parametrize(
+    ("section", "environ", "message"),
+    [
+        ({"token_env": "UNSET_TOKEN"}, {}, "metrics.token_env reads $UNSET_TOKEN"),
+        ({"token": "a", "token_env": "B"}, {"B": "b"}, "at most one of `token` and `token_env`"),
+        ({"enabled": "yes"}, {}, "metrics.enabled"),
+        ({"streams": [""]}, {}, "metrics.streams.0"),
+        ({"streams": [f"s{n}" for n in range(101)]}, {}, "metrics.streams"),
+        ({"enabled": True}, {"SPOOL_METRICS": "maybe"}, "$SPOOL_METRICS must be 1 or 0"),
+    ],
+)
+def test_a_bad_metrics_setting_is_a_config_error(
+    tmp_path: Path, section: dict[str, object], environ: dict[str, str], message: str
+) -> None:
+    """Each mistake in the metrics section names itself."""
+    config = tmp_path / "spool.json"
+    config.write_text(json.dumps({**OPS_ONLY, "metrics": section}))
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_settings(config_path=config, environ=environ)
