@@ -9,20 +9,28 @@ and SIGINT shut down gracefully: in-flight requests finish and the store is clos
 the service with a pipe as its stdin and never writes to it thus takes the service down with it
 however the parent ends, even by SIGKILL, which no signal handler of the parent could do; and
 it works wherever pipes do, unlike Linux's parent-death signal.
+
+``--metrics`` serves ``GET /metrics`` (see server/metrics.py). With several workers and metrics on,
+the supervising process makes a directory for prometheus-client's multiprocess mode, in which every
+worker keeps its counts, hands it to the workers as ``$PROMETHEUS_MULTIPROC_DIR`` and removes it
+when they have stopped; a directory already named there is used as it is and kept.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import logging
 import logging.config
 import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import Any
 
@@ -32,6 +40,7 @@ from uvicorn.supervisors import Multiprocess
 from .app import create_app
 from .config import DEFAULT_STORE_URL, ConfigError, load_settings
 from .http_protocol import H11ReadDeadlineProtocol
+from .metrics import MULTIPROCESS_DIRECTORY_VARIABLE
 from .stores import InvalidStoreURL, store_from_url
 
 __all__ = ["bind_listener", "main"]
@@ -63,6 +72,12 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--config", default=None, help="YAML or JSON token file (else $SPOOL_CONFIG or dev mode)"
+    )
+    parser.add_argument(
+        "--metrics",
+        action="store_true",
+        help="serve Prometheus metrics at GET /metrics (as $SPOOL_METRICS=1 does; on in "
+        "development mode)",
     )
     parser.add_argument(
         "--exit-on-stdin-eof",
@@ -134,7 +149,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     logging.config.dictConfig(_log_config(arguments.log_level))
     try:
         store_from_url(arguments.store)
-        settings = load_settings(store_url=arguments.store, config_path=arguments.config)
+        settings = load_settings(
+            store_url=arguments.store, config_path=arguments.config, metrics=arguments.metrics
+        )
     except (ConfigError, InvalidStoreURL, ValueError) as error:
         sys.stderr.write(f"spool-server: {error}\n")
         raise SystemExit(2) from None
@@ -158,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             os.environ["SPOOL_CONFIG"] = os.path.abspath(arguments.config)
         os.environ["SPOOL_SIGNING_KEY"] = settings.signing_keys.current
         os.environ["SPOOL_NEXT_SIGNING_KEY"] = settings.signing_keys.next
+        if arguments.metrics:
+            os.environ["SPOOL_METRICS"] = "1"
         config = uvicorn.Config("server.app:create_app_from_environment", factory=True, **common)
     listener = bind_listener(config)
     port = listener.getsockname()[1]
@@ -173,8 +192,26 @@ def main(argv: Sequence[str] | None = None) -> None:
     if arguments.exit_on_stdin_eof:
         # The supervisor stops its workers as it does on SIGTERM, so only it needs to watch.
         _watch_stdin_for_eof(supervisor.should_exit.set)
-    _announce(arguments.host, port)
-    supervisor.run()
+    with _multiprocess_metrics(enabled=settings.metrics.enabled):
+        _announce(arguments.host, port)
+        supervisor.run()
+
+
+@contextlib.contextmanager
+def _multiprocess_metrics(*, enabled: bool) -> Iterator[None]:
+    """A fresh directory for the workers' metric files, named in the environment they inherit,
+    removed once they have stopped; nothing when metrics are off or a directory is already named.
+    """
+    if not enabled or os.environ.get(MULTIPROCESS_DIRECTORY_VARIABLE):
+        yield
+        return
+    directory = tempfile.mkdtemp(prefix="spool-metrics-")
+    os.environ[MULTIPROCESS_DIRECTORY_VARIABLE] = directory
+    try:
+        yield
+    finally:
+        del os.environ[MULTIPROCESS_DIRECTORY_VARIABLE]
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _watch_stdin_for_eof(request_exit: Callable[[], None]) -> None:

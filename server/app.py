@@ -4,7 +4,8 @@
 async context manager in tests) opens the store, starts the background services and undoes both on
 shutdown. Every response carries ``X-Request-Id``; every error is a problem+json document, including
 unknown routes (404 ``not_found``), wrong methods (405 ``method_not_allowed``) and unexpected
-failures (500 ``internal_error``, logged with the request id).
+failures (500 ``internal_error``, logged with the request id). When the settings enable
+metrics, ``GET /metrics`` is served beside the document's operations (see server/metrics.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .delivery import DeliveryEngine, DeliverySettings
 from .destinations import DestinationPolicy
 from .http_protocol import READ_TIMEOUT_STATE_KEY
 from .ids import new_id
+from .metrics import Metrics
 from .problems import ProblemError, problem_response
 from .routes import ROUTES
 from .routes._context import AppContext
@@ -91,8 +93,14 @@ def create_app(
     :class:`server.routes._spec.SpecError` when they disagree or a permission is missing.
     """
     spec = load_spec_facts(settings.spec_path)
+    metrics = Metrics(settings.metrics) if settings.metrics.enabled else None
+    if metrics is None:
+        routes = bind_routes(ROUTES, spec)
+    else:
+        # /metrics is no operation of the API: it is mounted beside the bound routes, not by them.
+        routes = [*bind_routes(ROUTES, spec, instrument=metrics.instrument), metrics.route()]
     app = Starlette(
-        routes=bind_routes(ROUTES, spec),
+        routes=routes,
         middleware=[Middleware(_RequestIdMiddleware)],
         exception_handlers={
             ProblemError: _problem_handler,
@@ -103,6 +111,7 @@ def create_app(
     )
     app.state.settings = settings
     app.state.spec = spec
+    app.state.metrics = metrics
     app.state.services = tuple(default_services() if services is None else services)
     app.state.context = None
     return app
@@ -122,6 +131,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
     The state it yields tells the HTTP protocol (server/http_protocol.py) the read timeout.
     """
     settings: Settings = app.state.settings
+    metrics: Metrics | None = app.state.metrics
     store = store_from_url(settings.store_url)
     await store.open()
     try:
@@ -131,8 +141,12 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
             spec=app.state.spec,
             tokens=TokenRegistry(settings.tokens),
             destinations=DestinationPolicy(allow=settings.allowed_destinations),
+            metrics=metrics,
         )
         async with contextlib.AsyncExitStack() as running:
+            if metrics is not None:
+                metrics.start()
+                running.callback(metrics.stop)
             for factory in app.state.services:
                 service = factory(context)
                 await service.start()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 
@@ -15,6 +16,10 @@ from ..destinations import DestinationPolicy
 from ..problems import ProblemError
 from ..stores.base import Store
 from ._spec import SpecFacts
+
+if TYPE_CHECKING:
+    # Imported for its annotation only: server.metrics imports this module.
+    from ..metrics import Metrics
 
 __all__ = ["AppContext", "authenticate", "context_of", "path_name"]
 
@@ -37,6 +42,8 @@ class AppContext:
     spec: SpecFacts
     tokens: TokenRegistry
     destinations: DestinationPolicy
+    # None unless the settings enable metrics.
+    metrics: Metrics | None = None
     # Called after messages become due, so a delivery engine in this process looks at once instead
     # of at its next poll.
     message_scheduled: list[Callable[[], None]] = dataclasses.field(default_factory=list)

@@ -108,9 +108,15 @@ def public_operations(path: str, **by_method: PublicHandler) -> PathOperations:
     return PathOperations(path, {}, by_method, None)
 
 
-def bind_routes(declared: Sequence[PathOperations], spec: SpecFacts) -> list[Route]:
+def bind_routes(
+    declared: Sequence[PathOperations],
+    spec: SpecFacts,
+    *,
+    instrument: Callable[[str, _Endpoint], _Endpoint] | None = None,
+) -> list[Route]:
     """One route per path, each handler behind its operation's checks, so that a wrong method's
-    405 lists all of the path's methods.
+    405 lists all of the path's methods. ``instrument`` wraps each operation's endpoint, checks
+    included, given the operation's id (the metrics count requests so).
 
     SpecError for a handler the document has no operation for, one whose operation has another
     id (``getStream`` is served by ``get_stream``), and one whose operation needs a token when
@@ -127,8 +133,9 @@ def bind_routes(declared: Sequence[PathOperations], spec: SpecFacts) -> list[Rou
                     f"{spec.source}: {operation.operation_id} ({method} {template}) needs no "
                     "token, but the service serves it to token holders only"
                 )
-            endpoints[method] = _authorized(
-                handler, operation.permission, tuple(convertors), served.purpose
+            endpoint = _authorized(handler, operation.permission, tuple(convertors), served.purpose)
+            endpoints[method] = (
+                endpoint if instrument is None else instrument(operation.operation_id, endpoint)
             )
         for method, public_handler in served.public_handlers.items():
             operation = _operation(spec, method, template, public_handler.__name__)
@@ -137,7 +144,11 @@ def bind_routes(declared: Sequence[PathOperations], spec: SpecFacts) -> list[Rou
                     f"{spec.source}: {operation.operation_id} ({method} {template}) needs a "
                     "token, but the service serves it to anyone"
                 )
-            endpoints[method] = public_handler
+            endpoints[method] = (
+                public_handler
+                if instrument is None
+                else instrument(operation.operation_id, public_handler)
+            )
         routes.append(_route(served.path, endpoints))
     return routes
 

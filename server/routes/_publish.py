@@ -39,9 +39,12 @@ class Publishing:
     run over) and given back when the write fails or turns out to be a replay. A repeat of a
     publish that was made is still answered when the quota is used up, taking nothing: the claim
     then only replays.
+
+    With metrics on, the items are counted under the operation's kind as written, replayed or
+    refused (a write that raised wrote nothing).
     """
 
-    __slots__ = ("_charged", "_items", "_principal", "_store", "claim")
+    __slots__ = ("_charged", "_counters", "_items", "_principal", "_store", "claim")
 
     def __init__(
         self,
@@ -74,6 +77,7 @@ class Publishing:
         self._principal = principal
         self._items = items
         self._charged = False
+        self._counters = None if context.metrics is None else context.metrics.publishing[operation]
 
     async def __aenter__(self) -> Publishing:
         quota = self._principal.quota
@@ -82,6 +86,8 @@ class Publishing:
         if await self._store.consume_quota(self._principal.token_id, self._items, limit=quota):
             self._charged = True
         elif self.claim is None:
+            if self._counters is not None:
+                self._counters.refused(self._items, quota=True)
             raise _quota_exceeded(quota)
         else:
             # The quota holds back new writes only: the repeat of a publish that was made (whose
@@ -98,15 +104,20 @@ class Publishing:
         if exc is None:
             return
         await self._refund()
+        # A repeat that may only replay found nothing to replay: a new write, over the quota.
+        over_quota = (
+            self.claim is not None
+            and self.claim.replay_only
+            and isinstance(exc, NotFoundError)
+            and exc.code == "idempotency_record_not_found"
+        )
+        if self._counters is not None and isinstance(exc, Exception):
+            self._counters.refused(self._items, quota=over_quota)
         if self.claim is None:
             return
         if isinstance(exc, ConflictError) and exc.code == "conflict":
             raise key_reused() from None
-        if (
-            self.claim.replay_only
-            and isinstance(exc, NotFoundError)
-            and exc.code == "idempotency_record_not_found"
-        ):
+        if over_quota:
             assert self._principal.quota is not None
             raise _quota_exceeded(self._principal.quota) from None
 
@@ -117,6 +128,8 @@ class Publishing:
         """
         if replayed:
             await self._refund()
+        if self._counters is not None:
+            self._counters.answered(self._items, replayed=replayed)
         return Response(
             json_bytes(document),
             status_code=status,
@@ -145,12 +158,15 @@ async def check_rate(request: Request, principal: Principal) -> None:
     """
     if principal.rate_limit is None:
         return
-    wait = await context_of(request).store.take_rate_token(
+    context = context_of(request)
+    wait = await context.store.take_rate_token(
         principal.token_id,
         per_second=principal.rate_limit.per_second,
         burst=principal.rate_limit.burst,
     )
     if wait > 0:
+        if context.metrics is not None:
+            context.metrics.rate_limited.inc()
         seconds = max(1, math.ceil(wait))
         raise ProblemError(
             429,

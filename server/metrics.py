@@ -1,0 +1,423 @@
+"""Prometheus metrics: what the service counts as it goes, and ``GET /metrics``, which exports it.
+
+Off unless the settings enable it (see :class:`server.config.MetricsSettings`). The counters and
+histograms are prometheus-client's, labelled from small fixed sets only (operation ids, status
+classes, kinds, outcomes), and each route's labelled children are looked up once when the app is
+built, so a request pays for a few increments and nothing else. Queue depths and stream lengths
+are not counted along the way: each scrape reads them from the store, bounded in count and time
+(:func:`_store_families`), so they are right whichever process wrote last.
+
+With several worker processes (``spool-server --workers N``) every process writes its counts to
+files in ``$PROMETHEUS_MULTIPROC_DIR`` (prometheus-client's multiprocess mode; the supervising
+process makes that directory and removes it) and a scrape, whichever worker answers it, adds up
+every process's files.
+
+The delivery engine reports through :func:`delivery_attempt_ended` and :func:`messages_claimed`,
+which record into the metrics of the running app in this process, if any.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Final, Literal
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.metrics_core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.registry import Collector
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .config import MetricsSettings
+from .problems import ProblemError
+from .routes._context import context_of
+from .stores.base import MessageRecord, NotFoundError, QueueRecord, Store, StoreError, StreamInfo
+
+__all__ = [
+    "MAX_SCRAPED_QUEUES",
+    "METRICS_PATH",
+    "MULTIPROCESS_DIRECTORY_VARIABLE",
+    "SCRAPE_STORE_TIMEOUT_SECONDS",
+    "Metrics",
+    "PublishCounters",
+    "delivery_attempt_ended",
+    "messages_claimed",
+]
+
+METRICS_PATH = "/metrics"
+MULTIPROCESS_DIRECTORY_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+# A scrape reads at most this many queues (the first by name) and gives the store this long.
+MAX_SCRAPED_QUEUES = 100
+SCRAPE_STORE_TIMEOUT_SECONDS = 2.0
+
+# Long polls (readGroup, leaseJobs) wait up to 30 s; a publish takes about a millisecond.
+_REQUEST_BUCKETS = (
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+)
+# An attempt is bounded by its message's timeout (at most minutes); lag is best in milliseconds.
+_DELIVERY_BUCKETS = (
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+    60.0,
+    300.0,
+)
+_LAG_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 60.0)
+
+_STATUS_CLASSES = ("1xx", "2xx", "3xx", "4xx", "5xx")
+# Exported from the start, at 0, so that rate() sees the first error; the API answers no other.
+_ANSWERED_CLASSES = ("2xx", "4xx", "5xx")
+_PUBLISH_KINDS: Final = {
+    "appendEntry": "entries",
+    "appendEntries": "entries",
+    "publishJob": "jobs",
+    "publishJobs": "jobs",
+    "publishMessage": "messages",
+    "publishMessages": "messages",
+}
+_QUEUE_STATES = ("ready", "delayed", "leased", "dead")
+DeliveryError = Literal[
+    "none", "http_status", "timeout", "network", "destination_refused", "interrupted"
+]
+
+logger = logging.getLogger("spool.server")
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+# The metrics of the app running in this process, which the delivery engine reports to.
+_running: Metrics | None = None
+
+
+class PublishCounters:
+    """One kind's published-item counters, labelled once, for a publishing route to bump."""
+
+    __slots__ = ("_over_quota", "_replays", "_replayed", "_refused", "_written")
+
+    def __init__(self, items: Counter, replays: Counter, over_quota: Counter, kind: str) -> None:
+        self._written = items.labels(kind, "written")
+        self._replayed = items.labels(kind, "replayed")
+        self._refused = items.labels(kind, "refused")
+        self._replays = replays.labels(kind)
+        self._over_quota = over_quota
+
+    def answered(self, items: int, *, replayed: bool) -> None:
+        """A publish of ``items`` was written, or answered from its Idempotency-Key's record."""
+        if replayed:
+            self._replayed.inc(items)
+            self._replays.inc()
+        else:
+            self._written.inc(items)
+
+    def refused(self, items: int, *, quota: bool = False) -> None:
+        """A publish of ``items`` wrote nothing: refused by the store, a key reuse or (``quota``)
+        the token's quota.
+        """
+        self._refused.inc(items)
+        if quota:
+            self._over_quota.inc()
+
+
+class Metrics:
+    """The service's metrics in this process, and the ``/metrics`` route that exports them."""
+
+    def __init__(self, settings: MetricsSettings) -> None:
+        # A `_created` twin of every series would double the exposition for what Prometheus can
+        # tell from a counter's reset.
+        disable_created_metrics()
+        self._token = None if settings.token is None else settings.token.encode()
+        self._streams = settings.streams
+        # prometheus-client picks mmap-backed values when this is set as it is imported; the
+        # scrape must then read every process's files instead of this registry.
+        self._multiprocess = bool(os.environ.get(MULTIPROCESS_DIRECTORY_VARIABLE))
+        registry = self.registry = CollectorRegistry(auto_describe=False)
+        self._requests = Counter(
+            "spool_http_requests",
+            "Requests answered, by operation id and status class.",
+            ["operation", "status_class"],
+            registry=registry,
+        )
+        self._request_seconds = Histogram(
+            "spool_http_request_duration_seconds",
+            "Time from routing a request to its response, by operation id.",
+            ["operation"],
+            buckets=_REQUEST_BUCKETS,
+            registry=registry,
+        )
+        published = Counter(
+            "spool_published_items",
+            "Stream entries, jobs and messages published, by outcome (written, replayed from "
+            "an Idempotency-Key's record, refused).",
+            ["kind", "outcome"],
+            registry=registry,
+        )
+        replays = Counter(
+            "spool_idempotent_replays",
+            "Publish requests answered from their Idempotency-Key's record, writing nothing.",
+            ["kind"],
+            registry=registry,
+        )
+        refusals = Counter(
+            "spool_publish_refusals",
+            "Publish requests refused for the token's rate limit or quota (429).",
+            ["reason"],
+            registry=registry,
+        )
+        self.rate_limited = refusals.labels("rate_limited")
+        over_quota = refusals.labels("quota_exceeded")
+        self.publishing = {
+            operation: PublishCounters(published, replays, over_quota, kind)
+            for operation, kind in _PUBLISH_KINDS.items()
+        }
+        self._attempts = Counter(
+            "spool_delivery_attempts",
+            "HTTP message delivery attempts, by outcome (delivered, retry, dead) and error.",
+            ["outcome", "error"],
+            registry=registry,
+        )
+        self._attempt_seconds = Histogram(
+            "spool_delivery_attempt_duration_seconds",
+            "Time an HTTP message delivery attempt took, by outcome.",
+            ["outcome"],
+            buckets=_DELIVERY_BUCKETS,
+            registry=registry,
+        )
+        self._lag_seconds = Histogram(
+            "spool_delivery_lag_seconds",
+            "Time from a message's not_before to the claim of its first attempt.",
+            buckets=_LAG_BUCKETS,
+            registry=registry,
+        )
+
+    def start(self) -> None:
+        """Take the delivery engine's reports in this process (called by the app's lifespan)."""
+        global _running
+        _running = self
+
+    def stop(self) -> None:
+        """Stop taking the delivery engine's reports, unless another app took them since."""
+        global _running
+        if _running is self:
+            _running = None
+
+    def instrument(self, operation_id: str, endpoint: Endpoint) -> Endpoint:
+        """``endpoint`` counting its requests by status class and timing them."""
+        requests = self._requests
+        by_class = [
+            requests.labels(operation_id, name) if name in _ANSWERED_CLASSES else None
+            for name in _STATUS_CLASSES
+        ]
+        latency = self._request_seconds.labels(operation_id)
+        clock = time.perf_counter
+
+        def count(status: int, seconds: float) -> None:
+            index = min(max(status // 100, 1), 5) - 1
+            counter = by_class[index]
+            if counter is None:
+                counter = by_class[index] = requests.labels(operation_id, _STATUS_CLASSES[index])
+            counter.inc()
+            latency.observe(seconds)
+
+        async def counted(request: Request) -> Response:
+            started = clock()
+            try:
+                response = await endpoint(request)
+            except Exception as error:
+                count(_status_of(error), clock() - started)
+                raise
+            count(response.status_code, clock() - started)
+            return response
+
+        return counted
+
+    def route(self) -> Route:
+        """``GET /metrics``, outside the API document: behind its own token when one is set."""
+
+        async def metrics(request: Request) -> Response:
+            self._authorize(request)
+            families = await _store_families(context_of(request).store, streams=self._streams)
+            encoder, content_type = choose_encoder(request.headers.get("accept", ""))
+            return Response(encoder(self._collector(families)), media_type=content_type)
+
+        return Route(METRICS_PATH, metrics, methods=["GET"])
+
+    def delivery_attempt_ended(
+        self, *, succeeded: bool, last: bool, error: str | None, status: int | None, seconds: float
+    ) -> None:
+        """Count one delivery attempt and its duration (see :func:`delivery_attempt_ended`)."""
+        outcome = "delivered" if succeeded else "dead" if last else "retry"
+        self._attempts.labels(outcome, _delivery_error(error, status)).inc()
+        self._attempt_seconds.labels(outcome).observe(seconds)
+
+    def messages_claimed(self, messages: Sequence[MessageRecord], *, now: float) -> None:
+        """Observe the lag of every first attempt among ``messages``."""
+        for message in messages:
+            if not message.attempts:
+                self._lag_seconds.observe(max(0.0, now - message.not_before))
+
+    def _authorize(self, request: Request) -> None:
+        if self._token is None:
+            return
+        scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            credentials.strip().encode(), self._token
+        ):
+            raise ProblemError(
+                401,
+                "unauthenticated",
+                "GET /metrics needs the metrics bearer token",
+                headers={"WWW-Authenticate": 'Bearer realm="spool-metrics"'},
+            )
+
+    def _collector(self, families: list[Metric]) -> Collector:
+        if self._multiprocess:
+            registry = CollectorRegistry(auto_describe=False)
+            MultiProcessCollector(registry)
+        else:
+            registry = self.registry
+        return _Joined(registry, families)
+
+
+class _Joined:
+    """A registry's metrics followed by families read for one scrape."""
+
+    def __init__(self, registry: CollectorRegistry, families: list[Metric]) -> None:
+        self._registry = registry
+        self._families = families
+
+    def collect(self) -> Iterable[Metric]:
+        """Every metric of the registry, then the scrape's own."""
+        yield from self._registry.collect()
+        yield from self._families
+
+
+def delivery_attempt_ended(
+    *, succeeded: bool, last: bool, error: str | None, status: int | None, seconds: float
+) -> None:
+    """The delivery engine finished an attempt: it succeeded, or failed with ``error`` (and was
+    the ``last`` of the message's retries), after ``seconds``. Recorded when metrics are on.
+    """
+    if _running is not None:
+        _running.delivery_attempt_ended(
+            succeeded=succeeded, last=last, error=error, status=status, seconds=seconds
+        )
+
+
+def messages_claimed(messages: Sequence[MessageRecord], *, now: float) -> None:
+    """The delivery engine claimed ``messages`` at ``now``. Recorded when metrics are on."""
+    if _running is not None and messages:
+        _running.messages_claimed(messages, now=now)
+
+
+def _status_of(error: Exception) -> int:
+    """The status the app's exception handlers answer ``error`` with."""
+    if isinstance(error, ProblemError):
+        return error.status
+    if isinstance(error, StoreError):
+        return 422 if error.code == "validation_failed" else error.status
+    if isinstance(error, HTTPException):
+        return error.status_code
+    return 500
+
+
+def _delivery_error(error: str | None, status: int | None) -> DeliveryError:
+    # The engine's error texts are fixed phrases (server/delivery.py); a status is a receiver's.
+    if error is None:
+        return "none"
+    if status is not None:
+        return "http_status"
+    if error.startswith("timed out"):
+        return "timeout"
+    if error.startswith("destination not allowed"):
+        return "destination_refused"
+    if error.startswith("interrupted"):
+        return "interrupted"
+    return "network"
+
+
+async def _store_families(store: Store, *, streams: Sequence[str]) -> list[Metric]:
+    """Queue depths, and the length and pending entries of ``streams``, as the store has them
+    now; nothing but ``spool_metrics_store_read_ok 0`` when it cannot say within the timeout.
+    """
+    ok = GaugeMetricFamily(
+        "spool_metrics_store_read_ok",
+        "1 when this scrape read queue depths and stream lengths from the store in time.",
+    )
+    try:
+        async with asyncio.timeout(SCRAPE_STORE_TIMEOUT_SECONDS):
+            queues, infos = await asyncio.gather(
+                store.list_queues(), asyncio.gather(*(_stream_info(store, s) for s in streams))
+            )
+    except (TimeoutError, StoreError) as error:
+        logger.warning("metrics: reading the store failed: %s", error or "timed out")
+        ok.add_metric([], 0)
+        return [ok]
+    ok.add_metric([], 1)
+    return [ok, _queue_family(queues), *_stream_families(info for info in infos if info)]
+
+
+async def _stream_info(store: Store, stream: str) -> StreamInfo | None:
+    try:
+        return await store.stream_info(stream)
+    except NotFoundError:
+        return None
+
+
+def _queue_family(queues: Sequence[QueueRecord]) -> GaugeMetricFamily:
+    family = GaugeMetricFamily(
+        "spool_queue_jobs",
+        f"Jobs in each queue by state (the first {MAX_SCRAPED_QUEUES} queues by name).",
+        labels=["queue", "state"],
+    )
+    for queue in sorted(queues, key=lambda record: record.name)[:MAX_SCRAPED_QUEUES]:
+        stats = queue.stats
+        for state, count in zip(
+            _QUEUE_STATES, (stats.ready, stats.delayed, stats.leased, stats.dead), strict=True
+        ):
+            family.add_metric([queue.name, state], count)
+    return family
+
+
+def _stream_families(infos: Iterable[StreamInfo]) -> list[GaugeMetricFamily]:
+    length = GaugeMetricFamily(
+        "spool_stream_entries", "Entries in each stream the configuration lists.", labels=["stream"]
+    )
+    pending = GaugeMetricFamily(
+        "spool_stream_group_pending_entries",
+        "Entries delivered to a consumer group and not acknowledged yet.",
+        labels=["stream", "group"],
+    )
+    for info in infos:
+        length.add_metric([info.stream], info.length)
+        for group in info.groups:
+            pending.add_metric([info.stream, group.group], group.pending)
+    return [length, pending]
