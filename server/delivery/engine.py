@@ -23,6 +23,7 @@ from typing import Protocol
 
 import httpx
 
+from .. import metrics
 from ..stores.base import MessageRecord, StoreUnavailableError
 from .attempt import INTERRUPTED, Sender, attempt_record
 from .settings import DeliverySettings
@@ -223,9 +224,10 @@ class DeliveryEngine:
         """Claim and launch up to ``limit`` due messages; True when the claim was full."""
         self._look = False
         self._retry_due_at = None
+        now = time.time()
         try:
             claimed = await self._store.claim_due_messages(
-                now=time.time(), limit=limit, lease_margin=self._settings.lease_margin
+                now=now, limit=limit, lease_margin=self._settings.lease_margin
             )
         except StoreUnavailableError as error:
             # An outage is expected to pass; a traceback per poll would only bury it.
@@ -236,6 +238,7 @@ class DeliveryEngine:
             logger.exception("claiming due messages failed; trying again after a pause")
             self._due_at = None
             return False
+        metrics.messages_claimed(claimed, now=now)
         # Launched even when stopping: they are claimed now, and stop() gives them its grace
         # instead of leaving them to wait for their lease.
         for message in claimed:
@@ -342,6 +345,13 @@ class DeliveryEngine:
             result,
             started_at=started_at,
             duration_ms=max(0, round((time.monotonic() - clock) * 1000)),
+        )
+        metrics.delivery_attempt_ended(
+            succeeded=result.succeeded,
+            last=retried >= message.retries,
+            error=result.error,
+            status=result.status_code,
+            seconds=time.monotonic() - clock,
         )
         await self._settler.settle(
             message,
