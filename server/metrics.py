@@ -106,7 +106,7 @@ _PUBLISH_KINDS: Final = {
     "publishMessages": "messages",
 }
 _QUEUE_STATES = ("ready", "delayed", "leased", "dead")
-DeliveryError = Literal[
+_DeliveryError = Literal[
     "none", "http_status", "timeout", "network", "destination_refused", "interrupted"
 ]
 
@@ -349,7 +349,7 @@ def _status_of(error: Exception) -> int:
     return 500
 
 
-def _delivery_error(error: str | None, status: int | None) -> DeliveryError:
+def _delivery_error(error: str | None, status: int | None) -> _DeliveryError:
     # The engine's error texts are fixed phrases (server/delivery.py); a status is a receiver's.
     if error is None:
         return "none"
