@@ -34,7 +34,8 @@ from ._messages import AsyncMessages, Messages
 from ._publisher import AsyncPublisher, Publisher
 from ._queues import AsyncQueue, AsyncQueues, Queue, Queues, async_job_batcher, job_batcher
 from ._stream import Stream, as_stream, check_max_deliveries, check_maxlen
-from ._streams import AsyncStreams, Streams, async_stream_batcher, stream_batcher
+from ._stream_calls import async_stream_batcher, stream_batcher
+from ._streams import AsyncStreams, Streams
 from ._subscriptions import StreamSubscription, Subscription, check_handler
 from ._url_groups import AsyncUrlGroups, UrlGroups
 
