@@ -32,7 +32,8 @@ from ._http import AsyncTransport, Call, SyncTransport, make_call
 from ._limits import COUNT_MAX, MIN_IDLE_MS_MAX
 from ._messages import AsyncMessages, Messages
 from ._publisher import AsyncPublisher, Publisher
-from ._queues import AsyncQueue, AsyncQueues, Queue, Queues, async_job_batcher, job_batcher
+from ._queue_calls import async_job_batcher, job_batcher
+from ._queues import AsyncQueue, AsyncQueues, Queue, Queues
 from ._stream import Stream, as_stream, check_max_deliveries, check_maxlen
 from ._stream_calls import async_stream_batcher, stream_batcher
 from ._streams import AsyncStreams, Streams

@@ -1,0 +1,418 @@
+"""Queue calls, built once for `Queues`/`AsyncQueues` and `Queue`/`AsyncQueue`: every operation's
+request plan (a `Call`) and how its answer is read, the subscription decorator, and the batching of
+single job publishes. The resource classes only send what is built here.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterable
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from . import _endpoints
+from ._arguments import JobRequest, JobState
+from ._batching import AsyncCoalescer, Batching, SyncCoalescer
+from ._checks import check_count, check_group_name, check_resource_name, check_topic
+from ._codec import Codec, encode_body
+from ._durations import Duration, to_millis, to_seconds
+from ._exceptions import InvalidArgumentError
+from ._http import (
+    AsyncTransport,
+    Call,
+    SyncTransport,
+    make_call,
+    make_publish_call,
+    optional,
+    resolve_idempotency_key,
+)
+from ._limits import (
+    BATCH_MAX,
+    COUNT_MAX,
+    DEDUPLICATION_WINDOW_MAX_SECONDS,
+    DELAY_MAX_SECONDS,
+    LEASE_SECONDS_MAX,
+    LEASE_TOPICS_MAX,
+    MAX_ATTEMPTS_MAX,
+    NACK_ERROR_MAX_LENGTH,
+    RETENTION_SECONDS_MAX,
+    RETENTION_SECONDS_MIN,
+    WAIT_MS_MAX,
+)
+from ._subscriptions import QueueSubscription, Subscription, check_handler
+
+if TYPE_CHECKING:
+    from generated.models import (
+        Job as GeneratedJob,
+        JobReceipt as GeneratedJobReceipt,
+        LeasedJob as GeneratedLeasedJob,
+        PublishJobRequest,
+        Queue as GeneratedQueue,
+    )
+
+    from ._types import Job, JobReceipt, LeasedJob, QueueInfo
+
+__all__ = [
+    "QueueAdminCalls",
+    "QueueCalls",
+    "async_job_batcher",
+    "job_batcher",
+    "queue_subscription",
+]
+
+HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
+
+
+class QueueAdminCalls:
+    """Builds the calls on queues as resources; shared by `Queues` and `AsyncQueues`."""
+
+    @staticmethod
+    def create(
+        name: str,
+        *,
+        max_attempts: int | None,
+        lease: Duration | None,
+        retention: Duration | None,
+        deduplication_window: Duration | None,
+    ) -> Call[QueueInfo]:
+        # Only what the caller gives is sent, so changing one setting of an existing queue does
+        # not quietly reset the others to the generated model's defaults.
+        from generated.models import QueueSettings
+        from generated.types import UNSET
+
+        settings = QueueSettings(
+            max_attempts=UNSET
+            if max_attempts is None
+            else check_count(
+                max_attempts, name="max_attempts", minimum=1, maximum=MAX_ATTEMPTS_MAX
+            ),
+            lease_seconds=UNSET
+            if lease is None
+            else to_seconds(lease, name="lease", minimum=1, maximum=LEASE_SECONDS_MAX),
+            retention_seconds=UNSET
+            if retention is None
+            else to_seconds(
+                retention,
+                name="retention",
+                minimum=RETENTION_SECONDS_MIN,
+                maximum=RETENTION_SECONDS_MAX,
+            ),
+            deduplication_window_seconds=UNSET
+            if deduplication_window is None
+            else to_seconds(
+                deduplication_window,
+                name="deduplication_window",
+                minimum=0,
+                maximum=DEDUPLICATION_WINDOW_MAX_SECONDS,
+            ),
+        )
+        return make_call(_endpoints.put_queue, _queue_info, _queue_name(name), body=settings)
+
+    @staticmethod
+    def get(name: str) -> Call[QueueInfo]:
+        return make_call(_endpoints.get_queue, _queue_info, _queue_name(name))
+
+    @staticmethod
+    def list() -> Call[builtins.list[QueueInfo]]:
+        return make_call(
+            _endpoints.list_queues,
+            lambda result: [_queue_info(queue) for queue in result.queues],
+        )
+
+    @staticmethod
+    def delete(name: str) -> Call[None]:
+        return make_call(_endpoints.delete_queue, lambda _: None, _queue_name(name))
+
+
+class QueueCalls:
+    """Builds the calls on one queue's jobs; shared by `Queue` and `AsyncQueue`."""
+
+    def __init__(self, name: str, codec: Codec) -> None:
+        self.name = name
+        self.codec = codec
+
+    def publish_many(
+        self, jobs: Iterable[JobRequest | tuple[str, Any]], *, idempotency_key: str | None
+    ) -> Call[builtins.list[JobReceipt]] | None:
+        key = resolve_idempotency_key(idempotency_key)
+        items = [job if isinstance(job, JobRequest) else JobRequest(*job) for job in jobs]
+        if not items:
+            return None
+        check_count(len(items), name="number of jobs", minimum=1, maximum=BATCH_MAX)
+        return self.publish_batch([self._job(item) for item in items], idempotency_key=key)
+
+    def checked_job(
+        self, topic: str, payload: Any, *, delay: Duration | None, deduplication_id: str | None
+    ) -> PublishJobRequest:
+        """A single publish checked and encoded now, ready to join a batch to this queue."""
+        return self._job(JobRequest(topic, payload, delay=delay, deduplication_id=deduplication_id))
+
+    def publish_batch(
+        self, jobs: builtins.list[PublishJobRequest], *, idempotency_key: str | None = None
+    ) -> Call[builtins.list[JobReceipt]]:
+        """One publishJobs of checked jobs, under `idempotency_key` or a fresh one."""
+        from generated.models import PublishJobsRequest
+
+        return make_publish_call(
+            _endpoints.publish_jobs,
+            lambda result: [_receipt(receipt) for receipt in result.receipts],
+            self.name,
+            self.codec,
+            self.name,
+            body=PublishJobsRequest(jobs=jobs),
+            idempotency_key=resolve_idempotency_key(idempotency_key),
+        )
+
+    def publish_one(
+        self, job: PublishJobRequest, *, idempotency_key: str | None = None
+    ) -> Call[JobReceipt]:
+        """One publishJob of a checked job, under `idempotency_key` or a fresh one."""
+        return make_publish_call(
+            _endpoints.publish_job,
+            _receipt,
+            f"{self.name}/{job.topic}",
+            self.codec,
+            self.name,
+            body=job,
+            idempotency_key=resolve_idempotency_key(idempotency_key),
+        )
+
+    def _job(self, job: JobRequest) -> PublishJobRequest:
+        from generated.models import PublishJobRequest
+        from generated.types import UNSET
+
+        topic = check_topic(job.topic, publishing=True)
+        delay = (
+            UNSET
+            if job.delay is None
+            else to_seconds(job.delay, name="delay", minimum=0, maximum=DELAY_MAX_SECONDS)
+        )
+        return PublishJobRequest(
+            topic=topic,
+            payload=encode_body(self.codec, job.payload, target=f"{self.name}/{topic}"),
+            delay=delay,
+            deduplication_id=UNSET if job.deduplication_id is None else job.deduplication_id,
+        )
+
+    def info(self) -> Call[QueueInfo]:
+        return make_call(_endpoints.get_queue, _queue_info, self.name)
+
+    def jobs(self, *, state: JobState | None, limit: int) -> Call[builtins.list[Job]]:
+        from generated.types import UNSET
+
+        return make_call(
+            _endpoints.list_jobs,
+            lambda result: [self._job_info(job) for job in result.jobs],
+            self.name,
+            state=UNSET if state is None else state,
+            limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
+        )
+
+    def job(self, job_id: str) -> Call[Job]:
+        return make_call(_endpoints.get_job, self._job_info, self.name, job_id)
+
+    def retry(self, job_id: str) -> Call[Job]:
+        return make_call(_endpoints.retry_job, self._job_info, self.name, job_id)
+
+    def lease(
+        self,
+        *,
+        consumer: str,
+        topics: Iterable[str],
+        max_jobs: int,
+        lease: Duration | None,
+        wait: Duration,
+    ) -> Call[builtins.list[LeasedJob]]:
+        from generated.models import LeaseRequest
+        from generated.types import UNSET
+
+        topic_list = [check_topic(topic, publishing=False) for topic in topics]
+        if len(topic_list) > LEASE_TOPICS_MAX:
+            raise InvalidArgumentError(
+                f"at most {LEASE_TOPICS_MAX} topics can be leased at once, got {len(topic_list)}"
+            )
+        request = LeaseRequest(
+            consumer=check_group_name(consumer, what="consumer"),
+            topics=topic_list or UNSET,
+            max_jobs=check_count(max_jobs, name="max_jobs", minimum=1, maximum=COUNT_MAX),
+            lease_seconds=UNSET
+            if lease is None
+            else to_seconds(lease, name="lease", minimum=1, maximum=LEASE_SECONDS_MAX),
+            wait_ms=to_millis(wait, name="wait", minimum=0, maximum=WAIT_MS_MAX),
+        )
+        return make_call(
+            _endpoints.lease_jobs,
+            lambda result: [self._leased(job) for job in result.jobs],
+            self.name,
+            body=request,
+        )
+
+    def ack(self, job: LeasedJob) -> Call[Job]:
+        from generated.models import LeaseRef
+
+        return make_call(
+            _endpoints.ack_job,
+            self._job_info,
+            self.name,
+            job.job_id,
+            body=LeaseRef(lease_id=job.lease_id),
+        )
+
+    def nack(self, job: LeasedJob, *, retry_delay: Duration, error: str | None) -> Call[Job]:
+        from generated.models import NackRequest
+        from generated.types import UNSET
+
+        request = NackRequest(
+            lease_id=job.lease_id,
+            retry_delay=to_seconds(
+                retry_delay, name="retry_delay", minimum=0, maximum=DELAY_MAX_SECONDS
+            ),
+            error=UNSET if error is None else error[:NACK_ERROR_MAX_LENGTH],
+        )
+        return make_call(_endpoints.nack_job, self._job_info, self.name, job.job_id, body=request)
+
+    def extend(self, job: LeasedJob, *, lease: Duration) -> Call[Job]:
+        from generated.models import ExtendLeaseRequest
+
+        request = ExtendLeaseRequest(
+            lease_id=job.lease_id,
+            lease_seconds=to_seconds(lease, name="lease", minimum=1, maximum=LEASE_SECONDS_MAX),
+        )
+        return make_call(
+            _endpoints.extend_lease, self._job_info, self.name, job.job_id, body=request
+        )
+
+    def _job_info(self, job: GeneratedJob) -> Job:
+        from ._types import Job
+
+        return Job(
+            job_id=job.job_id,
+            queue=job.queue,
+            topic=job.topic,
+            payload=self.codec.decode(job.payload),
+            state=job.state,
+            attempts=job.attempts,
+            max_attempts=job.max_attempts,
+            published_at=job.published_at,
+            available_at=job.available_at,
+            lease_expires_at=optional(job.lease_expires_at),
+            leased_by=optional(job.leased_by),
+            last_error=optional(job.last_error),
+            deduplication_id=optional(job.deduplication_id),
+        )
+
+    def _leased(self, job: GeneratedLeasedJob) -> LeasedJob:
+        from ._types import LeasedJob
+
+        return LeasedJob(
+            job_id=job.job_id,
+            queue=job.queue,
+            topic=job.topic,
+            payload=self.codec.decode(job.payload),
+            attempt=job.attempt,
+            lease_id=job.lease_id,
+            lease_expires_at=job.lease_expires_at,
+            published_at=job.published_at,
+        )
+
+
+def queue_subscription(
+    name: str,
+    topics: tuple[str, ...],
+    *,
+    count: int,
+    lease: Duration | None,
+    retry_delay: Duration,
+    subscriptions: builtins.list[Subscription],
+    asynchronous: bool,
+) -> Callable[[HandlerT], HandlerT]:
+    """The decorator `Queue.subscribe` returns: it records the handler and returns it unchanged."""
+    checked_topics = tuple(check_topic(topic, publishing=False) for topic in topics)
+    if len(checked_topics) > LEASE_TOPICS_MAX:
+        raise InvalidArgumentError(f"at most {LEASE_TOPICS_MAX} topics per subscription")
+    check_count(count, name="count", minimum=1, maximum=COUNT_MAX)
+    lease_seconds = (
+        None
+        if lease is None
+        else to_seconds(lease, name="lease", minimum=1, maximum=LEASE_SECONDS_MAX)
+    )
+    retry_delay_seconds = to_seconds(
+        retry_delay, name="retry_delay", minimum=0, maximum=DELAY_MAX_SECONDS
+    )
+
+    def register(handler: HandlerT) -> HandlerT:
+        check_handler(handler, asynchronous=asynchronous)
+        subscriptions.append(
+            QueueSubscription(
+                queue=name,
+                topics=checked_topics,
+                handler=handler,
+                count=count,
+                lease_seconds=lease_seconds,
+                retry_delay_seconds=retry_delay_seconds,
+            )
+        )
+        return handler
+
+    return register
+
+
+def _queue_name(name: str) -> str:
+    return check_resource_name(name, what="queue")
+
+
+def _queue_info(queue: GeneratedQueue) -> QueueInfo:
+    from ._types import QueueInfo, QueueStats
+
+    return QueueInfo(
+        name=queue.name,
+        max_attempts=queue.max_attempts,
+        lease=timedelta(seconds=queue.lease_seconds),
+        retention=timedelta(seconds=queue.retention_seconds),
+        deduplication_window=timedelta(seconds=queue.deduplication_window_seconds),
+        created_at=queue.created_at,
+        stats=QueueStats(
+            ready=queue.stats.ready,
+            delayed=queue.stats.delayed,
+            leased=queue.stats.leased,
+            dead=queue.stats.dead,
+        ),
+    )
+
+
+def _receipt(receipt: GeneratedJobReceipt) -> JobReceipt:
+    from ._types import JobReceipt
+
+    return JobReceipt(
+        job_id=receipt.job_id,
+        queue=receipt.queue,
+        topic=receipt.topic,
+        deduplicated=receipt.deduplicated,
+    )
+
+
+def job_batcher(
+    transport: SyncTransport, codec: Codec, batching: Batching
+) -> SyncCoalescer[str, PublishJobRequest, JobReceipt]:
+    """A `Client`'s batching of single job publishes, by queue name."""
+    return SyncCoalescer(
+        batching,
+        send_batch=lambda name, jobs: transport.send(QueueCalls(name, codec).publish_batch(jobs)),
+        send_one=lambda name, job: transport.send(QueueCalls(name, codec).publish_one(job)),
+    )
+
+
+def async_job_batcher(
+    transport: AsyncTransport, codec: Codec, batching: Batching
+) -> AsyncCoalescer[str, PublishJobRequest, JobReceipt]:
+    """An `AsyncClient`'s batching of single job publishes, by queue name."""
+
+    async def send_batch(
+        name: str, jobs: builtins.list[PublishJobRequest]
+    ) -> builtins.list[JobReceipt]:
+        return await transport.send(QueueCalls(name, codec).publish_batch(jobs))
+
+    async def send_one(name: str, job: PublishJobRequest) -> JobReceipt:
+        return await transport.send(QueueCalls(name, codec).publish_one(job))
+
+    return AsyncCoalescer(batching, send_batch=send_batch, send_one=send_one)
