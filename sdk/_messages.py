@@ -132,15 +132,20 @@ class _MessageCalls:
         body: Any,
         as_json: bool,
         options: MessageOptions,
-    ) -> Call[builtins.list[MessageReceipt]]:
+    ) -> Call[MessageReceipt | builtins.list[MessageReceipt]]:
+        """One publishMessage: its one receipt for a `url`, a list for a `url_group`."""
         _check_option_names(options, "publish_json" if as_json else "publish")
         target = _target(url, url_group)
         request = self._request(
             body, url=url, url_group=url_group, options=options, as_json=as_json, target=target
         )
+        read: Callable[
+            [GeneratedMessageReceiptList], MessageReceipt | builtins.list[MessageReceipt]
+        ]
+        read = _receipts if url is None else _one_receipt
         return make_publish_call(
             _endpoints.publish_message,
-            _receipts if url is None else _one_receipt,
+            read,
             target,
             self.codec,
             body=request,
@@ -336,12 +341,11 @@ class Messages:
         **options: Unpack[MessageOptions],
     ) -> MessageReceipt | builtins.list[MessageReceipt]:
         """Publish a text body as is to `url` (one receipt) or `url_group` (one per URL)."""
-        receipts = self._transport.send(
+        return self._transport.send(
             self._calls.publish(
                 url=url, url_group=url_group, body=body, as_json=False, options=options
             )
         )
-        return receipts if url is None else receipts[0]
 
     @overload
     def publish_json(
@@ -367,12 +371,11 @@ class Messages:
         Delivery happens later: the receipt confirms the service accepted the message. Failures
         to publish raise PublishError with the typed cause; bad options raise ValueErrors first.
         """
-        receipts = self._transport.send(
+        return self._transport.send(
             self._calls.publish(
                 url=url, url_group=url_group, body=body, as_json=True, options=options
             )
         )
-        return receipts if url is None else receipts[0]
 
     def batch(
         self, messages: Iterable[MessageRequest], *, idempotency_key: str | None = None
@@ -421,12 +424,11 @@ class AsyncMessages:
         **options: Unpack[MessageOptions],
     ) -> MessageReceipt | builtins.list[MessageReceipt]:
         """Publish a text body as is to `url` (one receipt) or `url_group` (one per URL)."""
-        receipts = await self._transport.send(
+        return await self._transport.send(
             self._calls.publish(
                 url=url, url_group=url_group, body=body, as_json=False, options=options
             )
         )
-        return receipts if url is None else receipts[0]
 
     @overload
     async def publish_json(
@@ -448,12 +450,11 @@ class AsyncMessages:
         **options: Unpack[MessageOptions],
     ) -> MessageReceipt | builtins.list[MessageReceipt]:
         """Publish `body` as JSON (encoded by the client's codec) to `url` or `url_group`."""
-        receipts = await self._transport.send(
+        return await self._transport.send(
             self._calls.publish(
                 url=url, url_group=url_group, body=body, as_json=True, options=options
             )
         )
-        return receipts if url is None else receipts[0]
 
     async def batch(
         self, messages: Iterable[MessageRequest], *, idempotency_key: str | None = None
@@ -549,11 +550,11 @@ def _receipts(result: GeneratedMessageReceiptList) -> builtins.list[MessageRecei
     return [_receipt(receipt) for receipt in result.messages]
 
 
-def _one_receipt(result: GeneratedMessageReceiptList) -> builtins.list[MessageReceipt]:
+def _one_receipt(result: GeneratedMessageReceiptList) -> MessageReceipt:
     receipts = _receipts(result)
     if len(receipts) != 1:
         raise ValueError(f"a message to one URL got {len(receipts)} receipts")
-    return receipts
+    return receipts[0]
 
 
 def _message(message: GeneratedMessage) -> Message:
