@@ -15,6 +15,7 @@ import importlib as _importlib
 import typing as _typing
 
 from ._arguments import *
+from ._async_client import *
 from ._batching import Batching
 from ._client import *
 from ._codec import *

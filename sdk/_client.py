@@ -1,162 +1,55 @@
-"""`Client` and `AsyncClient`: the entry points, with identical surfaces."""
+"""`Client`: the synchronous entry point; `AsyncClient` (sdk/_async_client.py) is its twin."""
 
 from __future__ import annotations
 
 import builtins
 import contextlib
-import dataclasses
 import os
 import threading
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
-from . import _endpoints
 from ._batching import Batching, batching_of
-from ._checks import check_count, check_resource_name
-from ._codec import Codec, JsonCodec
+from ._checks import check_resource_name
+from ._client_common import (
+    HandlerT,
+    client_codec,
+    client_repr,
+    client_settings,
+    health_call,
+    publisher_stream,
+    stream_subscription,
+)
+from ._codec import Codec
 from ._config import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_STARTUP_TIMEOUT,
     DEFAULT_TIMEOUT,
     LOOPBACK_DESTINATIONS,
-    Settings,
-    resolve_settings,
 )
-from ._dead_letters import AsyncDeadLetters, DeadLetters
-from ._durations import Duration, to_millis
-from ._exceptions import ConfigurationError
-from ._http import AsyncTransport, Call, SyncTransport, make_call
-from ._limits import COUNT_MAX, MIN_IDLE_MS_MAX
-from ._messages import AsyncMessages, Messages
-from ._publisher import AsyncPublisher, Publisher
-from ._queue_calls import async_job_batcher, job_batcher
-from ._queues import AsyncQueue, AsyncQueues, Queue, Queues
-from ._stream import Stream, as_stream, check_max_deliveries, check_maxlen
-from ._stream_calls import async_stream_batcher, stream_batcher
-from ._streams import AsyncStreams, Streams
-from ._subscriptions import StreamSubscription, Subscription, check_handler
-from ._url_groups import AsyncUrlGroups, UrlGroups
+from ._dead_letters import DeadLetters
+from ._durations import Duration
+from ._http import SyncTransport
+from ._messages import Messages
+from ._publisher import Publisher
+from ._queue_calls import job_batcher
+from ._queues import Queue, Queues
+from ._stream import Stream
+from ._stream_calls import stream_batcher
+from ._streams import Streams
+from ._subscriptions import Subscription
+from ._url_groups import UrlGroups
 
 # Imported when first needed: the embedded service (subprocess machinery), the worker loop and
 # asyncio cost an application that only publishes nothing.
 if TYPE_CHECKING:
-    import asyncio
-
     from ._embedded import EmbeddedService
     from ._types import Health
 
-__all__ = ["AsyncClient", "Client"]
-
-HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
-
-
-def _settings(
-    base_url: str | None,
-    api_key: str | None,
-    timeout: float | httpx.Timeout,
-    max_retries: int,
-    retry_timeout: Duration | None,
-    http_client: httpx.Client | httpx.AsyncClient | None,
-) -> Settings:
-    http_client_base_url = (
-        str(http_client.base_url)
-        if isinstance(http_client, httpx.Client | httpx.AsyncClient) and http_client.base_url
-        else None
-    )
-    return resolve_settings(
-        base_url=base_url,
-        api_key=api_key,
-        timeout=timeout,
-        max_retries=max_retries,
-        retry_timeout=retry_timeout,
-        http_client_base_url=http_client_base_url,
-    )
-
-
-def _codec(codec: Codec | None) -> Codec:
-    if codec is None:
-        return JsonCodec()
-    if not isinstance(codec, Codec):
-        raise ConfigurationError(f"codec must have encode() and decode() methods, got {codec!r}")
-    return codec
-
-
-def _publisher_stream(stream: str | Stream, maxlen: int | None) -> Stream:
-    definition = as_stream(stream)
-    if maxlen is None:
-        return definition
-    return dataclasses.replace(definition, maxlen=check_maxlen(maxlen))
-
-
-def _stream_subscription(
-    stream: Stream,
-    *,
-    group: str | None,
-    start_id: str,
-    count: int,
-    redeliver_after: Duration,
-    max_deliveries: int | None,
-    subscriptions: builtins.list[Subscription],
-    asynchronous: bool,
-) -> Callable[[HandlerT], HandlerT]:
-    if not isinstance(stream, Stream):
-        raise ConfigurationError(
-            f"subscribe takes a Stream with a group, such as Stream('orders', group='billing'), "
-            f"got {stream!r}"
-        )
-    group_name = group if group is not None else stream.group
-    if group_name is None:
-        raise ConfigurationError(
-            f"subscribing to stream {stream.name!r} needs a consumer group: "
-            "Stream(name, group=...) or subscribe(..., group=...)"
-        )
-    subscription_stream = dataclasses.replace(stream, group=group_name)
-    check_count(count, name="count", minimum=1, maximum=COUNT_MAX)
-    redeliver_after_ms = to_millis(
-        redeliver_after, name="redeliver_after", minimum=0, maximum=MIN_IDLE_MS_MAX
-    )
-    if max_deliveries is not None:
-        check_max_deliveries(max_deliveries, stream=stream.name)
-
-    def register(handler: HandlerT) -> HandlerT:
-        check_handler(handler, asynchronous=asynchronous)
-        subscriptions.append(
-            StreamSubscription(
-                stream=subscription_stream,
-                group=group_name,
-                handler=handler,
-                start_id=start_id,
-                count=count,
-                redeliver_after_ms=redeliver_after_ms,
-                max_deliveries=max_deliveries,
-            )
-        )
-        return handler
-
-    return register
-
-
-def _health_call() -> Call[Health]:
-    from ._types import Health
-
-    return make_call(
-        _endpoints.get_health,
-        lambda health: Health(status=health.status, store=health.store, version=health.version),
-    )
-
-
-def _stop_started_service(starting: asyncio.Future[EmbeddedService]) -> None:
-    if not starting.cancelled() and starting.exception() is None:
-        # Stopping waits for the process: not on the event loop.
-        starting.get_loop().run_in_executor(None, starting.result().stop)
-
-
-def _repr(kind: str, settings: Settings) -> str:
-    key = ", api_key='***'" if settings.api_key is not None else ""
-    return f"{kind}(base_url={settings.display_url!r}{key})"
+__all__ = ["Client"]
 
 
 class Client:
@@ -224,10 +117,10 @@ class Client:
         http_client: httpx.Client | None = None,
         batching: Batching | bool = False,
     ) -> None:
-        self._settings = _settings(
+        self._settings = client_settings(
             base_url, api_key, timeout, max_retries, retry_timeout, http_client
         )
-        self._codec = _codec(codec)
+        self._codec = client_codec(codec)
         self._batching = batching_of(batching)
         self._transport = SyncTransport(self._settings, http_client=http_client)
         self._exit_stack = contextlib.ExitStack()
@@ -316,7 +209,7 @@ class Client:
         self._exit_stack = closing
 
     def __repr__(self) -> str:
-        return _repr("Client", self._settings)
+        return client_repr("Client", self._settings)
 
     def __enter__(self) -> Self:
         return self
@@ -387,7 +280,7 @@ class Client:
         self, stream: str | Stream, *, maxlen: int | None = None, approximate: bool = True
     ) -> Publisher:
         """A Publisher for `stream`: call `.publish(body)`, or stack it on a handler."""
-        return Publisher(self.streams, _publisher_stream(stream, maxlen), approximate=approximate)
+        return Publisher(self.streams, publisher_stream(stream, maxlen), approximate=approximate)
 
     def subscribe(
         self,
@@ -409,7 +302,7 @@ class Client:
         then it goes to the stream `<name>.dead` as `{"stream", "id", "group", "delivery_count",
         "body"}` and `run()` moves on (a group that already exists keeps its own setting).
         """
-        return _stream_subscription(
+        return stream_subscription(
             stream,
             group=group,
             start_id=start_id,
@@ -475,298 +368,4 @@ class Client:
 
     def health(self) -> Health:
         """Whether the service and its store answer."""
-        return self._transport.send(_health_call())
-
-
-class AsyncClient:
-    """An asyncio Spool client; the same surface as `Client`, with awaitable calls.
-
-    Usage:
-
-    ```python
-    import sdk
-
-    async with sdk.AsyncClient("http://127.0.0.1:8321", api_key="dev-token") as client:
-        entry_id = await client.publish("events", {"type": "signup", "user": 42})
-
-        @client.subscribe(sdk.Stream("orders", group="billing"))
-        async def bill(order: dict) -> None:
-            ...
-
-        await client.run(max_messages=10)
-
-    async with await sdk.AsyncClient.embedded() as client:  # see Client.embedded
-        await client.publish("events", {"type": "signup", "user": 42})
-    ```
-
-    The parameters are `Client`'s; `http_client` is an `httpx.AsyncClient`, and `batching`
-    coalesces the publishes that concurrent tasks make.
-    """
-
-    def __init__(
-        self,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        *,
-        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        retry_timeout: Duration | None = None,
-        codec: Codec | None = None,
-        http_client: httpx.AsyncClient | None = None,
-        batching: Batching | bool = False,
-    ) -> None:
-        self._settings = _settings(
-            base_url, api_key, timeout, max_retries, retry_timeout, http_client
-        )
-        self._codec = _codec(codec)
-        self._batching = batching_of(batching)
-        self._transport = AsyncTransport(self._settings, http_client=http_client)
-        self._exit_stack = contextlib.AsyncExitStack()
-        self._exit_stack.push_async_callback(self._transport.aclose)
-        self._subscriptions: builtins.list[Subscription] = []
-        self._stop = threading.Event()
-        self._jobs_batched = (
-            None
-            if self._batching is None
-            else async_job_batcher(self._transport, self._codec, self._batching)
-        )
-        self._entries_batched = (
-            None
-            if self._batching is None
-            else async_stream_batcher(self._transport, self._batching)
-        )
-        self.streams = AsyncStreams(
-            self._transport, codec=self._codec, batched=self._entries_batched
-        )
-        # Publishes still lingering in an open batch go out before the connections close.
-        self._exit_stack.push_async_callback(self._flush_batches)
-        self.queues = AsyncQueues(self._transport)
-        self.messages = AsyncMessages(self._transport, codec=self._codec)
-        self.url_groups = AsyncUrlGroups(self._transport)
-        self.dead_letters = AsyncDeadLetters(self._transport)
-
-    @classmethod
-    async def embedded(
-        cls,
-        path: str | os.PathLike[str] | None = None,
-        *,
-        store: str | None = None,
-        token: str | None = None,
-        allow_destinations: Iterable[str] = LOOPBACK_DESTINATIONS,
-        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
-        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        retry_timeout: Duration | None = None,
-        codec: Codec | None = None,
-        batching: Batching | bool = False,
-    ) -> Self:
-        """An AsyncClient of its own reference service; awaitable, otherwise `Client.embedded`.
-
-        ```python
-        async with await sdk.AsyncClient.embedded() as client:
-            await client.publish("events", {"type": "signup"})
-        ```
-
-        Starting and stopping wait in a worker thread, so the event loop keeps running.
-        """
-        import asyncio
-
-        from ._embedded import EmbeddedService
-
-        starting = asyncio.ensure_future(
-            asyncio.to_thread(
-                EmbeddedService.start,
-                path,
-                store=store,
-                token=token,
-                allow_destinations=allow_destinations,
-                startup_timeout=startup_timeout,
-            )
-        )
-        try:
-            service = await asyncio.shield(starting)
-        except asyncio.CancelledError:
-            # The thread cannot be interrupted: stop the service as soon as it has started.
-            starting.add_done_callback(_stop_started_service)
-            raise
-        try:
-            client = cls(
-                service.base_url,
-                service.token,
-                timeout=timeout,
-                max_retries=max_retries,
-                retry_timeout=retry_timeout,
-                codec=codec,
-                batching=batching,
-            )
-        except BaseException:
-            await asyncio.to_thread(service.stop)
-            raise
-        client._stop_on_close(service)
-        return client
-
-    def _stop_on_close(self, service: EmbeddedService) -> None:
-        import asyncio
-
-        # Connections close first, so the service stops with no request of ours in flight.
-        closing = contextlib.AsyncExitStack()
-        closing.push_async_callback(asyncio.to_thread, service.stop)
-        closing.push_async_exit(self._exit_stack)
-        self._exit_stack = closing
-
-    def __repr__(self) -> str:
-        return _repr("AsyncClient", self._settings)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        """Release the connections (an `http_client` you passed stays open)."""
-        await self._exit_stack.aclose()
-
-    async def publish(
-        self,
-        stream: str | Stream,
-        body: Any,
-        *,
-        maxlen: int | None = None,
-        approximate: bool = True,
-        minid: str | None = None,
-        nomkstream: bool = False,
-        idempotency_key: str | None = None,
-    ) -> str:
-        """Append `body` to `stream` (a name or a `Stream`) and return the new entry id.
-
-        See `Client.publish`.
-        """
-        return await self.streams.publish(
-            stream,
-            body,
-            maxlen=maxlen,
-            approximate=approximate,
-            minid=minid,
-            nomkstream=nomkstream,
-            idempotency_key=idempotency_key,
-        )
-
-    async def publish_many(
-        self,
-        stream: str | Stream,
-        bodies: Iterable[Any],
-        *,
-        maxlen: int | None = None,
-        approximate: bool = True,
-        minid: str | None = None,
-        nomkstream: bool = False,
-        idempotency_key: str | None = None,
-    ) -> builtins.list[str]:
-        """Append every body in one request, all or none, and return their ids in order."""
-        return await self.streams.publish_many(
-            stream,
-            bodies,
-            maxlen=maxlen,
-            approximate=approximate,
-            minid=minid,
-            nomkstream=nomkstream,
-            idempotency_key=idempotency_key,
-        )
-
-    def publisher(
-        self, stream: str | Stream, *, maxlen: int | None = None, approximate: bool = True
-    ) -> AsyncPublisher:
-        """An AsyncPublisher for `stream`: `await .publish(body)`, or stack it on a handler."""
-        return AsyncPublisher(
-            self.streams, _publisher_stream(stream, maxlen), approximate=approximate
-        )
-
-    def subscribe(
-        self,
-        stream: Stream,
-        *,
-        group: str | None = None,
-        start_id: str = "$",
-        count: int = 10,
-        redeliver_after: Duration = 30,
-        max_deliveries: int | None = None,
-    ) -> Callable[[HandlerT], HandlerT]:
-        """Consume `stream` through its consumer group in `run()`; see `Client.subscribe`.
-
-        Handlers may be `async def` or plain functions.
-        """
-        return _stream_subscription(
-            stream,
-            group=group,
-            start_id=start_id,
-            count=count,
-            redeliver_after=redeliver_after,
-            max_deliveries=max_deliveries,
-            subscriptions=self._subscriptions,
-            asynchronous=True,
-        )
-
-    async def init_queue(self, name: str) -> AsyncQueue:
-        """The existing queue `name`; NotFoundError if it was never created (`queues.create`)."""
-        queue = self._queue(name)
-        await queue.info()
-        return queue
-
-    def _queue(self, name: str) -> AsyncQueue:
-        return AsyncQueue(
-            self._transport,
-            check_resource_name(name, what="queue"),
-            codec=self._codec,
-            subscriptions=self._subscriptions,
-            batched=self._jobs_batched,
-        )
-
-    async def _flush_batches(self) -> None:
-        for batched in (self._entries_batched, self._jobs_batched):
-            if batched is not None:
-                await batched.flush()
-
-    async def run(
-        self,
-        *,
-        consumer: str | None = None,
-        max_messages: int | None = None,
-        stop_after: Duration | None = None,
-        poll_wait: Duration = 1,
-    ) -> None:
-        """Consume every subscription until `stop()`, `max_messages` or `stop_after`.
-
-        See `Client.run`; cancelling the task also stops it, and the interrupted message is
-        delivered again.
-        """
-        from ._worker import AsyncWorker, RunOptions
-
-        options = RunOptions.build(
-            consumer=consumer,
-            max_messages=max_messages,
-            stop_after=stop_after,
-            poll_wait=poll_wait,
-            request_timeout=self._settings.timeout.read,
-        )
-        self._stop.clear()
-        await AsyncWorker(
-            self._subscriptions,
-            options,
-            stop=self._stop,
-            streams=self.streams,
-            queue=self._queue,
-        ).run()
-
-    def stop(self) -> None:
-        """End `run()` before its next message; safe from a handler or another thread."""
-        self._stop.set()
-
-    async def health(self) -> Health:
-        """Whether the service and its store answer."""
-        return await self._transport.send(_health_call())
+        return self._transport.send(health_call())

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from ._client import AsyncClient
+from ._async_client import AsyncClient
 from ._pytest_service import SpoolService
 
 __all__ = ["spool_async_client"]

@@ -23,7 +23,8 @@ from ._exceptions import APIStatusError, ConfigurationError
 from ._receiver import Receiver
 
 if TYPE_CHECKING:
-    from ._client import AsyncClient, Client
+    from ._async_client import AsyncClient
+    from ._client import Client
     from ._embedded import EmbeddedService
 
 __all__ = ["SpoolService"]
@@ -160,7 +161,7 @@ class SpoolService:
 
     def async_client(self, **options: Any) -> AsyncClient:
         """An `AsyncClient` of this service whose streams and messages the sweep removes."""
-        from ._client import AsyncClient
+        from ._async_client import AsyncClient
 
         tracker = self._tracker
 

@@ -1,0 +1,354 @@
+"""`AsyncClient`: the asyncio entry point, the twin of `Client` (sdk/_client.py)."""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterable
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
+
+import httpx
+
+from ._batching import Batching, batching_of
+from ._checks import check_resource_name
+from ._client_common import (
+    HandlerT,
+    client_codec,
+    client_repr,
+    client_settings,
+    health_call,
+    publisher_stream,
+    stream_subscription,
+)
+from ._codec import Codec
+from ._config import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_STARTUP_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    LOOPBACK_DESTINATIONS,
+)
+from ._dead_letters import AsyncDeadLetters
+from ._durations import Duration
+from ._http import AsyncTransport
+from ._messages import AsyncMessages
+from ._publisher import AsyncPublisher
+from ._queue_calls import async_job_batcher
+from ._queues import AsyncQueue, AsyncQueues
+from ._stream import Stream
+from ._stream_calls import async_stream_batcher
+from ._streams import AsyncStreams
+from ._subscriptions import Subscription
+from ._url_groups import AsyncUrlGroups
+
+# Imported when first needed: the embedded service (subprocess machinery), the worker loop and
+# asyncio cost an application that only publishes nothing.
+if TYPE_CHECKING:
+    import asyncio
+
+    from ._embedded import EmbeddedService
+    from ._types import Health
+
+__all__ = ["AsyncClient"]
+
+
+def _stop_started_service(starting: asyncio.Future[EmbeddedService]) -> None:
+    if not starting.cancelled() and starting.exception() is None:
+        # Stopping waits for the process: not on the event loop.
+        starting.get_loop().run_in_executor(None, starting.result().stop)
+
+
+class AsyncClient:
+    """An asyncio Spool client; the same surface as `Client`, with awaitable calls.
+
+    Usage:
+
+    ```python
+    import sdk
+
+    async with sdk.AsyncClient("http://127.0.0.1:8321", api_key="dev-token") as client:
+        entry_id = await client.publish("events", {"type": "signup", "user": 42})
+
+        @client.subscribe(sdk.Stream("orders", group="billing"))
+        async def bill(order: dict) -> None:
+            ...
+
+        await client.run(max_messages=10)
+
+    async with await sdk.AsyncClient.embedded() as client:  # see Client.embedded
+        await client.publish("events", {"type": "signup", "user": 42})
+    ```
+
+    The parameters are `Client`'s; `http_client` is an `httpx.AsyncClient`, and `batching`
+    coalesces the publishes that concurrent tasks make.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_timeout: Duration | None = None,
+        codec: Codec | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        batching: Batching | bool = False,
+    ) -> None:
+        self._settings = client_settings(
+            base_url, api_key, timeout, max_retries, retry_timeout, http_client
+        )
+        self._codec = client_codec(codec)
+        self._batching = batching_of(batching)
+        self._transport = AsyncTransport(self._settings, http_client=http_client)
+        self._exit_stack = contextlib.AsyncExitStack()
+        self._exit_stack.push_async_callback(self._transport.aclose)
+        self._subscriptions: builtins.list[Subscription] = []
+        self._stop = threading.Event()
+        self._jobs_batched = (
+            None
+            if self._batching is None
+            else async_job_batcher(self._transport, self._codec, self._batching)
+        )
+        self._entries_batched = (
+            None
+            if self._batching is None
+            else async_stream_batcher(self._transport, self._batching)
+        )
+        self.streams = AsyncStreams(
+            self._transport, codec=self._codec, batched=self._entries_batched
+        )
+        # Publishes still lingering in an open batch go out before the connections close.
+        self._exit_stack.push_async_callback(self._flush_batches)
+        self.queues = AsyncQueues(self._transport)
+        self.messages = AsyncMessages(self._transport, codec=self._codec)
+        self.url_groups = AsyncUrlGroups(self._transport)
+        self.dead_letters = AsyncDeadLetters(self._transport)
+
+    @classmethod
+    async def embedded(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        store: str | None = None,
+        token: str | None = None,
+        allow_destinations: Iterable[str] = LOOPBACK_DESTINATIONS,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_timeout: Duration | None = None,
+        codec: Codec | None = None,
+        batching: Batching | bool = False,
+    ) -> Self:
+        """An AsyncClient of its own reference service; awaitable, otherwise `Client.embedded`.
+
+        ```python
+        async with await sdk.AsyncClient.embedded() as client:
+            await client.publish("events", {"type": "signup"})
+        ```
+
+        Starting and stopping wait in a worker thread, so the event loop keeps running.
+        """
+        import asyncio
+
+        from ._embedded import EmbeddedService
+
+        starting = asyncio.ensure_future(
+            asyncio.to_thread(
+                EmbeddedService.start,
+                path,
+                store=store,
+                token=token,
+                allow_destinations=allow_destinations,
+                startup_timeout=startup_timeout,
+            )
+        )
+        try:
+            service = await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            # The thread cannot be interrupted: stop the service as soon as it has started.
+            starting.add_done_callback(_stop_started_service)
+            raise
+        try:
+            client = cls(
+                service.base_url,
+                service.token,
+                timeout=timeout,
+                max_retries=max_retries,
+                retry_timeout=retry_timeout,
+                codec=codec,
+                batching=batching,
+            )
+        except BaseException:
+            await asyncio.to_thread(service.stop)
+            raise
+        client._stop_on_close(service)
+        return client
+
+    def _stop_on_close(self, service: EmbeddedService) -> None:
+        import asyncio
+
+        # Connections close first, so the service stops with no request of ours in flight.
+        closing = contextlib.AsyncExitStack()
+        closing.push_async_callback(asyncio.to_thread, service.stop)
+        closing.push_async_exit(self._exit_stack)
+        self._exit_stack = closing
+
+    def __repr__(self) -> str:
+        return client_repr("AsyncClient", self._settings)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Release the connections (an `http_client` you passed stays open)."""
+        await self._exit_stack.aclose()
+
+    async def publish(
+        self,
+        stream: str | Stream,
+        body: Any,
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+        idempotency_key: str | None = None,
+    ) -> str:
+        """Append `body` to `stream` (a name or a `Stream`) and return the new entry id.
+
+        See `Client.publish`.
+        """
+        return await self.streams.publish(
+            stream,
+            body,
+            maxlen=maxlen,
+            approximate=approximate,
+            minid=minid,
+            nomkstream=nomkstream,
+            idempotency_key=idempotency_key,
+        )
+
+    async def publish_many(
+        self,
+        stream: str | Stream,
+        bodies: Iterable[Any],
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+        idempotency_key: str | None = None,
+    ) -> builtins.list[str]:
+        """Append every body in one request, all or none, and return their ids in order."""
+        return await self.streams.publish_many(
+            stream,
+            bodies,
+            maxlen=maxlen,
+            approximate=approximate,
+            minid=minid,
+            nomkstream=nomkstream,
+            idempotency_key=idempotency_key,
+        )
+
+    def publisher(
+        self, stream: str | Stream, *, maxlen: int | None = None, approximate: bool = True
+    ) -> AsyncPublisher:
+        """An AsyncPublisher for `stream`: `await .publish(body)`, or stack it on a handler."""
+        return AsyncPublisher(
+            self.streams, publisher_stream(stream, maxlen), approximate=approximate
+        )
+
+    def subscribe(
+        self,
+        stream: Stream,
+        *,
+        group: str | None = None,
+        start_id: str = "$",
+        count: int = 10,
+        redeliver_after: Duration = 30,
+        max_deliveries: int | None = None,
+    ) -> Callable[[HandlerT], HandlerT]:
+        """Consume `stream` through its consumer group in `run()`; see `Client.subscribe`.
+
+        Handlers may be `async def` or plain functions.
+        """
+        return stream_subscription(
+            stream,
+            group=group,
+            start_id=start_id,
+            count=count,
+            redeliver_after=redeliver_after,
+            max_deliveries=max_deliveries,
+            subscriptions=self._subscriptions,
+            asynchronous=True,
+        )
+
+    async def init_queue(self, name: str) -> AsyncQueue:
+        """The existing queue `name`; NotFoundError if it was never created (`queues.create`)."""
+        queue = self._queue(name)
+        await queue.info()
+        return queue
+
+    def _queue(self, name: str) -> AsyncQueue:
+        return AsyncQueue(
+            self._transport,
+            check_resource_name(name, what="queue"),
+            codec=self._codec,
+            subscriptions=self._subscriptions,
+            batched=self._jobs_batched,
+        )
+
+    async def _flush_batches(self) -> None:
+        for batched in (self._entries_batched, self._jobs_batched):
+            if batched is not None:
+                await batched.flush()
+
+    async def run(
+        self,
+        *,
+        consumer: str | None = None,
+        max_messages: int | None = None,
+        stop_after: Duration | None = None,
+        poll_wait: Duration = 1,
+    ) -> None:
+        """Consume every subscription until `stop()`, `max_messages` or `stop_after`.
+
+        See `Client.run`; cancelling the task also stops it, and the interrupted message is
+        delivered again.
+        """
+        from ._worker import AsyncWorker, RunOptions
+
+        options = RunOptions.build(
+            consumer=consumer,
+            max_messages=max_messages,
+            stop_after=stop_after,
+            poll_wait=poll_wait,
+            request_timeout=self._settings.timeout.read,
+        )
+        self._stop.clear()
+        await AsyncWorker(
+            self._subscriptions,
+            options,
+            stop=self._stop,
+            streams=self.streams,
+            queue=self._queue,
+        ).run()
+
+    def stop(self) -> None:
+        """End `run()` before its next message; safe from a handler or another thread."""
+        self._stop.set()
+
+    async def health(self) -> Health:
+        """Whether the service and its store answer."""
+        return await self._transport.send(health_call())
