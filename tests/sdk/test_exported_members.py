@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 import subprocess
 import sys
 import types
+import typing
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -191,3 +196,96 @@ def test_the_deferred_results_are_the_result_module() -> None:
         assert getattr(sdk, name).__module__ == "sdk"
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         sdk.Nope  # noqa: B018
+
+
+# Each synchronous class and its asyncio twin. Their methods are written twice on purpose (each
+# sends a call built once, in shared code), so these tests catch a change made to one twin only.
+TWINS = [
+    (sdk.Client, sdk.AsyncClient),
+    (sdk.Streams, sdk.AsyncStreams),
+    (sdk.Queues, sdk.AsyncQueues),
+    (sdk.Queue, sdk.AsyncQueue),
+    (sdk.Messages, sdk.AsyncMessages),
+    (sdk.UrlGroups, sdk.AsyncUrlGroups),
+    (sdk.DeadLetters, sdk.AsyncDeadLetters),
+    (sdk.Publisher, sdk.AsyncPublisher),
+]
+
+# Methods of the async twins that return at once rather than a coroutine: decorators and stop().
+NOT_AWAITED = {"publisher", "stop", "subscribe"}
+
+# The async twin's names for the sync twin's: __aenter__ for __enter__, AsyncQueue for Queue, an
+# httpx.AsyncClient for an httpx.Client, AsyncTransport for SyncTransport.
+_ASYNC_NAMES = re.compile(r"\b(?:Async|Sync)(?=[A-Z])|(?<=__)a(?=enter__|exit__)")
+
+
+def _unasynced(text: str) -> str:
+    return _ASYNC_NAMES.sub("", text)
+
+
+_SPECIAL = {"__init__", "__enter__", "__exit__", "__aenter__", "__aexit__"}
+
+
+def _methods(cls: type) -> dict[str, Callable[..., Any]]:
+    """The public methods of `cls`, its constructor and its context-manager ones, by sync name."""
+    return {
+        _unasynced(name): member
+        for name, member in inspect.getmembers(cls, callable)
+        if not isinstance(member, type) and (not name.startswith("_") or name in _SPECIAL)
+    }
+
+
+def _signatures(method: Callable[..., Any]) -> list[str]:
+    """The method's signature and its overloads', with the Async and Sync names taken out."""
+    return [
+        _unasynced(str(inspect.signature(each))) for each in [method, *typing.get_overloads(method)]
+    ]
+
+
+@pytest.mark.parametrize(("sync", "asynchronous"), TWINS, ids=lambda cls: cls.__name__)
+def test_the_twins_have_the_same_methods(sync: type, asynchronous: type) -> None:
+    """Every method of the sync class has an async twin, and no other is there."""
+    assert sorted(_methods(sync)) == sorted(_methods(asynchronous))
+
+
+@pytest.mark.parametrize(("sync", "asynchronous"), TWINS, ids=lambda cls: cls.__name__)
+def test_the_twins_take_and_return_the_same(sync: type, asynchronous: type) -> None:
+    """Each pair of methods has the same parameters, defaults, annotations and overloads, up to
+    the Async names; the async one is a coroutine function unless it returns at once.
+    """
+    async_methods = _methods(asynchronous)
+    for name, method in _methods(sync).items():
+        twin = async_methods[name]
+        assert _signatures(method) == _signatures(twin), name
+        assert not inspect.iscoroutinefunction(method), name
+        awaited = name not in NOT_AWAITED and name != "__init__"
+        assert inspect.iscoroutinefunction(twin) == awaited, name
+        if not name.startswith("_"):
+            assert method.__doc__ and twin.__doc__, name
+
+
+async def test_the_twin_clients_hold_twin_resources() -> None:
+    """`client.streams` and the other resources are the twins of the async client's."""
+    client = sdk.Client("http://127.0.0.1:9")
+    async_client = sdk.AsyncClient("http://127.0.0.1:9")
+    try:
+        resources = {name: type(value) for name, value in vars(client).items() if name[0] != "_"}
+        async_resources = {
+            name: type(value) for name, value in vars(async_client).items() if name[0] != "_"
+        }
+    finally:
+        client.close()
+        await async_client.close()
+    assert (
+        resources.keys()
+        == async_resources.keys()
+        == {
+            "dead_letters",
+            "messages",
+            "queues",
+            "streams",
+            "url_groups",
+        }
+    )
+    sync_twin = {asynchronous: sync for sync, asynchronous in TWINS}
+    assert resources == {name: sync_twin[cls] for name, cls in async_resources.items()}
