@@ -127,8 +127,8 @@ def test_a_renamed_field_fails_type_checking_where_the_facade_uses_it(tmp_path: 
 
     assert result.returncode == 1, result.stdout + result.stderr
     expected = [
-        r'sdk/_streams\.py:\d+: error: "AppendEntryResult" has no attribute "id"',
-        r'sdk/_streams\.py:\d+: error: Unexpected keyword argument "maxlen" for '
+        r'sdk/_stream_calls\.py:\d+: error: "AppendEntryResult" has no attribute "id"',
+        r'sdk/_stream_calls\.py:\d+: error: Unexpected keyword argument "maxlen" for '
         r'"AppendEntryRequest"; did you mean "max_len"\?',
     ]
     errors = [line for line in result.stdout.splitlines() if ": error: " in line]
