@@ -99,11 +99,12 @@ round-trips a double exactly (Redis would round a Lua number to 14 digits).
 
 The package has one module per idea: ``core`` (connections, life cycle, the script runner, an
 idempotent write), ``streams``, ``queues``, ``messages`` (with dead letters and URL groups) and
-``limits`` (quotas, rate limits) add one resource's methods each to ``RedisCore``, and ``store``
-composes them into ``RedisStore``. ``keys`` names every key, ``scripts`` reads the Lua of ``lua/``,
-``records`` turns hashes into records, ``arguments`` writes values into script arguments,
-``errors`` maps refusals and outages to store errors, ``connection`` and ``cluster`` make the
-clients.
+``limits`` (quotas, rate limits) add one resource's hooks each to ``RedisCore`` (the methods
+``Store``'s public methods call once they have checked their arguments, ``_append`` and so on),
+and ``store`` composes them into ``RedisStore``. ``keys`` names every key, ``scripts`` reads the
+Lua of ``lua/``, ``records`` turns hashes into records, ``arguments`` writes values into script
+arguments, ``errors`` maps refusals and outages to store errors, ``connection`` and ``cluster``
+make the clients.
 """
 
 from __future__ import annotations

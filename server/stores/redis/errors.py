@@ -177,17 +177,25 @@ def _is_outage(exc: RedisError | RedisClusterException) -> bool:
 
 
 def outages_raise_unavailable(store_class: _Class) -> _Class:
-    """Make every public coroutine method of ``store_class`` raise ``StoreUnavailableError`` for
-    a refused, lost or timed-out connection, wherever in the method it happens.
+    """Make every hook and public coroutine method of ``store_class`` raise
+    ``StoreUnavailableError`` for a refused, lost or timed-out connection, wherever in the method
+    it happens.
 
     The methods are those ``store_class`` and its bases below ``Store`` define (the store is
-    composed of one class per resource); ``Store``'s own are left as they are.
+    composed of one class per resource): the hooks ``Store``'s public methods call (``_append``,
+    …), which are all that reaches Redis, and any public coroutine (``open``, ``close``, …).
+    ``Store``'s own methods only check arguments and call a hook, so they are left as they are.
     """
+    hooks = {
+        name
+        for name in Store.__abstractmethods__
+        if inspect.iscoroutinefunction(getattr(Store, name))
+    }
     own_classes = [klass for klass in store_class.__mro__ if klass not in Store.__mro__]
     members: dict[str, object] = {}
     for klass in reversed(own_classes):
         members.update(vars(klass))
     for name, member in members.items():
-        if not name.startswith("_") and inspect.iscoroutinefunction(member):
+        if (name in hooks or not name.startswith("_")) and inspect.iscoroutinefunction(member):
             setattr(store_class, name, _unavailable_on_outage(member))
     return store_class

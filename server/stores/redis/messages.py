@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -17,11 +16,10 @@ from ..base import (
     MessageReceipt,
     MessageRecord,
     NewMessage,
-    StoreError,
     UrlEndpoint,
     UrlGroupRecord,
 )
-from .arguments import check_at_least_one, number_text, optional_argument
+from .arguments import number_text, optional_argument
 from .core import RedisCore
 from .errors import store_error
 from .records import attempt_json, message_fields, message_record, pairs, url_group_record
@@ -49,12 +47,13 @@ class RedisMessages(RedisCore):
             details=details or {},
         )
 
-    async def publish_messages(
+    async def _publish_messages(
         self,
         messages: Sequence[NewMessage],
         *,
-        lease: MessageLease | None = None,
-        idempotency: IdempotencyClaim | None = None,
+        headers: Sequence[str],
+        lease: MessageLease | None,
+        idempotency: IdempotencyClaim | None,
     ) -> list[MessageReceipt]:
         """Create every message in one script, deduplicating on ``dedup_key``; with ``lease``, the
         same script first checks that the lease is current. It also keeps or replays the
@@ -63,9 +62,9 @@ class RedisMessages(RedisCore):
         now = self._clock()
         lease_args = ["", ""] if lease is None else [lease.message_id, lease.lease_id]
         args: list[str | int | float] = [len(messages)]
-        for message in messages:
+        for message, message_headers in zip(messages, headers, strict=True):
             message_id = new_id("msg", now=now)
-            fields = message_fields(message_id, message, now=now)
+            fields = message_fields(message_id, message, headers=message_headers, now=now)
             args += [
                 message_id,
                 message.dedup_key or "",
@@ -102,14 +101,14 @@ class RedisMessages(RedisCore):
             for message_id, dup, url, item in receipts
         ]
 
-    async def get_message(self, message_id: str) -> MessageRecord:
+    async def _get_message(self, message_id: str) -> MessageRecord:
         """The message with every attempt."""
         fields = await self._message_script(
             "get_message", [message_id], now=self._clock(), details={"message_id": message_id}
         )
         return message_record(pairs(fields))
 
-    async def cancel_message(self, message_id: str) -> MessageRecord:
+    async def _cancel_message(self, message_id: str) -> MessageRecord:
         """Cancel a scheduled message."""
         fields = await self._message_script(
             "cancel_message",
@@ -122,18 +121,12 @@ class RedisMessages(RedisCore):
         )
         return message_record(pairs(fields))
 
-    async def claim_due_messages(
+    async def _claim_due_messages(
         self, *, now: float, limit: int, lease_margin: float
     ) -> list[MessageRecord]:
         """Move due messages to ``delivering``, each under a fresh lease id and leased for its own
         timeout plus ``lease_margin``, in one script.
         """
-        check_at_least_one(limit, name="limit")
-        if not (math.isfinite(lease_margin) and lease_margin >= 0):
-            raise StoreError(
-                "validation_failed",
-                f"lease_margin must be a number of seconds >= 0: {lease_margin}",
-            )
         rows = await self._message_script(
             "claim_due_messages",
             [limit, number_text(lease_margin), *(new_id("lease", now=now) for _ in range(limit))],
@@ -141,22 +134,18 @@ class RedisMessages(RedisCore):
         )
         return [message_record(pairs(fields)) for fields in rows]
 
-    async def record_attempt(
+    async def _record_attempt(
         self,
         message_id: str,
         attempt: DeliveryAttemptRecord,
         *,
         lease_id: str,
         outcome: Literal["delivered", "retry", "failed"],
-        next_attempt_at: float | None = None,
+        next_attempt_at: float | None,
     ) -> MessageRecord:
         """Append the attempt and settle the message under its current lease, ending the lease;
         ``failed`` also files a dead letter.
         """
-        if outcome not in ("delivered", "retry", "failed"):
-            raise StoreError("validation_failed", f"unknown delivery outcome {outcome!r}")
-        if outcome == "retry" and next_attempt_at is None:
-            raise StoreError("validation_failed", "a retry needs next_attempt_at")
         fields = await self._message_script(
             "record_attempt",
             [
@@ -173,7 +162,7 @@ class RedisMessages(RedisCore):
         )
         return message_record(pairs(fields))
 
-    async def next_due_at(self) -> float | None:
+    async def _next_due_at(self) -> float | None:
         """The lowest score of the due set: every scheduled or delivering message, by its next
         attempt or lease end.
         """
@@ -182,9 +171,8 @@ class RedisMessages(RedisCore):
 
     # Dead letters --------------------------------------------------------------------------
 
-    async def list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
+    async def _list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
         """Dead letters in the order their messages failed."""
-        check_at_least_one(limit, name="limit")
         rows = await self._message_script("list_dead_letters", [limit], now=self._clock())
         return [
             DeadLetterRecord(
@@ -198,7 +186,7 @@ class RedisMessages(RedisCore):
             for message_id, url, attempts, failed_at, last_error, status in rows
         ]
 
-    async def delete_dead_letter(self, message_id: str) -> None:
+    async def _delete_dead_letter(self, message_id: str) -> None:
         """Forget the dead letter; the message stays readable."""
         await self._message_script(
             "delete_dead_letter",
@@ -207,7 +195,7 @@ class RedisMessages(RedisCore):
             details={"message_id": message_id},
         )
 
-    async def retry_dead_letter(self, message_id: str) -> MessageRecord:
+    async def _retry_dead_letter(self, message_id: str) -> MessageRecord:
         """Remove the dead letter and schedule the message now with a fresh retry budget; its
         earlier attempts stay.
         """
@@ -218,7 +206,7 @@ class RedisMessages(RedisCore):
 
     # URL groups ----------------------------------------------------------------------------
 
-    async def put_url_group(self, name: str, endpoints: Sequence[UrlEndpoint]) -> UrlGroupRecord:
+    async def _put_url_group(self, name: str, endpoints: Sequence[UrlEndpoint]) -> UrlGroupRecord:
         """Replace the endpoints; the creation time is kept from the first put."""
         now = self._clock()
         endpoints_json = json.dumps([dataclasses.asdict(endpoint) for endpoint in endpoints])
@@ -232,7 +220,7 @@ class RedisMessages(RedisCore):
             name=name, endpoints=list(endpoints), created_at=float(created_at), updated_at=now
         )
 
-    async def get_url_group(self, name: str) -> UrlGroupRecord:
+    async def _get_url_group(self, name: str) -> UrlGroupRecord:
         """The group (``url_group_not_found``)."""
         groups_key, created_key = self._keys.url_groups
         async with self._redis.pipeline(transaction=True) as pipe:
@@ -243,7 +231,7 @@ class RedisMessages(RedisCore):
             raise store_error("url_group_not_found", f"URL group {name!r} does not exist")
         return url_group_record(name, stored, created_at)
 
-    async def list_url_groups(self) -> list[UrlGroupRecord]:
+    async def _list_url_groups(self) -> list[UrlGroupRecord]:
         """Every URL group, by name."""
         groups_key, created_key = self._keys.url_groups
         async with self._redis.pipeline(transaction=True) as pipe:
@@ -252,7 +240,7 @@ class RedisMessages(RedisCore):
             stored, created = await pipe.execute()
         return [url_group_record(name, stored[name], created.get(name)) for name in sorted(stored)]
 
-    async def delete_url_group(self, name: str) -> None:
+    async def _delete_url_group(self, name: str) -> None:
         """Delete the group (``url_group_not_found``)."""
         await self._run(
             "delete_url_group", self._keys.url_groups, [name], details={"url_group": name}

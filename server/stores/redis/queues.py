@@ -23,10 +23,8 @@ from ..base import (
     NewJob,
     QueueRecord,
     QueueSettings,
-    StoreError,
-    check_queue_settings,
 )
-from .arguments import check_at_least_one, dump_json, number_text, optional_argument
+from .arguments import number_text, optional_argument
 from .core import RedisCore
 from .errors import script_code
 from .records import job_record, pairs, queue_record
@@ -64,9 +62,8 @@ class RedisQueues(RedisCore):
             client=client,
         )
 
-    async def put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
+    async def _put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
         """Write the settings in the queue's slot, then list the name (listing crosses slots)."""
-        check_queue_settings(settings)
         created, answer = await self._queue_script(
             "put_queue",
             name,
@@ -81,13 +78,13 @@ class RedisQueues(RedisCore):
         await self._redis.sadd(self._keys.queues, name)
         return queue_record(name, answer), bool(created)
 
-    async def get_queue(self, name: str) -> QueueRecord:
+    async def _get_queue(self, name: str) -> QueueRecord:
         """The queue's settings and counts after settling it to now."""
         return queue_record(
             name, await self._queue_script("queue_info", name, [], now=self._clock())
         )
 
-    async def list_queues(self) -> list[QueueRecord]:
+    async def _list_queues(self) -> list[QueueRecord]:
         """Every listed queue that still exists, by name."""
         names = sorted(str(name) for name in await self._redis.smembers(self._keys.queues))
         if not names:
@@ -131,15 +128,20 @@ class RedisQueues(RedisCore):
 
         return list(await asyncio.gather(*(info(name) for name in names)))
 
-    async def delete_queue(self, name: str) -> None:
+    async def _delete_queue(self, name: str) -> None:
         """Delete the queue's keys, then unlist it unless a concurrent put created it again."""
         await self._queue_script("delete_queue", name, [], now=self._clock())
         await self._redis.srem(self._keys.queues, name)
         if await self._redis.exists(self._keys.queue(name).meta):
             await self._redis.sadd(self._keys.queues, name)
 
-    async def publish_jobs(
-        self, queue: str, jobs: Sequence[NewJob], *, idempotency: IdempotencyClaim | None = None
+    async def _publish_jobs(
+        self,
+        queue: str,
+        jobs: Sequence[NewJob],
+        *,
+        payloads: Sequence[str],
+        idempotency: IdempotencyClaim | None,
     ) -> list[JobReceipt]:
         """Create every job in one script (which also keeps or replays the idempotency record);
         deduplication ids are checked against the queue's window, which also covers duplicates
@@ -147,13 +149,11 @@ class RedisQueues(RedisCore):
         """
         now = self._clock()
         args: list[str | int | float] = [len(jobs)]
-        for job in jobs:
-            if job.delay < 0:
-                raise StoreError("validation_failed", f"delay must not be negative: {job.delay}")
+        for job, payload in zip(jobs, payloads, strict=True):
             args += [
                 new_id("job", now=now),
                 job.topic,
-                dump_json(job.payload, what="a job payload"),
+                payload,
                 job.delay,
                 job.deduplication_id or "",
             ]
@@ -179,7 +179,7 @@ class RedisQueues(RedisCore):
             for job_id, dup, topic in receipts
         ]
 
-    async def lease_jobs(
+    async def _lease_jobs(
         self,
         queue: str,
         *,
@@ -190,9 +190,6 @@ class RedisQueues(RedisCore):
         wait_ms: int,
     ) -> list[LeasedJob]:
         """Lease in one script (so no job goes to two workers); poll until ``wait_ms`` ends."""
-        check_at_least_one(max_jobs, name="max_jobs")
-        if lease_seconds is not None:
-            check_at_least_one(lease_seconds, name="lease_seconds")
         deadline = time.monotonic() + max(wait_ms, 0) / 1000
         while True:
             changed = self._changed
@@ -259,7 +256,7 @@ class RedisQueues(RedisCore):
             for job_id, topic, payload, attempt, lease_id, published_at in rows
         ]
 
-    async def ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
+    async def _ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
         """Succeed the job if ``lease_id`` is its current, unexpired lease."""
         now = self._clock()
         fields = await self._queue_script(
@@ -271,14 +268,10 @@ class RedisQueues(RedisCore):
         )
         return job_record(queue, pairs(fields), now)
 
-    async def nack_job(
+    async def _nack_job(
         self, queue: str, job_id: str, lease_id: str, *, retry_delay: int, error: str | None
     ) -> JobRecord:
         """End the lease: ready again after ``retry_delay``, or dead without attempts left."""
-        if retry_delay < 0:
-            raise StoreError(
-                "validation_failed", f"retry_delay must not be negative: {retry_delay}"
-            )
         now = self._clock()
         fields = await self._queue_script(
             "nack_job",
@@ -290,11 +283,10 @@ class RedisQueues(RedisCore):
         self._notify()
         return job_record(queue, pairs(fields), now)
 
-    async def extend_lease(
+    async def _extend_lease(
         self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int
     ) -> JobRecord:
         """Move the lease's end to ``lease_seconds`` from now."""
-        check_at_least_one(lease_seconds, name="lease_seconds")
         now = self._clock()
         fields = await self._queue_script(
             "extend_lease",
@@ -305,7 +297,7 @@ class RedisQueues(RedisCore):
         )
         return job_record(queue, pairs(fields), now)
 
-    async def get_job(self, queue: str, job_id: str) -> JobRecord:
+    async def _get_job(self, queue: str, job_id: str) -> JobRecord:
         """The job, its state computed at now."""
         now = self._clock()
         fields = await self._queue_script(
@@ -313,14 +305,15 @@ class RedisQueues(RedisCore):
         )
         return job_record(queue, pairs(fields), now)
 
-    async def list_jobs(self, queue: str, *, state: JobState | None, limit: int) -> list[JobRecord]:
+    async def _list_jobs(
+        self, queue: str, *, state: JobState | None, limit: int
+    ) -> list[JobRecord]:
         """Jobs in publish order, filtered by their state at now."""
-        check_at_least_one(limit, name="limit")
         now = self._clock()
         rows = await self._queue_script("list_jobs", queue, [state or "", limit], now=now)
         return [job_record(queue, pairs(fields), now) for fields in rows]
 
-    async def retry_job(self, queue: str, job_id: str) -> JobRecord:
+    async def _retry_job(self, queue: str, job_id: str) -> JobRecord:
         """Make a dead job ready now with its attempts reset."""
         now = self._clock()
         fields = await self._queue_script(

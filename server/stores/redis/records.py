@@ -22,7 +22,7 @@ from ..base import (
     UrlEndpoint,
     UrlGroupRecord,
 )
-from .arguments import dump_json, number_text
+from .arguments import number_text
 
 __all__ = [
     "attempt_json",
@@ -119,15 +119,15 @@ def queue_record(name: str, answer: Sequence[Any]) -> QueueRecord:
     )
 
 
-def message_fields(message_id: str, message: NewMessage, *, now: float) -> list[str]:
-    """A new message as the field/value items of its hash."""
+def message_fields(message_id: str, message: NewMessage, *, headers: str, now: float) -> list[str]:
+    """A new message as the field/value items of its hash; ``headers`` is its headers' JSON."""
     fields: dict[str, str] = {
         "message_id": message_id,
         "url": message.url,
         "body": base64.b64encode(message.body).decode("ascii"),
         "content_type": message.content_type,
         "method": message.method,
-        "headers": dump_json(message.headers, what="message headers"),
+        "headers": headers,
         "state": "scheduled",
         "retries": str(message.retries),
         "timeout": str(message.timeout),

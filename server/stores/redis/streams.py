@@ -8,7 +8,6 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from ..base import (
-    JSON,
     AppendResult,
     ClaimResult,
     DeliveredEntry,
@@ -16,15 +15,13 @@ from ..base import (
     GroupInfo,
     IdempotencyClaim,
     PendingEntry,
-    StoreError,
     StreamInfo,
     Trim,
     TrimResult,
-    check_max_deliveries,
     dead_letter_stream,
     entry_id_parts,
 )
-from .arguments import check_at_least_one, dump_json, number_text
+from .arguments import number_text
 from .connection import BLOCKED_READ_GRACE_SECONDS, within
 from .core import RedisCore
 from .errors import DETAILS, redis_errors, store_error
@@ -34,16 +31,14 @@ __all__ = ["RedisStreams"]
 
 
 def _trim_steps(trim: Trim | None) -> list[str]:
-    """``lua/lib/trim.lua``'s arguments: how many XTRIM calls, then strategy, ``~``/``=``,
-    threshold for each.
+    """``lua/lib/trim.lua``'s arguments for a checked trim: how many XTRIM calls, then strategy,
+    ``~``/``=``, threshold for each.
     """
     if trim is None:
         return ["0"]
     steps: list[str] = []
     approximation = "~" if trim.approximate else "="
     if trim.maxlen is not None:
-        if trim.maxlen < 0:
-            raise StoreError("validation_failed", f"maxlen must not be negative: {trim.maxlen}")
         steps += ["MAXLEN", approximation, str(trim.maxlen)]
     if trim.minid is not None:
         steps += ["MINID", approximation, _entry_id(trim.minid)]
@@ -51,8 +46,8 @@ def _trim_steps(trim: Trim | None) -> list[str]:
 
 
 def _entry_id(text: str, *, also: str | None = None) -> str:
-    """``text`` as Redis takes it: ``ms-seq`` or a bare ``ms`` (see ``entry_id_parts``), or
-    ``also`` (``-``, ``+``, ``$``); anything else is refused.
+    """A checked id as Redis takes it: ``ms-seq`` or a bare ``ms`` (see ``entry_id_parts``), or
+    ``also`` (``-``, ``+``, ``$``) as it is.
     """
     if text == also:
         return text
@@ -63,22 +58,21 @@ def _entry_id(text: str, *, also: str | None = None) -> str:
 class RedisStreams(RedisCore):
     """The stream methods of the Redis store."""
 
-    async def append(
+    async def _append(
         self,
         stream: str,
-        bodies: Sequence[JSON],
+        bodies: Sequence[str],
         *,
         trim: Trim | None,
         nomkstream: bool,
-        idempotency: IdempotencyClaim | None = None,
+        idempotency: IdempotencyClaim | None,
     ) -> AppendResult:
         """XADD every body, then XTRIM, in one script that also counts what the trim removed (and
         keeps or replays the idempotency record).
         """
-        texts = [dump_json(body, what="an entry body") for body in bodies]
         key = self._keys.stream(stream)
         details = {"stream": stream}
-        arguments = ["1" if nomkstream else "0", *_trim_steps(trim), *texts]
+        arguments = ["1" if nomkstream else "0", *_trim_steps(trim), *bodies]
 
         def write(record: list[str], claim: list[str | int | float]) -> Awaitable[Any]:
             now = number_text(self._clock())
@@ -91,7 +85,7 @@ class RedisStreams(RedisCore):
             ids=[str(i) for i in ids], length=int(length), trimmed=int(trimmed), replayed=replayed
         )
 
-    async def stream_info(self, stream: str) -> StreamInfo:
+    async def _stream_info(self, stream: str) -> StreamInfo:
         """XINFO STREAM and XINFO GROUPS, read in one transaction."""
         key = self._keys.stream(stream)
         async with self._redis.pipeline(transaction=True) as pipe:
@@ -126,12 +120,11 @@ class RedisStreams(RedisCore):
             ),
         )
 
-    async def range(
+    async def _range(
         self, stream: str, *, start: str, end: str, count: int, reverse: bool
     ) -> list[Entry]:
         """XRANGE (or XREVRANGE), checking in the same transaction that the stream exists."""
         start, end = _entry_id(start, also="-"), _entry_id(end, also="+")
-        check_at_least_one(count, name="count")
         key = self._keys.stream(stream)
         with redis_errors():
             async with self._redis.pipeline(transaction=True) as pipe:
@@ -148,16 +141,14 @@ class RedisStreams(RedisCore):
             for entry_id, fields in entries
         ]
 
-    async def trim(self, stream: str, trim: Trim) -> TrimResult:
+    async def _trim(self, stream: str, trim: Trim) -> TrimResult:
         """XTRIM in a script that also answers the length and refuses a missing stream."""
-        if trim.maxlen is None and trim.minid is None:
-            raise StoreError("validation_failed", "a trim needs maxlen or minid")
         length, trimmed = await self._run(
             "trim", [self._keys.stream(stream)], _trim_steps(trim), details={"stream": stream}
         )
         return TrimResult(length=int(length), trimmed=int(trimmed))
 
-    async def delete_stream(self, stream: str) -> None:
+    async def _delete_stream(self, stream: str) -> None:
         """DEL the stream key, which holds its entries and groups, and its groups' settings."""
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.delete(self._keys.stream(stream))
@@ -166,20 +157,19 @@ class RedisStreams(RedisCore):
         if not deleted:
             raise store_error("stream_not_found", f"stream {stream!r} does not exist")
 
-    async def create_group(
+    async def _create_group(
         self,
         stream: str,
         group: str,
         *,
         start_id: str,
         mkstream: bool,
-        max_deliveries: int | None = None,
+        max_deliveries: int | None,
     ) -> GroupInfo:
         """XGROUP CREATE (with MKSTREAM when asked) and the group's settings, answering the group
         as XINFO GROUPS sees it.
         """
         start_id = _entry_id(start_id, also="$")
-        check_max_deliveries(stream, max_deliveries)
         consumers, pending, last_delivered_id = await self._run(
             "create_group",
             [self._keys.stream(stream), self._keys.groups(stream)],
@@ -199,7 +189,7 @@ class RedisStreams(RedisCore):
             max_deliveries=max_deliveries,
         )
 
-    async def delete_group(self, stream: str, group: str) -> None:
+    async def _delete_group(self, stream: str, group: str) -> None:
         """XGROUP DESTROY, telling a missing stream from a missing group."""
         await self._run(
             "delete_group",
@@ -208,11 +198,10 @@ class RedisStreams(RedisCore):
             details={"stream": stream, "group": group},
         )
 
-    async def read_group(
+    async def _read_group(
         self, stream: str, group: str, *, consumer: str, count: int, wait_ms: int
     ) -> list[DeliveredEntry]:
         """XREADGROUP ``>``; BLOCK only when ``wait_ms`` > 0 (Redis reads BLOCK 0 as forever)."""
-        check_at_least_one(count, name="count")
         key = self._keys.stream(stream)
         try:
             if wait_ms > 0:
@@ -241,7 +230,7 @@ class RedisStreams(RedisCore):
             for entry_id, fields in entries
         ]
 
-    async def ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
+    async def _ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
         """XACK after checking that the stream and group exist."""
         ids = [_entry_id(entry_id) for entry_id in ids]
         acked = await self._run(
@@ -252,7 +241,7 @@ class RedisStreams(RedisCore):
         )
         return int(acked)
 
-    async def claim(
+    async def _claim(
         self,
         stream: str,
         group: str,
@@ -266,7 +255,6 @@ class RedisStreams(RedisCore):
         lists the pending ids whose entries are gone.
         """
         start_id = _entry_id(start_id)
-        check_at_least_one(count, name="count")
         next_start_id, entries, deleted_ids, dead_lettered_ids = await self._run(
             "claim",
             [
@@ -287,9 +275,8 @@ class RedisStreams(RedisCore):
             dead_lettered_ids=[str(entry_id) for entry_id in dead_lettered_ids],
         )
 
-    async def pending(self, stream: str, group: str, *, count: int) -> list[PendingEntry]:
+    async def _pending(self, stream: str, group: str, *, count: int) -> list[PendingEntry]:
         """XPENDING's extended form over the whole pending list, lowest id first."""
-        check_at_least_one(count, name="count")
         rows = await self._run(
             "pending",
             [self._keys.stream(stream)],

@@ -22,7 +22,9 @@ The store is one class composed of one mixin per resource, all on the connection
 (``_core``): streams (``_streams``), consumer groups (``_groups``), queues and jobs (``_queues``),
 HTTP messages (``_messages``), URL groups (``_url_groups``), dead letters (``_dead_letters``), and
 quotas and rate limits (``_limits``); the tables and their upgrades are in ``_schema``, idempotent
-writes in ``_idempotency``. Each module's docstring gives the rules of its resource.
+writes in ``_idempotency``. Each module's docstring gives the rules of its resource. The modules
+implement the hooks (``_append``, ``_range``, …) that ``Store``'s public methods call once they
+have checked their arguments (``server/stores/contract/``), so they check nothing themselves.
 """
 
 from __future__ import annotations

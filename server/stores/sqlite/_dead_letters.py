@@ -5,7 +5,6 @@ from __future__ import annotations
 import sqlite3
 
 from ..base import DeadLetterRecord, MessageRecord, NotFoundError
-from ._common import check_count
 from ._core import SQLiteCore
 from ._messages import message_record
 
@@ -15,9 +14,8 @@ __all__ = ["DeadLettersMixin"]
 class DeadLettersMixin(SQLiteCore):
     """The SQLite store's dead letters: list, delete and retry."""
 
-    async def list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
+    async def _list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
         """Up to ``limit`` dead letters, oldest first."""
-        check_count(limit, name="limit")
 
         def work(connection: sqlite3.Connection, _now: float) -> list[DeadLetterRecord]:
             rows = connection.execute(
@@ -37,7 +35,7 @@ class DeadLettersMixin(SQLiteCore):
 
         return await self._run(work, write=False)
 
-    async def delete_dead_letter(self, message_id: str) -> None:
+    async def _delete_dead_letter(self, message_id: str) -> None:
         """Forget the dead letter; the message stays readable."""
 
         def work(connection: sqlite3.Connection, _now: float) -> None:
@@ -49,7 +47,7 @@ class DeadLettersMixin(SQLiteCore):
 
         await self._run(work)
 
-    async def retry_dead_letter(self, message_id: str) -> MessageRecord:
+    async def _retry_dead_letter(self, message_id: str) -> MessageRecord:
         """Remove the dead letter and schedule the message now with a fresh retry budget."""
 
         def work(connection: sqlite3.Connection, now: float) -> MessageRecord:

@@ -17,10 +17,9 @@ from ..base import (
     GroupInfo,
     NotFoundError,
     PendingEntry,
-    check_max_deliveries,
     dead_letter_stream,
+    dump_json,
 )
-from ._common import check_count, dump_json
 from ._core import SQLiteCore
 from ._streams import (
     LARGEST_INTEGER,
@@ -40,18 +39,17 @@ __all__ = ["GroupsMixin"]
 class GroupsMixin(SQLiteCore):
     """The SQLite store's consumer groups: create, delete, read, ack, claim and pending."""
 
-    async def create_group(
+    async def _create_group(
         self,
         stream: str,
         group: str,
         *,
         start_id: str,
         mkstream: bool,
-        max_deliveries: int | None = None,
+        max_deliveries: int | None,
     ) -> GroupInfo:
         """Create a group positioned at ``start_id`` (``$`` for the stream's last id)."""
         start = None if start_id == "$" else parse_id(start_id, missing_seq=0)
-        check_max_deliveries(stream, max_deliveries)
 
         def work(connection: sqlite3.Connection, now: float) -> GroupInfo:
             row = connection.execute(
@@ -88,7 +86,7 @@ class GroupsMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def delete_group(self, stream: str, group: str) -> None:
+    async def _delete_group(self, stream: str, group: str) -> None:
         """Delete the group and its pending list; the entries stay."""
 
         def work(connection: sqlite3.Connection, _now: float) -> None:
@@ -99,11 +97,10 @@ class GroupsMixin(SQLiteCore):
 
         await self._run(work)
 
-    async def read_group(
+    async def _read_group(
         self, stream: str, group: str, *, consumer: str, count: int, wait_ms: int
     ) -> list[DeliveredEntry]:
         """Hand up to ``count`` undelivered entries to ``consumer``, waiting up to ``wait_ms``."""
-        check_count(count)
 
         def work(connection: sqlite3.Connection, now: float) -> list[DeliveredEntry]:
             position = _require_group(connection, stream, group)
@@ -137,7 +134,7 @@ class GroupsMixin(SQLiteCore):
 
         return await self._poll(lambda: self._run(work), wait_ms)
 
-    async def ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
+    async def _ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
         """Remove ``ids`` from the pending list; count only those that were pending."""
         parsed = [bound(parse_id(entry_id, missing_seq=0)) for entry_id in ids]
 
@@ -153,7 +150,7 @@ class GroupsMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def claim(
+    async def _claim(
         self,
         stream: str,
         group: str,
@@ -165,7 +162,6 @@ class GroupsMixin(SQLiteCore):
     ) -> ClaimResult:
         """Scan up to ``count`` pending entries from ``start_id``; see ``Store.claim``."""
         start = bound(parse_id(start_id, missing_seq=0))
-        check_count(count)
 
         def work(connection: sqlite3.Connection, now: float) -> ClaimResult:
             _require_group(connection, stream, group)
@@ -237,9 +233,8 @@ class GroupsMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def pending(self, stream: str, group: str, *, count: int) -> list[PendingEntry]:
+    async def _pending(self, stream: str, group: str, *, count: int) -> list[PendingEntry]:
         """Up to ``count`` pending entries, lowest id first, with their idle time."""
-        check_count(count)
 
         def work(connection: sqlite3.Connection, now: float) -> list[PendingEntry]:
             _require_group(connection, stream, group)

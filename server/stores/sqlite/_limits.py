@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..base import StoreError, check_token_bucket
 from ._core import SQLiteCore
 
 __all__ = ["LimitsMixin"]
@@ -19,10 +18,8 @@ class LimitsMixin(SQLiteCore):
 
     # Quotas --------------------------------------------------------------------------------
 
-    async def consume_quota(self, token_id: str, amount: int, *, limit: int) -> bool:
+    async def _consume_quota(self, token_id: str, amount: int, *, limit: int) -> bool:
         """Count ``amount`` more messages for the token if it stays within ``limit``."""
-        if amount < 0:
-            raise StoreError("validation_failed", f"a quota amount must not be negative: {amount}")
 
         def work(connection: sqlite3.Connection, _now: float) -> bool:
             connection.execute(
@@ -36,10 +33,8 @@ class LimitsMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def refund_quota(self, token_id: str, amount: int) -> None:
+    async def _refund_quota(self, token_id: str, amount: int) -> None:
         """Uncount ``amount`` messages, never below zero."""
-        if amount < 0:
-            raise StoreError("validation_failed", f"a quota amount must not be negative: {amount}")
 
         def work(connection: sqlite3.Connection, _now: float) -> None:
             connection.execute(
@@ -50,11 +45,10 @@ class LimitsMixin(SQLiteCore):
 
     # Rate limits ---------------------------------------------------------------------------
 
-    async def take_rate_token(self, key: str, *, per_second: float, burst: int) -> float:
+    async def _take_rate_token(self, key: str, *, per_second: float, burst: int) -> float:
         """Refill the bucket for the time since its last use, then take a token if there is one,
         all in one transaction, so processes sharing the file share the bucket.
         """
-        check_token_bucket(per_second, burst)
 
         def work(connection: sqlite3.Connection, now: float) -> float:
             row = connection.execute(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import sqlite3
 from collections.abc import Sequence
 from typing import Literal
@@ -19,9 +18,8 @@ from ..base import (
     MessageRecord,
     NewMessage,
     NotFoundError,
-    StoreError,
 )
-from ._common import PURGE_BATCH, check_count, dump_json
+from ._common import PURGE_BATCH
 from ._core import SQLiteCore
 from ._idempotency import write_once
 
@@ -31,19 +29,17 @@ __all__ = ["MessagesMixin", "message_record"]
 class MessagesMixin(SQLiteCore):
     """The SQLite store's HTTP messages and their delivery attempts."""
 
-    async def publish_messages(
+    async def _publish_messages(
         self,
         messages: Sequence[NewMessage],
         *,
-        lease: MessageLease | None = None,
-        idempotency: IdempotencyClaim | None = None,
+        headers: Sequence[str],
+        lease: MessageLease | None,
+        idempotency: IdempotencyClaim | None,
     ) -> list[MessageReceipt]:
         """Accept every message (or none), answering earlier ids for deduplicated ones; with
         ``lease``, only while that lease is current.
         """
-        encoded_headers = [
-            dump_json(message.headers, what="message headers") for message in messages
-        ]
 
         def work(connection: sqlite3.Connection, now: float) -> list[MessageReceipt]:
             if lease is not None:
@@ -54,7 +50,7 @@ class MessagesMixin(SQLiteCore):
                 (now, PURGE_BATCH),
             )
             receipts = []
-            for message, headers in zip(messages, encoded_headers, strict=True):
+            for message, message_headers in zip(messages, headers, strict=True):
                 if message.dedup_key is not None:
                     seen = connection.execute(
                         "SELECT message_id, created_at FROM message_deduplication"
@@ -83,7 +79,7 @@ class MessagesMixin(SQLiteCore):
                         bytes(message.body),
                         message.content_type,
                         message.method,
-                        headers,
+                        message_headers,
                         message.retries,
                         message.timeout,
                         now,
@@ -130,7 +126,7 @@ class MessagesMixin(SQLiteCore):
             )
         )
 
-    async def get_message(self, message_id: str) -> MessageRecord:
+    async def _get_message(self, message_id: str) -> MessageRecord:
         """The message with every attempt so far."""
 
         def work(connection: sqlite3.Connection, _now: float) -> MessageRecord:
@@ -138,7 +134,7 @@ class MessagesMixin(SQLiteCore):
 
         return await self._run(work, write=False)
 
-    async def cancel_message(self, message_id: str) -> MessageRecord:
+    async def _cancel_message(self, message_id: str) -> MessageRecord:
         """Cancel a scheduled message."""
 
         def work(connection: sqlite3.Connection, _now: float) -> MessageRecord:
@@ -158,14 +154,12 @@ class MessagesMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def claim_due_messages(
+    async def _claim_due_messages(
         self, *, now: float, limit: int, lease_margin: float
     ) -> list[MessageRecord]:
         """Move up to ``limit`` due messages to ``delivering``, each under a fresh lease id and
         leased for its own timeout plus ``lease_margin``.
         """
-        check_count(limit, name="limit")
-        _check_lease_margin(lease_margin)
 
         def work(connection: sqlite3.Connection, _now: float) -> list[MessageRecord]:
             rows = connection.execute(
@@ -187,22 +181,18 @@ class MessagesMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def record_attempt(
+    async def _record_attempt(
         self,
         message_id: str,
         attempt: DeliveryAttemptRecord,
         *,
         lease_id: str,
         outcome: Literal["delivered", "retry", "failed"],
-        next_attempt_at: float | None = None,
+        next_attempt_at: float | None,
     ) -> MessageRecord:
         """Append the attempt and settle the message under its current lease, ending the lease
         (a failure also adds a dead letter).
         """
-        if outcome not in ("delivered", "retry", "failed"):
-            raise StoreError("validation_failed", f"unknown delivery outcome {outcome!r}")
-        if outcome == "retry" and next_attempt_at is None:
-            raise StoreError("validation_failed", "a retry needs next_attempt_at")
 
         def work(connection: sqlite3.Connection, now: float) -> MessageRecord:
             message = message_record(connection, message_id)
@@ -260,7 +250,7 @@ class MessagesMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def next_due_at(self) -> float | None:
+    async def _next_due_at(self) -> float | None:
         """The earliest next attempt (or lease end) of a scheduled or delivering message."""
 
         def work(connection: sqlite3.Connection, _now: float) -> float | None:
@@ -273,13 +263,6 @@ class MessagesMixin(SQLiteCore):
             return None if row is None else float(row["next_attempt_at"])
 
         return await self._run(work, write=False)
-
-
-def _check_lease_margin(lease_margin: float) -> None:
-    if not (math.isfinite(lease_margin) and lease_margin >= 0):
-        raise StoreError(
-            "validation_failed", f"lease_margin must be a number of seconds >= 0: {lease_margin}"
-        )
 
 
 def message_record(connection: sqlite3.Connection, message_id: str) -> MessageRecord:

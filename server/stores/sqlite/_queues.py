@@ -25,10 +25,8 @@ from ..base import (
     QueueRecord,
     QueueSettings,
     QueueStats,
-    StoreError,
-    check_queue_settings,
 )
-from ._common import PURGE_BATCH, check_count, dump_json
+from ._common import PURGE_BATCH
 from ._core import SQLiteCore
 from ._idempotency import write_once
 
@@ -54,9 +52,8 @@ _JOB_COLUMNS = f"""
 class QueuesMixin(SQLiteCore):
     """The SQLite store's queues and jobs."""
 
-    async def put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
+    async def _put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
         """Create the queue or replace its settings, keeping its jobs and creation time."""
-        check_queue_settings(settings)
 
         def work(connection: sqlite3.Connection, now: float) -> tuple[QueueRecord, bool]:
             created = (
@@ -92,7 +89,7 @@ class QueuesMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def get_queue(self, name: str) -> QueueRecord:
+    async def _get_queue(self, name: str) -> QueueRecord:
         """The queue with its settings and job counts."""
 
         def work(connection: sqlite3.Connection, now: float) -> QueueRecord:
@@ -100,7 +97,7 @@ class QueuesMixin(SQLiteCore):
 
         return await self._run(work, write=False)
 
-    async def list_queues(self) -> list[QueueRecord]:
+    async def _list_queues(self) -> list[QueueRecord]:
         """Every queue, by name."""
 
         def work(connection: sqlite3.Connection, now: float) -> list[QueueRecord]:
@@ -109,7 +106,7 @@ class QueuesMixin(SQLiteCore):
 
         return await self._run(work, write=False)
 
-    async def delete_queue(self, name: str) -> None:
+    async def _delete_queue(self, name: str) -> None:
         """Delete the queue with every job and deduplication id."""
 
         def work(connection: sqlite3.Connection, _now: float) -> None:
@@ -118,14 +115,15 @@ class QueuesMixin(SQLiteCore):
 
         await self._run(work)
 
-    async def publish_jobs(
-        self, queue: str, jobs: Sequence[NewJob], *, idempotency: IdempotencyClaim | None = None
+    async def _publish_jobs(
+        self,
+        queue: str,
+        jobs: Sequence[NewJob],
+        *,
+        payloads: Sequence[str],
+        idempotency: IdempotencyClaim | None,
     ) -> list[JobReceipt]:
         """Accept every job (or none), answering earlier ids for deduplicated ones."""
-        encoded = [dump_json(job.payload, what="a job payload") for job in jobs]
-        for job in jobs:
-            if job.delay < 0:
-                raise StoreError("validation_failed", f"delay must not be negative: {job.delay}")
 
         def work(connection: sqlite3.Connection, now: float) -> list[JobReceipt]:
             settings = _require_queue(connection, queue)
@@ -138,7 +136,7 @@ class QueuesMixin(SQLiteCore):
                 (queue, queue, now - window, PURGE_BATCH),
             )
             receipts = []
-            for job, payload in zip(jobs, encoded, strict=True):
+            for job, payload in zip(jobs, payloads, strict=True):
                 if job.deduplication_id is not None:
                     seen = connection.execute(
                         """SELECT job_id, seen_at FROM job_deduplication
@@ -192,7 +190,7 @@ class QueuesMixin(SQLiteCore):
         self._notify()
         return receipts
 
-    async def lease_jobs(
+    async def _lease_jobs(
         self,
         queue: str,
         *,
@@ -203,12 +201,6 @@ class QueuesMixin(SQLiteCore):
         wait_ms: int,
     ) -> list[LeasedJob]:
         """Lease up to ``max_jobs`` available jobs, oldest first, waiting up to ``wait_ms``."""
-        if max_jobs < 1:
-            raise StoreError("validation_failed", f"max_jobs must be at least 1: {max_jobs}")
-        if lease_seconds is not None and lease_seconds < 1:
-            raise StoreError(
-                "validation_failed", f"lease_seconds must be at least 1: {lease_seconds}"
-            )
         wanted_topics = None if topics is None else list(topics)
 
         def work(connection: sqlite3.Connection, now: float) -> list[LeasedJob]:
@@ -262,7 +254,7 @@ class QueuesMixin(SQLiteCore):
 
         return await self._poll(lambda: self._run(work), wait_ms)
 
-    async def ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
+    async def _ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
         """Mark the job succeeded, if ``lease_id`` is its current unexpired lease."""
 
         def work(connection: sqlite3.Connection, now: float) -> JobRecord:
@@ -277,14 +269,10 @@ class QueuesMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def nack_job(
+    async def _nack_job(
         self, queue: str, job_id: str, lease_id: str, *, retry_delay: int, error: str | None
     ) -> JobRecord:
         """End the lease: ready after ``retry_delay`` seconds, or dead without attempts left."""
-        if retry_delay < 0:
-            raise StoreError(
-                "validation_failed", f"retry_delay must not be negative: {retry_delay}"
-            )
 
         def work(connection: sqlite3.Connection, now: float) -> JobRecord:
             job = _require_lease(connection, queue, job_id, lease_id, now)
@@ -310,14 +298,10 @@ class QueuesMixin(SQLiteCore):
         self._notify()
         return record
 
-    async def extend_lease(
+    async def _extend_lease(
         self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int
     ) -> JobRecord:
         """Make the current lease end ``lease_seconds`` from now."""
-        if lease_seconds < 1:
-            raise StoreError(
-                "validation_failed", f"lease_seconds must be at least 1: {lease_seconds}"
-            )
 
         def work(connection: sqlite3.Connection, now: float) -> JobRecord:
             _require_lease(connection, queue, job_id, lease_id, now)
@@ -329,7 +313,7 @@ class QueuesMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def get_job(self, queue: str, job_id: str) -> JobRecord:
+    async def _get_job(self, queue: str, job_id: str) -> JobRecord:
         """The job with its state as of now."""
 
         def work(connection: sqlite3.Connection, now: float) -> JobRecord:
@@ -338,9 +322,10 @@ class QueuesMixin(SQLiteCore):
 
         return await self._run(work, write=False)
 
-    async def list_jobs(self, queue: str, *, state: JobState | None, limit: int) -> list[JobRecord]:
+    async def _list_jobs(
+        self, queue: str, *, state: JobState | None, limit: int
+    ) -> list[JobRecord]:
         """Up to ``limit`` jobs in ``state`` (as of now), oldest first."""
-        check_count(limit, name="limit")
 
         def work(connection: sqlite3.Connection, now: float) -> list[JobRecord]:
             _require_queue(connection, queue)
@@ -355,7 +340,7 @@ class QueuesMixin(SQLiteCore):
 
         return await self._run(work, write=False)
 
-    async def retry_job(self, queue: str, job_id: str) -> JobRecord:
+    async def _retry_job(self, queue: str, job_id: str) -> JobRecord:
         """Make a dead job ready now with no attempts used."""
 
         def work(connection: sqlite3.Connection, now: float) -> JobRecord:

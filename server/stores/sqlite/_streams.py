@@ -23,20 +23,17 @@ import sqlite3
 from collections.abc import Sequence
 
 from ..base import (
-    JSON,
     MAX_ID_PART,
     AppendResult,
     Entry,
     GroupInfo,
     IdempotencyClaim,
     NotFoundError,
-    StoreError,
     StreamInfo,
     Trim,
     TrimResult,
     entry_id_parts,
 )
-from ._common import check_count, dump_json
 from ._core import SQLiteCore
 from ._idempotency import write_once
 
@@ -71,22 +68,19 @@ def approximate_trim_slack(maxlen: int) -> int:
 class StreamsMixin(SQLiteCore):
     """The SQLite store's streams: append, info, range, trim and delete."""
 
-    async def append(
+    async def _append(
         self,
         stream: str,
-        bodies: Sequence[JSON],
+        bodies: Sequence[str],
         *,
         trim: Trim | None,
         nomkstream: bool,
-        idempotency: IdempotencyClaim | None = None,
+        idempotency: IdempotencyClaim | None,
     ) -> AppendResult:
         """Append ``bodies`` under new ids, then trim; see the module docstring for both rules."""
-        encoded = [dump_json(body, what="an entry body") for body in bodies]
-        if trim is not None:
-            _check_trim(trim)
 
         def work(connection: sqlite3.Connection, now: float) -> AppendResult:
-            ids, length = append_entries(connection, stream, encoded, now, nomkstream=nomkstream)
+            ids, length = append_entries(connection, stream, bodies, now, nomkstream=nomkstream)
             trimmed = 0
             if trim is not None:
                 length, trimmed = _trim_entries(connection, stream, trim, length)
@@ -107,7 +101,7 @@ class StreamsMixin(SQLiteCore):
         self._notify()
         return result
 
-    async def stream_info(self, stream: str) -> StreamInfo:
+    async def _stream_info(self, stream: str) -> StreamInfo:
         """The stream's length, first and last entry ids, and groups by name."""
 
         def work(connection: sqlite3.Connection, _now: float) -> StreamInfo:
@@ -149,7 +143,7 @@ class StreamsMixin(SQLiteCore):
 
         return await self._run(work, write=False)
 
-    async def range(
+    async def _range(
         self, stream: str, *, start: str, end: str, count: int, reverse: bool
     ) -> list[Entry]:
         """Entries between two inclusive bounds, oldest (or with ``reverse`` newest) first."""
@@ -159,7 +153,6 @@ class StreamsMixin(SQLiteCore):
             if end == "+"
             else bound(parse_id(end, missing_seq=None))
         )
-        check_count(count)
         order = "DESC" if reverse else "ASC"
 
         def work(connection: sqlite3.Connection, _now: float) -> list[Entry]:
@@ -177,11 +170,8 @@ class StreamsMixin(SQLiteCore):
 
         return await self._run(work, write=False)
 
-    async def trim(self, stream: str, trim: Trim) -> TrimResult:
+    async def _trim(self, stream: str, trim: Trim) -> TrimResult:
         """Trim an existing stream by ``maxlen`` and/or ``minid``."""
-        _check_trim(trim)
-        if trim.maxlen is None and trim.minid is None:
-            raise StoreError("validation_failed", "a trim needs maxlen or minid")
 
         def work(connection: sqlite3.Connection, _now: float) -> TrimResult:
             length = require_stream(connection, stream)["length"]
@@ -191,7 +181,7 @@ class StreamsMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def delete_stream(self, stream: str) -> None:
+    async def _delete_stream(self, stream: str) -> None:
         """Delete the stream with its entries, groups and pending lists."""
 
         def work(connection: sqlite3.Connection, _now: float) -> None:
@@ -202,7 +192,9 @@ class StreamsMixin(SQLiteCore):
 
 
 def parse_id(text: str, *, missing_seq: int | None) -> EntryId:
-    """Read ``ms-seq`` or a bare ``ms`` (whose seq is ``missing_seq``, or the largest if None)."""
+    """Read a checked ``ms-seq`` or bare ``ms`` (whose seq is ``missing_seq``, or the largest if
+    None).
+    """
     ms, seq = entry_id_parts(text)
     if seq is None:
         seq = MAX_ID_PART if missing_seq is None else missing_seq
@@ -224,13 +216,6 @@ def stored_position(row: sqlite3.Row) -> EntryId:
 def format_id(entry_id: EntryId) -> str:
     """An entry id as its ``ms-seq`` text."""
     return f"{entry_id[0]}-{entry_id[1]}"
-
-
-def _check_trim(trim: Trim) -> None:
-    if trim.maxlen is not None and trim.maxlen < 0:
-        raise StoreError("validation_failed", f"maxlen must not be negative: {trim.maxlen}")
-    if trim.minid is not None:
-        parse_id(trim.minid, missing_seq=0)
 
 
 def stream_not_found(stream: str) -> NotFoundError:

@@ -6,8 +6,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from ..base import NotFoundError, UrlEndpoint, UrlGroupRecord
-from ._common import dump_json
+from ..base import NotFoundError, UrlEndpoint, UrlGroupRecord, dump_json
 from ._core import SQLiteCore
 
 __all__ = ["UrlGroupsMixin"]
@@ -16,7 +15,7 @@ __all__ = ["UrlGroupsMixin"]
 class UrlGroupsMixin(SQLiteCore):
     """The SQLite store's URL groups: put, get, list and delete."""
 
-    async def put_url_group(self, name: str, endpoints: Sequence[UrlEndpoint]) -> UrlGroupRecord:
+    async def _put_url_group(self, name: str, endpoints: Sequence[UrlEndpoint]) -> UrlGroupRecord:
         """Create the group or replace its endpoints, keeping its creation time."""
         encoded = dump_json(
             [{"url": endpoint.url, "name": endpoint.name} for endpoint in endpoints],
@@ -35,7 +34,7 @@ class UrlGroupsMixin(SQLiteCore):
 
         return await self._run(work)
 
-    async def get_url_group(self, name: str) -> UrlGroupRecord:
+    async def _get_url_group(self, name: str) -> UrlGroupRecord:
         """The URL group."""
 
         def work(connection: sqlite3.Connection, _now: float) -> UrlGroupRecord:
@@ -43,7 +42,7 @@ class UrlGroupsMixin(SQLiteCore):
 
         return await self._run(work, write=False)
 
-    async def list_url_groups(self) -> list[UrlGroupRecord]:
+    async def _list_url_groups(self) -> list[UrlGroupRecord]:
         """Every URL group, by name."""
 
         def work(connection: sqlite3.Connection, _now: float) -> list[UrlGroupRecord]:
@@ -52,7 +51,7 @@ class UrlGroupsMixin(SQLiteCore):
 
         return await self._run(work, write=False)
 
-    async def delete_url_group(self, name: str) -> None:
+    async def _delete_url_group(self, name: str) -> None:
         """Delete the URL group; messages already published keep their URLs."""
 
         def work(connection: sqlite3.Connection, _now: float) -> None:

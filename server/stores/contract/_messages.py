@@ -1,0 +1,232 @@
+"""The contract of HTTP messages, their URL groups and dead letters: what each public method
+promises and checks.
+
+Every public method checks its arguments (``..checks``) and then calls its hook, the method of the
+same name with a leading underscore, which a backend implements. A hook is only ever called with
+arguments that passed: limits of at least 1, a finite ``lease_margin`` >= 0, a known outcome, and
+each message's headers already written as JSON text by ``dump_json``.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from typing import Literal
+
+from ..checks import check_at_least_one, check_lease_margin, dump_json
+from ..errors import StoreError
+from ..records import (
+    DeadLetterRecord,
+    DeliveryAttemptRecord,
+    IdempotencyClaim,
+    MessageLease,
+    MessageReceipt,
+    MessageRecord,
+    NewMessage,
+    UrlEndpoint,
+    UrlGroupRecord,
+)
+
+__all__ = ["MessagesContract"]
+
+Outcome = Literal["delivered", "retry", "failed"]
+_OUTCOMES = ("delivered", "retry", "failed")
+
+
+class MessagesContract(abc.ABC):
+    """Messages, URL groups and dead letters: the public methods with their checks, and hooks."""
+
+    # Messages ------------------------------------------------------------------------------
+
+    async def publish_messages(
+        self,
+        messages: Sequence[NewMessage],
+        *,
+        lease: MessageLease | None = None,
+        idempotency: IdempotencyClaim | None = None,
+    ) -> list[MessageReceipt]:
+        """Accept all ``messages`` in order, or none, each ``scheduled`` for ``not_before``.
+        A message whose ``dedup_key`` names a message created within its ``dedup_window`` (also
+        earlier in the same call) yields that message's id with ``deduplicated=True``. At most
+        once per ``idempotency`` key; every receipt of a replay is marked ``replayed``.
+
+        With ``lease`` (how the delivery engine publishes a message's callbacks), publish only
+        while that lease is current by ``record_attempt``'s rule, else raise
+        ``ConflictError("lease_expired")`` and publish nothing: a process whose claim was taken
+        over cannot report an outcome. ``message_not_found`` when the leased message does not exist.
+        """
+        headers = [dump_json(message.headers, what="message headers") for message in messages]
+        return await self._publish_messages(
+            messages, headers=headers, lease=lease, idempotency=idempotency
+        )
+
+    async def get_message(self, message_id: str) -> MessageRecord:
+        """The message with its attempts (``message_not_found``)."""
+        return await self._get_message(message_id)
+
+    async def cancel_message(self, message_id: str) -> MessageRecord:
+        """Cancel a ``scheduled`` message; ``ConflictError("invalid_state")`` for any other state."""
+        return await self._cancel_message(message_id)
+
+    async def claim_due_messages(
+        self, *, now: float, limit: int, lease_margin: float
+    ) -> list[MessageRecord]:
+        """For the delivery engine: atomically move up to ``limit`` messages that are
+        ``scheduled`` with ``next_attempt_at <= now`` to ``delivering``, each under a fresh
+        ``lease_id`` and a lease of its own ``timeout + lease_margin`` seconds:
+        ``next_attempt_at = now + timeout + lease_margin``. A ``delivering`` message whose lease
+        ended (its process died) is due again, and claiming it again replaces its ``lease_id``. No
+        message is claimed by two callers at once. A negative (or not finite) ``lease_margin`` is
+        ``validation_failed``.
+        """
+        check_at_least_one(limit, name="limit")
+        check_lease_margin(lease_margin)
+        return await self._claim_due_messages(now=now, limit=limit, lease_margin=lease_margin)
+
+    async def record_attempt(
+        self,
+        message_id: str,
+        attempt: DeliveryAttemptRecord,
+        *,
+        lease_id: str,
+        outcome: Outcome,
+        next_attempt_at: float | None = None,
+    ) -> MessageRecord:
+        """Append ``attempt``, add one to ``retries_used`` and settle the message, ending its lease
+        (``lease_id`` becomes None): ``delivered``; ``retry`` (back to ``scheduled`` at
+        ``next_attempt_at``); or ``failed``, which also adds a dead letter.
+
+        The lease must be current: the message is ``delivering`` under ``lease_id``. Otherwise
+        (another claim replaced it after it ended, or its attempt was already recorded) this
+        raises ``ConflictError("lease_expired")`` and writes nothing. A lease that ended without
+        being claimed again is still current. An unknown message is ``message_not_found``
+        whatever the lease; a ``retry`` without ``next_attempt_at`` or an unknown ``outcome`` is
+        ``validation_failed``.
+        """
+        if outcome not in _OUTCOMES:
+            raise StoreError("validation_failed", f"unknown delivery outcome {outcome!r}")
+        if outcome == "retry" and next_attempt_at is None:
+            raise StoreError("validation_failed", "a retry needs next_attempt_at")
+        return await self._record_attempt(
+            message_id,
+            attempt,
+            lease_id=lease_id,
+            outcome=outcome,
+            next_attempt_at=next_attempt_at,
+        )
+
+    async def next_due_at(self) -> float | None:
+        """For the delivery engine: the earliest ``next_attempt_at`` of the messages that are
+        ``scheduled`` or ``delivering`` (for a delivering message, when its lease ends), whether
+        that time has passed or not; None when no message is either. A claim with ``now`` at or
+        after that time finds the message, unless it was claimed, settled or cancelled meanwhile.
+        Reads only.
+        """
+        return await self._next_due_at()
+
+    # URL groups ----------------------------------------------------------------------------
+
+    async def put_url_group(self, name: str, endpoints: Sequence[UrlEndpoint]) -> UrlGroupRecord:
+        """Create the group or replace its endpoints."""
+        return await self._put_url_group(name, endpoints)
+
+    async def get_url_group(self, name: str) -> UrlGroupRecord:
+        """The group (``url_group_not_found``)."""
+        return await self._get_url_group(name)
+
+    async def list_url_groups(self) -> list[UrlGroupRecord]:
+        """Every URL group, by name."""
+        return await self._list_url_groups()
+
+    async def delete_url_group(self, name: str) -> None:
+        """Delete the group (``url_group_not_found``)."""
+        await self._delete_url_group(name)
+
+    # Dead letters --------------------------------------------------------------------------
+
+    async def list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
+        """Up to ``limit`` dead letters, oldest first."""
+        check_at_least_one(limit, name="limit")
+        return await self._list_dead_letters(limit=limit)
+
+    async def delete_dead_letter(self, message_id: str) -> None:
+        """Forget a dead letter (``dead_letter_not_found``); the message stays readable."""
+        await self._delete_dead_letter(message_id)
+
+    async def retry_dead_letter(self, message_id: str) -> MessageRecord:
+        """Remove the dead letter and schedule the message now with a fresh retry budget:
+        ``retries_used`` is 0 again, while earlier attempts stay in its history
+        (``dead_letter_not_found``).
+        """
+        return await self._retry_dead_letter(message_id)
+
+    # Hooks ---------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def _publish_messages(
+        self,
+        messages: Sequence[NewMessage],
+        *,
+        headers: Sequence[str],
+        lease: MessageLease | None,
+        idempotency: IdempotencyClaim | None,
+    ) -> list[MessageReceipt]:
+        """``publish_messages``; ``headers`` are the messages' headers as JSON text, in order."""
+
+    @abc.abstractmethod
+    async def _get_message(self, message_id: str) -> MessageRecord:
+        """``get_message``."""
+
+    @abc.abstractmethod
+    async def _cancel_message(self, message_id: str) -> MessageRecord:
+        """``cancel_message``."""
+
+    @abc.abstractmethod
+    async def _claim_due_messages(
+        self, *, now: float, limit: int, lease_margin: float
+    ) -> list[MessageRecord]:
+        """``claim_due_messages`` with a checked limit and ``lease_margin``."""
+
+    @abc.abstractmethod
+    async def _record_attempt(
+        self,
+        message_id: str,
+        attempt: DeliveryAttemptRecord,
+        *,
+        lease_id: str,
+        outcome: Outcome,
+        next_attempt_at: float | None,
+    ) -> MessageRecord:
+        """``record_attempt`` with a known outcome; a retry has its ``next_attempt_at``."""
+
+    @abc.abstractmethod
+    async def _next_due_at(self) -> float | None:
+        """``next_due_at``."""
+
+    @abc.abstractmethod
+    async def _put_url_group(self, name: str, endpoints: Sequence[UrlEndpoint]) -> UrlGroupRecord:
+        """``put_url_group``."""
+
+    @abc.abstractmethod
+    async def _get_url_group(self, name: str) -> UrlGroupRecord:
+        """``get_url_group``."""
+
+    @abc.abstractmethod
+    async def _list_url_groups(self) -> list[UrlGroupRecord]:
+        """``list_url_groups``."""
+
+    @abc.abstractmethod
+    async def _delete_url_group(self, name: str) -> None:
+        """``delete_url_group``."""
+
+    @abc.abstractmethod
+    async def _list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
+        """``list_dead_letters`` with a checked limit."""
+
+    @abc.abstractmethod
+    async def _delete_dead_letter(self, message_id: str) -> None:
+        """``delete_dead_letter``."""
+
+    @abc.abstractmethod
+    async def _retry_dead_letter(self, message_id: str) -> MessageRecord:
+        """``retry_dead_letter``."""

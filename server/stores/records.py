@@ -1,0 +1,392 @@
+"""What a store takes and answers: the records of streams, queues, messages and idempotency.
+
+Times are floats of seconds since the epoch (``time.time()``) unless a name ends in ``_ms``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal
+
+__all__ = [
+    "JSON",
+    "AppendResult",
+    "ClaimResult",
+    "DeadLetterRecord",
+    "DeliveredEntry",
+    "DeliveryAttemptRecord",
+    "Entry",
+    "GroupInfo",
+    "IdempotencyClaim",
+    "JobReceipt",
+    "JobRecord",
+    "JobState",
+    "LeasedJob",
+    "MessageLease",
+    "MessageReceipt",
+    "MessageRecord",
+    "MessageState",
+    "NewJob",
+    "NewMessage",
+    "PendingEntry",
+    "QueueRecord",
+    "QueueSettings",
+    "QueueStats",
+    "StreamInfo",
+    "Trim",
+    "TrimResult",
+    "UrlEndpoint",
+    "UrlGroupRecord",
+]
+
+JSON = Any
+JobState = Literal["ready", "delayed", "leased", "succeeded", "dead"]
+MessageState = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
+
+
+# Streams ---------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Trim:
+    """How to trim a stream: keep about (or exactly) ``maxlen`` entries, or drop ids below ``minid``.
+
+    With ``approximate=True`` a store may keep more than ``maxlen`` entries (never fewer) to trim
+    cheaply; each backend documents its bound. ``minid`` is an entry id or just its milliseconds.
+    """
+
+    maxlen: int | None = None
+    minid: str | None = None
+    approximate: bool = True
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AppendResult:
+    """The ids given to appended entries, in order, and the stream after trimming; ``replayed``
+    when this is an earlier append's result, answered again for its idempotency key.
+    """
+
+    ids: list[str]
+    length: int
+    trimmed: int
+    replayed: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Entry:
+    """One stream entry."""
+
+    id: str
+    body: JSON
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeliveredEntry:
+    """An entry handed to a consumer of a group, with how often it was delivered."""
+
+    id: str
+    body: JSON
+    delivery_count: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GroupInfo:
+    """A consumer group's position and size; ``max_deliveries`` None means unlimited."""
+
+    group: str
+    consumers: int
+    pending: int
+    last_delivered_id: str
+    max_deliveries: int | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StreamInfo:
+    """A stream's length, ends and groups; ``first_id``/``last_id`` are None when it is empty."""
+
+    stream: str
+    length: int
+    first_id: str | None
+    last_id: str | None
+    groups: list[GroupInfo]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TrimResult:
+    """The stream's length after trimming and how many entries went."""
+
+    length: int
+    trimmed: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClaimResult:
+    """Entries a claim took over, pending ids whose entries no longer exist, where to go on, and
+    pending ids moved to the dead-letter stream.
+    """
+
+    entries: list[DeliveredEntry]
+    deleted_ids: list[str]
+    next_start_id: str
+    dead_lettered_ids: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PendingEntry:
+    """One entry of a group's pending list."""
+
+    id: str
+    consumer: str
+    idle_ms: int
+    delivery_count: int
+
+
+# Queues ----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QueueSettings:
+    """A queue's settings (defaults are openapi.yaml's)."""
+
+    max_attempts: int = 5
+    lease_seconds: int = 30
+    retention_seconds: int = 604800
+    deduplication_window_seconds: int = 300
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QueueStats:
+    """How many jobs a queue holds in each unfinished state."""
+
+    ready: int
+    delayed: int
+    leased: int
+    dead: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QueueRecord:
+    """A queue with its settings and counts."""
+
+    name: str
+    settings: QueueSettings
+    created_at: float
+    stats: QueueStats
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NewJob:
+    """A job to publish; ``delay`` in seconds."""
+
+    topic: str
+    payload: JSON
+    delay: int = 0
+    deduplication_id: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class JobReceipt:
+    """What publishing a job answers; ``deduplicated`` means ``job_id`` is an earlier job's, and
+    ``replayed`` that the receipt is an earlier publish's, answered again for its idempotency key.
+    """
+
+    job_id: str
+    queue: str
+    topic: str
+    deduplicated: bool
+    replayed: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class JobRecord:
+    """A job as the store holds it.
+
+    ``state`` is computed at read time: a ``ready`` job whose ``available_at`` is in the future is
+    ``delayed``; a ``leased`` job whose lease has ended is ``ready`` again (or ``dead`` once it used
+    ``max_attempts``).
+    """
+
+    job_id: str
+    queue: str
+    topic: str
+    payload: JSON
+    state: JobState
+    attempts: int
+    max_attempts: int
+    published_at: float
+    available_at: float
+    lease_expires_at: float | None = None
+    leased_by: str | None = None
+    last_error: str | None = None
+    deduplication_id: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LeasedJob:
+    """A job handed to a worker under a lease."""
+
+    job_id: str
+    queue: str
+    topic: str
+    payload: JSON
+    attempt: int
+    lease_id: str
+    lease_expires_at: float
+    published_at: float
+
+
+# Messages --------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UrlEndpoint:
+    """One endpoint of a URL group."""
+
+    url: str
+    name: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UrlGroupRecord:
+    """A named set of endpoints a message can fan out to."""
+
+    name: str
+    endpoints: list[UrlEndpoint]
+    created_at: float
+    updated_at: float
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NewMessage:
+    """One HTTP message to one URL, everything its deliveries need.
+
+    ``body`` is the exact bytes to send. ``dedup_key`` (already scoped by the caller: destination
+    plus deduplication id or content hash) makes the store return the earlier message's id instead
+    of creating one, while that earlier message was created less than ``dedup_window`` seconds ago.
+    ``item`` is the caller's number for the request item the message came from (a URL group fans
+    one item out to a message per endpoint); the receipt carries it back, replayed ones included.
+    """
+
+    url: str
+    body: bytes
+    content_type: str
+    method: str
+    headers: dict[str, str]
+    not_before: float
+    retries: int
+    timeout: int
+    url_group: str | None = None
+    retry_delay: str | None = None
+    callback: str | None = None
+    failure_callback: str | None = None
+    deduplication_id: str | None = None
+    dedup_key: str | None = None
+    dedup_window: float = 0.0
+    item: int = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MessageReceipt:
+    """What publishing a message answers, one per URL: ``item`` is its message's, ``deduplicated``
+    means ``message_id`` is an earlier message's, and ``replayed`` that the receipt is an earlier
+    publish's, answered again for its idempotency key.
+    """
+
+    message_id: str
+    url: str
+    deduplicated: bool
+    item: int = 0
+    replayed: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeliveryAttemptRecord:
+    """One delivery attempt as recorded in the message's status."""
+
+    attempt: int
+    started_at: float
+    duration_ms: int
+    status_code: int | None = None
+    response_excerpt: str | None = None
+    error: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MessageRecord:
+    """A message with its schedule and every attempt so far.
+
+    ``next_attempt_at`` is when the delivery engine may next try it (None once it is final); while
+    the message is ``delivering`` that is when its lease ends. ``lease_id`` names the claim the
+    message is ``delivering`` under (None in every other state). ``retries_used`` is how many
+    attempts its current retry budget has made: ``record_attempt`` adds one and
+    ``retry_dead_letter`` starts a fresh budget at 0, while ``attempts`` keeps every attempt ever
+    made. So the next attempt is retry number ``retries_used`` (0 is the first try), and the
+    retries have run out when the attempt made at ``retries_used == retries`` fails.
+    """
+
+    message_id: str
+    url: str
+    body: bytes
+    content_type: str
+    method: str
+    headers: dict[str, str]
+    state: MessageState
+    retries: int
+    timeout: int
+    created_at: float
+    not_before: float
+    attempts: list[DeliveryAttemptRecord]
+    retries_used: int
+    next_attempt_at: float | None = None
+    url_group: str | None = None
+    retry_delay: str | None = None
+    callback: str | None = None
+    failure_callback: str | None = None
+    deduplication_id: str | None = None
+    lease_id: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MessageLease:
+    """A delivery engine's claim on one message: the ``lease_id`` it was claimed under."""
+
+    message_id: str
+    lease_id: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeadLetterRecord:
+    """A message whose retries ran out."""
+
+    message_id: str
+    url: str
+    attempts: int
+    failed_at: float
+    last_error: str | None = None
+    last_status_code: int | None = None
+
+
+# Idempotency -----------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class IdempotencyClaim:
+    """Makes a write (``append``, ``publish_jobs``, ``publish_messages``) happen at most once per
+    ``key`` (already scoped to the token and the request), in the write's own atomic step.
+
+    A live record of ``key`` (one younger than its ``ttl``) with the same ``request_hash`` makes
+    the write answer the result it stored, marked ``replayed``, and write nothing; one with another
+    hash is ``ConflictError("conflict")``, also writing nothing. Without a live record the write
+    runs and keeps its result under ``key`` for ``ttl`` seconds, atomically with the write: there
+    is never a write without its record nor a record without its write, and a write that raises
+    keeps nothing, so a corrected repeat runs. An expired record counts as absent. Records are
+    kept per stream, per queue and for all messages: one key on two streams is two keys.
+
+    ``replay_only`` answers a live record as above but never writes: without one it raises
+    ``NotFoundError("idempotency_record_not_found")``.
+    """
+
+    key: str
+    request_hash: str
+    ttl: float
+    replay_only: bool = False
