@@ -1,0 +1,107 @@
+"""The message, URL group and dead-letter checks of ``Store``, before any hook is called."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from server.stores.base import MessageLease, Store, UrlEndpoint
+from tests.server.stores._support import attempt, new_message
+from tests.server.stores.contract._recording import ANSWER, RecordingStore, assert_refused
+
+
+@pytest.mark.parametrize(
+    ("call", "detail"),
+    [
+        (
+            lambda s: s.publish_messages([new_message(), new_message(headers={"a": {1}})]),
+            "message headers is not a JSON value: Object of type set is not JSON serializable",
+        ),
+        (
+            lambda s: s.claim_due_messages(now=0, limit=0, lease_margin=0),
+            "limit must be at least 1: 0",
+        ),
+        (
+            lambda s: s.claim_due_messages(now=0, limit=1, lease_margin=-0.5),
+            "lease_margin must be a number of seconds >= 0: -0.5",
+        ),
+        (
+            lambda s: s.claim_due_messages(now=0, limit=1, lease_margin=math.nan),
+            "lease_margin must be a number of seconds >= 0: nan",
+        ),
+        (
+            lambda s: s.claim_due_messages(now=0, limit=1, lease_margin=math.inf),
+            "lease_margin must be a number of seconds >= 0: inf",
+        ),
+        (
+            lambda s: s.record_attempt("m", attempt(1), lease_id="l", outcome="lost"),
+            "unknown delivery outcome 'lost'",
+        ),
+        (
+            lambda s: s.record_attempt("m", attempt(1), lease_id="l", outcome="retry"),
+            "a retry needs next_attempt_at",
+        ),
+        (lambda s: s.list_dead_letters(limit=0), "limit must be at least 1: 0"),
+    ],
+)
+async def test_a_refused_argument_reaches_no_hook(
+    call: Callable[[Store], Awaitable[object]], detail: str
+) -> None:
+    """Every check runs before the hook, in the same words for every backend."""
+    recording = RecordingStore()
+    await assert_refused(recording, call(recording.store), detail)
+
+
+async def test_publish_messages_hands_its_hook_the_headers_as_json_text() -> None:
+    """Each message's headers reach ``_publish_messages`` written once, in order."""
+    recording = RecordingStore()
+    messages = [new_message(headers={"X-A": "é"}), new_message(headers={})]
+    lease = MessageLease("msg", "lease")
+    await recording.store.publish_messages(messages, lease=lease)
+    assert recording.calls == [
+        (
+            "_publish_messages",
+            (messages,),
+            {"headers": ['{"X-A":"\\u00e9"}', "{}"], "lease": lease, "idempotency": None},
+        )
+    ]
+
+
+async def test_accepted_calls_reach_their_hooks_with_their_arguments() -> None:
+    """What passes goes to the hook of the same name unchanged, and its answer comes back."""
+    recording = RecordingStore()
+    store = recording.store
+    tried = attempt(1)
+    endpoints = [UrlEndpoint("https://example.com/a")]
+    assert await store.get_message("m") is ANSWER
+    await store.cancel_message("m")
+    await store.claim_due_messages(now=5.0, limit=2, lease_margin=0)
+    await store.record_attempt("m", tried, lease_id="l", outcome="delivered")
+    await store.record_attempt("m", tried, lease_id="l", outcome="retry", next_attempt_at=9.0)
+    assert await store.next_due_at() is ANSWER
+    await store.put_url_group("g", endpoints)
+    await store.get_url_group("g")
+    await store.list_url_groups()
+    await store.delete_url_group("g")
+    await store.list_dead_letters(limit=3)
+    await store.delete_dead_letter("m")
+    await store.retry_dead_letter("m")
+    settled: dict[str, Any] = {"lease_id": "l", "outcome": "delivered", "next_attempt_at": None}
+    assert recording.calls == [
+        ("_get_message", ("m",), {}),
+        ("_cancel_message", ("m",), {}),
+        ("_claim_due_messages", (), {"now": 5.0, "limit": 2, "lease_margin": 0}),
+        ("_record_attempt", ("m", tried), settled),
+        ("_record_attempt", ("m", tried), {**settled, "outcome": "retry", "next_attempt_at": 9.0}),
+        ("_next_due_at", (), {}),
+        ("_put_url_group", ("g", endpoints), {}),
+        ("_get_url_group", ("g",), {}),
+        ("_list_url_groups", (), {}),
+        ("_delete_url_group", ("g",), {}),
+        ("_list_dead_letters", (), {"limit": 3}),
+        ("_delete_dead_letter", ("m",), {}),
+        ("_retry_dead_letter", ("m",), {}),
+    ]
