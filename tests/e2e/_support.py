@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import socket
-import time
 from collections.abc import Callable
 from typing import Any
 
-from tests.sdk._support import resolve
+from tests._eventually import eventually as _eventually
 
 
 def closed_port_url() -> str:
@@ -22,11 +20,7 @@ def closed_port_url() -> str:
 async def eventually(
     fetch: Callable[[], Any], accept: Callable[[Any], bool], *, timeout: float = 60.0
 ) -> Any:
-    """Fetch (awaiting if need be) until `accept` takes the value; fail after `timeout` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = await resolve(fetch())
-        if accept(value):
-            return value
-        assert time.monotonic() < deadline, f"still {value!r} after {timeout:g} s"
-        await asyncio.sleep(0.1)
+    """The shared ``eventually`` with the end-to-end tests' patience: real processes on a busy
+    machine get a minute by default.
+    """
+    return await _eventually(fetch, accept, timeout=timeout, interval=0.1)

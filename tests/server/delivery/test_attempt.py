@@ -19,7 +19,7 @@ from server.delivery import (
 from server.delivery.attempt import INTERRUPTED, AttemptResult, Sender, attempt_record
 from server.destinations import DestinationPolicy
 from server.stores.base import MessageRecord
-from tests.server._support import eventually
+from tests._eventually import eventually
 from tests.server.delivery._support import (
     HANG,
     KEYS,

@@ -13,7 +13,7 @@ import pytest
 
 from server.delivery import DeliveryEngine, DeliverySettings
 from server.stores.base import MessageRecord, StoreUnavailableError
-from tests.server._support import eventually
+from tests._eventually import eventually
 from tests.server.delivery._support import (
     HANG,
     KEYS,

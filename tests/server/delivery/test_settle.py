@@ -23,7 +23,7 @@ from server.stores.base import (
     NewMessage,
     StoreUnavailableError,
 )
-from tests.server._support import eventually
+from tests._eventually import eventually
 from tests.server.delivery._support import (
     RECEIVER,
     EndpointFactory,

@@ -21,8 +21,8 @@ import pytest
 from sdk._http11 import Http11Transport
 from server.delivery import default_transport
 from server.destinations import DestinationPolicy, IPAddress, Resolver
+from tests._eventually import eventually
 from tests._loopback import ReceiverFactory
-from tests.server._support import eventually
 
 
 def delivery_client(policy: DestinationPolicy) -> httpx.AsyncClient:
