@@ -281,17 +281,19 @@ class AppendEntriesResult(BaseModel):
     trimmed: Annotated[int, Field(ge=0)]
 
 
-class Entry(BaseModel):
-    id: EntryId
-    body: Any
+class Traceparent(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            examples=["00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"],
+            pattern="^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$",
+        ),
+    ]
     """
-    The JSON value that was appended.
+    The W3C Trace Context `traceparent` the item was published under, when its publish sent
+    a valid one: a consumer links its processing to that trace.
+
     """
-
-
-class EntryList(BaseModel):
-    stream: str
-    entries: list[Entry]
 
 
 class TrimRequest(BaseModel):
@@ -340,6 +342,7 @@ class DeliveredEntry(BaseModel):
     The JSON value that was appended.
     """
     delivery_count: Annotated[int, Field(ge=1)]
+    traceparent: Traceparent | None = None
 
 
 class DeliveredEntryList(BaseModel):
@@ -510,6 +513,7 @@ class Job(BaseModel):
     """
     last_error: str | None = None
     deduplication_id: str | None = None
+    traceparent: Traceparent | None = None
 
 
 class JobList(BaseModel):
@@ -548,6 +552,7 @@ class LeasedJob(BaseModel):
     lease_id: str
     lease_expires_at: AwareDatetime
     published_at: AwareDatetime
+    traceparent: Traceparent | None = None
 
 
 class LeasedJobList(BaseModel):
@@ -769,6 +774,7 @@ class Message(BaseModel):
     failure_callback: str | None = None
     deduplication_id: str | None = None
     attempts: list[DeliveryAttempt]
+    traceparent: Traceparent | None = None
 
 
 class UrlEndpoint(BaseModel):
@@ -819,6 +825,20 @@ class DeadLetterList(BaseModel):
 class SigningKeys(BaseModel):
     current: str
     next: str
+
+
+class Entry(BaseModel):
+    id: EntryId
+    body: Any
+    """
+    The JSON value that was appended.
+    """
+    traceparent: Traceparent | None = None
+
+
+class EntryList(BaseModel):
+    stream: str
+    entries: list[Entry]
 
 
 class GroupInfo(BaseModel):

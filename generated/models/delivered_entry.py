@@ -6,6 +6,8 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="DeliveredEntry")
 
 
@@ -17,11 +19,16 @@ class DeliveredEntry:
             (2^64 - 1, as in Redis).
         body (Any): The JSON value that was appended.
         delivery_count (int):
+        traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
+            sent
+            a valid one: a consumer links its processing to that trace.
+             Example: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01.
     """
 
     id: str
     body: Any
     delivery_count: int
+    traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -30,6 +37,8 @@ class DeliveredEntry:
         body = self.body
 
         delivery_count = self.delivery_count
+
+        traceparent = self.traceparent
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -40,6 +49,8 @@ class DeliveredEntry:
                 "delivery_count": delivery_count,
             }
         )
+        if traceparent is not UNSET:
+            field_dict["traceparent"] = traceparent
 
         return field_dict
 
@@ -52,10 +63,13 @@ class DeliveredEntry:
 
         delivery_count = d.pop("delivery_count")
 
+        traceparent = d.pop("traceparent", UNSET)
+
         delivered_entry = cls(
             id=id,
             body=body,
             delivery_count=delivery_count,
+            traceparent=traceparent,
         )
 
         delivered_entry.additional_properties = d

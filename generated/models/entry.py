@@ -6,6 +6,8 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="Entry")
 
 
@@ -16,16 +18,23 @@ class Entry:
         id (str): A stream entry id, `<milliseconds>-<sequence>`, each part at most 18446744073709551615
             (2^64 - 1, as in Redis).
         body (Any): The JSON value that was appended.
+        traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
+            sent
+            a valid one: a consumer links its processing to that trace.
+             Example: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01.
     """
 
     id: str
     body: Any
+    traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         id = self.id
 
         body = self.body
+
+        traceparent = self.traceparent
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -35,6 +44,8 @@ class Entry:
                 "body": body,
             }
         )
+        if traceparent is not UNSET:
+            field_dict["traceparent"] = traceparent
 
         return field_dict
 
@@ -45,9 +56,12 @@ class Entry:
 
         body = d.pop("body")
 
+        traceparent = d.pop("traceparent", UNSET)
+
         entry = cls(
             id=id,
             body=body,
+            traceparent=traceparent,
         )
 
         entry.additional_properties = d

@@ -30,6 +30,10 @@ class Job:
         leased_by (str | Unset): The `consumer` that leased the job, while it is leased and if the lease named one.
         last_error (str | Unset):
         deduplication_id (str | Unset):
+        traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
+            sent
+            a valid one: a consumer links its processing to that trace.
+             Example: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01.
     """
 
     job_id: str
@@ -45,6 +49,7 @@ class Job:
     leased_by: str | Unset = UNSET
     last_error: str | Unset = UNSET
     deduplication_id: str | Unset = UNSET
+    traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,6 +81,8 @@ class Job:
 
         deduplication_id = self.deduplication_id
 
+        traceparent = self.traceparent
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -99,6 +106,8 @@ class Job:
             field_dict["last_error"] = last_error
         if deduplication_id is not UNSET:
             field_dict["deduplication_id"] = deduplication_id
+        if traceparent is not UNSET:
+            field_dict["traceparent"] = traceparent
 
         return field_dict
 
@@ -136,6 +145,8 @@ class Job:
 
         deduplication_id = d.pop("deduplication_id", UNSET)
 
+        traceparent = d.pop("traceparent", UNSET)
+
         job = cls(
             job_id=job_id,
             queue=queue,
@@ -150,6 +161,7 @@ class Job:
             leased_by=leased_by,
             last_error=last_error,
             deduplication_id=deduplication_id,
+            traceparent=traceparent,
         )
 
         job.additional_properties = d

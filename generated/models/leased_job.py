@@ -7,6 +7,8 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="LeasedJob")
 
 
@@ -22,6 +24,10 @@ class LeasedJob:
         lease_id (str):
         lease_expires_at (datetime.datetime):
         published_at (datetime.datetime):
+        traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
+            sent
+            a valid one: a consumer links its processing to that trace.
+             Example: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01.
     """
 
     job_id: str
@@ -32,6 +38,7 @@ class LeasedJob:
     lease_id: str
     lease_expires_at: datetime.datetime
     published_at: datetime.datetime
+    traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -51,6 +58,8 @@ class LeasedJob:
 
         published_at = self.published_at.isoformat()
 
+        traceparent = self.traceparent
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -65,6 +74,8 @@ class LeasedJob:
                 "published_at": published_at,
             }
         )
+        if traceparent is not UNSET:
+            field_dict["traceparent"] = traceparent
 
         return field_dict
 
@@ -87,6 +98,8 @@ class LeasedJob:
 
         published_at = datetime.datetime.fromisoformat(d.pop("published_at"))
 
+        traceparent = d.pop("traceparent", UNSET)
+
         leased_job = cls(
             job_id=job_id,
             queue=queue,
@@ -96,6 +109,7 @@ class LeasedJob:
             lease_id=lease_id,
             lease_expires_at=lease_expires_at,
             published_at=published_at,
+            traceparent=traceparent,
         )
 
         leased_job.additional_properties = d

@@ -40,6 +40,10 @@ class Message:
         callback (str | Unset):
         failure_callback (str | Unset):
         deduplication_id (str | Unset):
+        traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
+            sent
+            a valid one: a consumer links its processing to that trace.
+             Example: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01.
     """
 
     message_id: str
@@ -59,6 +63,7 @@ class Message:
     callback: str | Unset = UNSET
     failure_callback: str | Unset = UNSET
     deduplication_id: str | Unset = UNSET
+    traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,6 +106,8 @@ class Message:
 
         deduplication_id = self.deduplication_id
 
+        traceparent = self.traceparent
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -130,6 +137,8 @@ class Message:
             field_dict["failure_callback"] = failure_callback
         if deduplication_id is not UNSET:
             field_dict["deduplication_id"] = deduplication_id
+        if traceparent is not UNSET:
+            field_dict["traceparent"] = traceparent
 
         return field_dict
 
@@ -183,6 +192,8 @@ class Message:
 
         deduplication_id = d.pop("deduplication_id", UNSET)
 
+        traceparent = d.pop("traceparent", UNSET)
+
         message = cls(
             message_id=message_id,
             url=url,
@@ -201,6 +212,7 @@ class Message:
             callback=callback,
             failure_callback=failure_callback,
             deduplication_id=deduplication_id,
+            traceparent=traceparent,
         )
 
         message.additional_properties = d

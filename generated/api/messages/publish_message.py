@@ -15,10 +15,14 @@ def _get_kwargs(
     *,
     body: PublishMessageRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
         headers["Idempotency-Key"] = idempotency_key
+
+    if not isinstance(traceparent, Unset):
+        headers["traceparent"] = traceparent
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -118,6 +122,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: PublishMessageRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> Response[MessageReceiptList | Problem]:
     """Publish an HTTP message to a URL or to every endpoint of a URL group
 
@@ -129,6 +134,7 @@ def sync_detailed(
 
     Args:
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishMessageRequest): Give exactly one of `url` and `url_group`, and at most one
             of `delay` and `not_before`.
 
@@ -143,6 +149,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     )
 
     response = client.get_httpx_client().request(
@@ -157,6 +164,7 @@ def sync(
     client: AuthenticatedClient | Client,
     body: PublishMessageRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> MessageReceiptList | Problem | None:
     """Publish an HTTP message to a URL or to every endpoint of a URL group
 
@@ -168,6 +176,7 @@ def sync(
 
     Args:
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishMessageRequest): Give exactly one of `url` and `url_group`, and at most one
             of `delay` and `not_before`.
 
@@ -183,6 +192,7 @@ def sync(
         client=client,
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     ).parsed
 
 
@@ -191,6 +201,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: PublishMessageRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> Response[MessageReceiptList | Problem]:
     """Publish an HTTP message to a URL or to every endpoint of a URL group
 
@@ -202,6 +213,7 @@ async def asyncio_detailed(
 
     Args:
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishMessageRequest): Give exactly one of `url` and `url_group`, and at most one
             of `delay` and `not_before`.
 
@@ -216,6 +228,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -228,6 +241,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: PublishMessageRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> MessageReceiptList | Problem | None:
     """Publish an HTTP message to a URL or to every endpoint of a URL group
 
@@ -239,6 +253,7 @@ async def asyncio(
 
     Args:
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishMessageRequest): Give exactly one of `url` and `url_group`, and at most one
             of `delay` and `not_before`.
 
@@ -255,5 +270,6 @@ async def asyncio(
             client=client,
             body=body,
             idempotency_key=idempotency_key,
+            traceparent=traceparent,
         )
     ).parsed

@@ -15,10 +15,14 @@ def _get_kwargs(
     *,
     body: PublishMessagesRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
         headers["Idempotency-Key"] = idempotency_key
+
+    if not isinstance(traceparent, Unset):
+        headers["traceparent"] = traceparent
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -118,6 +122,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: PublishMessagesRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> Response[MessageBatchResult | Problem]:
     """Publish several HTTP messages, all or none
 
@@ -126,6 +131,7 @@ def sync_detailed(
 
     Args:
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishMessagesRequest):
 
     Raises:
@@ -139,6 +145,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     )
 
     response = client.get_httpx_client().request(
@@ -153,6 +160,7 @@ def sync(
     client: AuthenticatedClient | Client,
     body: PublishMessagesRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> MessageBatchResult | Problem | None:
     """Publish several HTTP messages, all or none
 
@@ -161,6 +169,7 @@ def sync(
 
     Args:
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishMessagesRequest):
 
     Raises:
@@ -175,6 +184,7 @@ def sync(
         client=client,
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     ).parsed
 
 
@@ -183,6 +193,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: PublishMessagesRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> Response[MessageBatchResult | Problem]:
     """Publish several HTTP messages, all or none
 
@@ -191,6 +202,7 @@ async def asyncio_detailed(
 
     Args:
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishMessagesRequest):
 
     Raises:
@@ -204,6 +216,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -216,6 +229,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: PublishMessagesRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> MessageBatchResult | Problem | None:
     """Publish several HTTP messages, all or none
 
@@ -224,6 +238,7 @@ async def asyncio(
 
     Args:
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishMessagesRequest):
 
     Raises:
@@ -239,5 +254,6 @@ async def asyncio(
             client=client,
             body=body,
             idempotency_key=idempotency_key,
+            traceparent=traceparent,
         )
     ).parsed

@@ -17,10 +17,14 @@ def _get_kwargs(
     *,
     body: PublishJobRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
         headers["Idempotency-Key"] = idempotency_key
+
+    if not isinstance(traceparent, Unset):
+        headers["traceparent"] = traceparent
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -123,6 +127,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: PublishJobRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> Response[JobReceipt | Problem]:
     """Publish a job to an existing queue
 
@@ -134,6 +139,7 @@ def sync_detailed(
     Args:
         queue (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishJobRequest):
 
     Raises:
@@ -148,6 +154,7 @@ def sync_detailed(
         queue=queue,
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     )
 
     response = client.get_httpx_client().request(
@@ -163,6 +170,7 @@ def sync(
     client: AuthenticatedClient | Client,
     body: PublishJobRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> JobReceipt | Problem | None:
     """Publish a job to an existing queue
 
@@ -174,6 +182,7 @@ def sync(
     Args:
         queue (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishJobRequest):
 
     Raises:
@@ -189,6 +198,7 @@ def sync(
         client=client,
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     ).parsed
 
 
@@ -198,6 +208,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: PublishJobRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> Response[JobReceipt | Problem]:
     """Publish a job to an existing queue
 
@@ -209,6 +220,7 @@ async def asyncio_detailed(
     Args:
         queue (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishJobRequest):
 
     Raises:
@@ -223,6 +235,7 @@ async def asyncio_detailed(
         queue=queue,
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -236,6 +249,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: PublishJobRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> JobReceipt | Problem | None:
     """Publish a job to an existing queue
 
@@ -247,6 +261,7 @@ async def asyncio(
     Args:
         queue (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (PublishJobRequest):
 
     Raises:
@@ -263,5 +278,6 @@ async def asyncio(
             client=client,
             body=body,
             idempotency_key=idempotency_key,
+            traceparent=traceparent,
         )
     ).parsed

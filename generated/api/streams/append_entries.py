@@ -17,10 +17,14 @@ def _get_kwargs(
     *,
     body: AppendEntriesRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
         headers["Idempotency-Key"] = idempotency_key
+
+    if not isinstance(traceparent, Unset):
+        headers["traceparent"] = traceparent
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -123,6 +127,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: AppendEntriesRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> Response[AppendEntriesResult | Problem]:
     """Append several entries at once, all or none
 
@@ -132,6 +137,7 @@ def sync_detailed(
     Args:
         stream (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (AppendEntriesRequest): Give at most one of `maxlen` and `minid`.
 
     Raises:
@@ -146,6 +152,7 @@ def sync_detailed(
         stream=stream,
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     )
 
     response = client.get_httpx_client().request(
@@ -161,6 +168,7 @@ def sync(
     client: AuthenticatedClient | Client,
     body: AppendEntriesRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> AppendEntriesResult | Problem | None:
     """Append several entries at once, all or none
 
@@ -170,6 +178,7 @@ def sync(
     Args:
         stream (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (AppendEntriesRequest): Give at most one of `maxlen` and `minid`.
 
     Raises:
@@ -185,6 +194,7 @@ def sync(
         client=client,
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     ).parsed
 
 
@@ -194,6 +204,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: AppendEntriesRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> Response[AppendEntriesResult | Problem]:
     """Append several entries at once, all or none
 
@@ -203,6 +214,7 @@ async def asyncio_detailed(
     Args:
         stream (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (AppendEntriesRequest): Give at most one of `maxlen` and `minid`.
 
     Raises:
@@ -217,6 +229,7 @@ async def asyncio_detailed(
         stream=stream,
         body=body,
         idempotency_key=idempotency_key,
+        traceparent=traceparent,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -230,6 +243,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: AppendEntriesRequest,
     idempotency_key: str | Unset = UNSET,
+    traceparent: str | Unset = UNSET,
 ) -> AppendEntriesResult | Problem | None:
     """Append several entries at once, all or none
 
@@ -239,6 +253,7 @@ async def asyncio(
     Args:
         stream (str): A stream, queue or URL group name.
         idempotency_key (str | Unset):
+        traceparent (str | Unset):
         body (AppendEntriesRequest): Give at most one of `maxlen` and `minid`.
 
     Raises:
@@ -255,5 +270,6 @@ async def asyncio(
             client=client,
             body=body,
             idempotency_key=idempotency_key,
+            traceparent=traceparent,
         )
     ).parsed
