@@ -16,12 +16,14 @@ from .records import JSON, QueueSettings, Trim
 __all__ = [
     "DEAD_LETTER_SUFFIX",
     "MAX_ID_PART",
+    "TRACEPARENT",
     "check_at_least_one",
     "check_lease_margin",
     "check_max_deliveries",
     "check_not_negative",
     "check_queue_settings",
     "check_token_bucket",
+    "check_traceparent",
     "check_trim",
     "dead_letter_stream",
     "dump_json",
@@ -34,6 +36,8 @@ _ENTRY_ID = re.compile(r"([0-9]{1,20})(?:-([0-9]{1,20}))?")
 # The longest stream name openapi.yaml's ResourceName allows.
 _MAX_STREAM_NAME = 128
 DEAD_LETTER_SUFFIX = ".dead"
+# W3C Trace Context's traceparent, as openapi.yaml's Traceparent pattern states it.
+TRACEPARENT = re.compile(r"[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")
 
 
 def entry_id_parts(text: str) -> tuple[int, int | None]:
@@ -131,4 +135,12 @@ def check_lease_margin(lease_margin: float) -> None:
     if not (math.isfinite(lease_margin) and lease_margin >= 0):
         raise StoreError(
             "validation_failed", f"lease_margin must be a number of seconds >= 0: {lease_margin}"
+        )
+
+
+def check_traceparent(traceparent: str | None) -> None:
+    """A ``traceparent`` kept with published items is None or in the W3C format."""
+    if traceparent is not None and TRACEPARENT.fullmatch(traceparent) is None:
+        raise StoreError(
+            "validation_failed", f"traceparent {traceparent!r} is not in the W3C format"
         )

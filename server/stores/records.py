@@ -78,6 +78,7 @@ class Entry:
 
     id: str
     body: JSON
+    traceparent: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -87,6 +88,7 @@ class DeliveredEntry:
     id: str
     body: JSON
     delivery_count: int
+    traceparent: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -219,6 +221,7 @@ class JobRecord:
     leased_by: str | None = None
     last_error: str | None = None
     deduplication_id: str | None = None
+    traceparent: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -233,6 +236,7 @@ class LeasedJob:
     lease_id: str
     lease_expires_at: float
     published_at: float
+    traceparent: str | None = None
 
 
 # Messages --------------------------------------------------------------------------------------
@@ -344,6 +348,7 @@ class MessageRecord:
     failure_callback: str | None = None
     deduplication_id: str | None = None
     lease_id: str | None = None
+    traceparent: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

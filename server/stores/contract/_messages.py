@@ -13,7 +13,7 @@ import abc
 from collections.abc import Sequence
 from typing import Literal
 
-from ..checks import check_at_least_one, check_lease_margin, dump_json
+from ..checks import check_at_least_one, check_lease_margin, check_traceparent, dump_json
 from ..errors import StoreError
 from ..records import (
     DeadLetterRecord,
@@ -44,6 +44,7 @@ class MessagesContract(abc.ABC):
         *,
         lease: MessageLease | None = None,
         idempotency: IdempotencyClaim | None = None,
+        traceparent: str | None = None,
     ) -> list[MessageReceipt]:
         """Accept all ``messages`` in order, or none, each ``scheduled`` for ``not_before``.
         A message whose ``dedup_key`` names a message created within its ``dedup_window`` (also
@@ -54,10 +55,18 @@ class MessagesContract(abc.ABC):
         while that lease is current by ``record_attempt``'s rule, else raise
         ``ConflictError("lease_expired")`` and publish nothing: a process whose claim was taken
         over cannot report an outcome. ``message_not_found`` when the leased message does not exist.
+
+        Each message keeps ``traceparent`` (the publisher's W3C trace context), which
+        ``get_message`` and ``claim_due_messages`` answer.
         """
+        check_traceparent(traceparent)
         headers = [dump_json(message.headers, what="message headers") for message in messages]
         return await self._publish_messages(
-            messages, headers=headers, lease=lease, idempotency=idempotency
+            messages,
+            headers=headers,
+            lease=lease,
+            idempotency=idempotency,
+            traceparent=traceparent,
         )
 
     async def get_message(self, message_id: str) -> MessageRecord:
@@ -170,8 +179,11 @@ class MessagesContract(abc.ABC):
         headers: Sequence[str],
         lease: MessageLease | None,
         idempotency: IdempotencyClaim | None,
+        traceparent: str | None,
     ) -> list[MessageReceipt]:
-        """``publish_messages``; ``headers`` are the messages' headers as JSON text, in order."""
+        """``publish_messages`` with a checked ``traceparent``; ``headers`` are the messages'
+        headers as JSON text, in order.
+        """
 
     @abc.abstractmethod
     async def _get_message(self, message_id: str) -> MessageRecord:

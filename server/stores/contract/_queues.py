@@ -11,7 +11,13 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 
-from ..checks import check_at_least_one, check_not_negative, check_queue_settings, dump_json
+from ..checks import (
+    check_at_least_one,
+    check_not_negative,
+    check_queue_settings,
+    check_traceparent,
+    dump_json,
+)
 from ..records import (
     IdempotencyClaim,
     JobReceipt,
@@ -47,18 +53,28 @@ class QueuesContract(abc.ABC):
         await self._delete_queue(name)
 
     async def publish_jobs(
-        self, queue: str, jobs: Sequence[NewJob], *, idempotency: IdempotencyClaim | None = None
+        self,
+        queue: str,
+        jobs: Sequence[NewJob],
+        *,
+        idempotency: IdempotencyClaim | None = None,
+        traceparent: str | None = None,
     ) -> list[JobReceipt]:
         """Accept all ``jobs`` in order, or none. The queue must exist (``queue_not_found``; never
         created here). A ``deduplication_id`` seen in this queue within its deduplication window
         (also earlier in the same batch) yields the first job's id with ``deduplicated=True``.
         At most once per ``idempotency`` key; every receipt of a replay is marked ``replayed``.
+        Each job keeps ``traceparent`` (the publisher's W3C trace context), which ``get_job``,
+        ``list_jobs`` and ``lease_jobs`` answer.
         """
+        check_traceparent(traceparent)
         payloads = []
         for job in jobs:
             check_not_negative(job.delay, name="delay")
             payloads.append(dump_json(job.payload, what="a job payload"))
-        return await self._publish_jobs(queue, jobs, payloads=payloads, idempotency=idempotency)
+        return await self._publish_jobs(
+            queue, jobs, payloads=payloads, idempotency=idempotency, traceparent=traceparent
+        )
 
     async def lease_jobs(
         self,
@@ -153,9 +169,10 @@ class QueuesContract(abc.ABC):
         *,
         payloads: Sequence[str],
         idempotency: IdempotencyClaim | None,
+        traceparent: str | None,
     ) -> list[JobReceipt]:
-        """``publish_jobs`` with checked delays; ``payloads`` are the jobs' payloads as JSON text,
-        in the same order.
+        """``publish_jobs`` with checked delays and ``traceparent``; ``payloads`` are the jobs'
+        payloads as JSON text, in the same order.
         """
 
     @abc.abstractmethod

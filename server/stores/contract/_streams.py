@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ..checks import (
     check_at_least_one,
     check_max_deliveries,
+    check_traceparent,
     check_trim,
     dump_json,
     entry_id_parts,
@@ -49,8 +50,11 @@ class StreamsContract(abc.ABC):
         trim: Trim | None,
         nomkstream: bool,
         idempotency: IdempotencyClaim | None = None,
+        traceparent: str | None = None,
     ) -> AppendResult:
         """Append ``bodies`` in order, then apply ``trim``; at most once per ``idempotency`` key.
+        Each entry keeps ``traceparent`` (the publisher's W3C trace context), which every read of
+        it answers.
 
         Ids are ``<ms>-<seq>`` from the current time and strictly greater than every id the stream
         ever had, even when the clock steps back (then the last id's ms is kept and seq grows).
@@ -59,8 +63,14 @@ class StreamsContract(abc.ABC):
         encoded = [dump_json(body, what="an entry body") for body in bodies]
         if trim is not None:
             check_trim(trim)
+        check_traceparent(traceparent)
         return await self._append(
-            stream, encoded, trim=trim, nomkstream=nomkstream, idempotency=idempotency
+            stream,
+            encoded,
+            trim=trim,
+            nomkstream=nomkstream,
+            idempotency=idempotency,
+            traceparent=traceparent,
         )
 
     async def stream_info(self, stream: str) -> StreamInfo:
@@ -189,8 +199,9 @@ class StreamsContract(abc.ABC):
         trim: Trim | None,
         nomkstream: bool,
         idempotency: IdempotencyClaim | None,
+        traceparent: str | None,
     ) -> AppendResult:
-        """``append`` with each body already JSON text."""
+        """``append`` with each body already JSON text and a checked ``traceparent``."""
 
     @abc.abstractmethod
     async def _stream_info(self, stream: str) -> StreamInfo:

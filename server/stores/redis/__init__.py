@@ -63,7 +63,8 @@ created and unlisted after it is deleted (and listed again if a concurrent put r
 listing skips names whose queue is gone.
 
 Streams: entries are XADDed with ``*`` (Redis's ids, strictly increasing even when the clock steps
-back) and hold one field, ``b``, the body's JSON text. An append is one script: XADD each body, then
+back) and hold the field ``b``, the body's JSON text, and ``t``, the publisher's ``traceparent``
+when it sent one (a job's and a message's hash keep it as ``traceparent``). An append is one script: XADD each body, then
 XTRIM; ``trimmed`` is the length before plus the entries added minus the length after. ``MAXLEN ~
 n`` keeps at least ``n`` entries and trims whole macro nodes only (``stream-node-max-entries``, 100
 by default), so a stream of fewer entries than that is never trimmed approximately; ``MAXLEN = n``

@@ -54,6 +54,7 @@ class RedisMessages(RedisCore):
         headers: Sequence[str],
         lease: MessageLease | None,
         idempotency: IdempotencyClaim | None,
+        traceparent: str | None,
     ) -> list[MessageReceipt]:
         """Create every message in one script, deduplicating on ``dedup_key``; with ``lease``, the
         same script first checks that the lease is current. It also keeps or replays the
@@ -64,7 +65,9 @@ class RedisMessages(RedisCore):
         args: list[str | int | float] = [len(messages)]
         for message, message_headers in zip(messages, headers, strict=True):
             message_id = new_id("msg", now=now)
-            fields = message_fields(message_id, message, headers=message_headers, now=now)
+            fields = message_fields(
+                message_id, message, headers=message_headers, now=now, traceparent=traceparent
+            )
             args += [
                 message_id,
                 message.dedup_key or "",

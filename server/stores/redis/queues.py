@@ -142,13 +142,14 @@ class RedisQueues(RedisCore):
         *,
         payloads: Sequence[str],
         idempotency: IdempotencyClaim | None,
+        traceparent: str | None,
     ) -> list[JobReceipt]:
         """Create every job in one script (which also keeps or replays the idempotency record);
         deduplication ids are checked against the queue's window, which also covers duplicates
         earlier in the batch.
         """
         now = self._clock()
-        args: list[str | int | float] = [len(jobs)]
+        args: list[str | int | float] = [traceparent or "", len(jobs)]
         for job, payload in zip(jobs, payloads, strict=True):
             args += [
                 new_id("job", now=now),
@@ -252,8 +253,9 @@ class RedisQueues(RedisCore):
                 lease_id=str(lease_id),
                 lease_expires_at=float(expires_at),
                 published_at=float(published_at),
+                traceparent=traceparent,
             )
-            for job_id, topic, payload, attempt, lease_id, published_at in rows
+            for job_id, topic, payload, attempt, lease_id, published_at, traceparent in rows
         ]
 
     async def _ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:

@@ -98,6 +98,7 @@ def job_record(queue: str, fields: Mapping[str, str], now: float) -> JobRecord:
         leased_by=(fields.get("consumer") or None) if state == "leased" else None,
         last_error=fields.get("last_error"),
         deduplication_id=fields.get("deduplication_id"),
+        traceparent=fields.get("traceparent"),
     )
 
 
@@ -119,7 +120,14 @@ def queue_record(name: str, answer: Sequence[Any]) -> QueueRecord:
     )
 
 
-def message_fields(message_id: str, message: NewMessage, *, headers: str, now: float) -> list[str]:
+def message_fields(
+    message_id: str,
+    message: NewMessage,
+    *,
+    headers: str,
+    now: float,
+    traceparent: str | None = None,
+) -> list[str]:
     """A new message as the field/value items of its hash; ``headers`` is its headers' JSON."""
     fields: dict[str, str] = {
         "message_id": message_id,
@@ -141,6 +149,8 @@ def message_fields(message_id: str, message: NewMessage, *, headers: str, now: f
         value = getattr(message, name)
         if value is not None:
             fields[name] = value
+    if traceparent is not None:
+        fields["traceparent"] = traceparent
     return [item for pair in fields.items() for item in pair]
 
 
@@ -180,6 +190,7 @@ def message_record(fields: Mapping[str, str]) -> MessageRecord:
         failure_callback=fields.get("failure_callback"),
         deduplication_id=fields.get("deduplication_id"),
         lease_id=fields.get("lease_id"),
+        traceparent=fields.get("traceparent"),
     )
 
 

@@ -66,13 +66,14 @@ class RedisStreams(RedisCore):
         trim: Trim | None,
         nomkstream: bool,
         idempotency: IdempotencyClaim | None,
+        traceparent: str | None,
     ) -> AppendResult:
         """XADD every body, then XTRIM, in one script that also counts what the trim removed (and
         keeps or replays the idempotency record).
         """
         key = self._keys.stream(stream)
         details = {"stream": stream}
-        arguments = ["1" if nomkstream else "0", *_trim_steps(trim), *bodies]
+        arguments = ["1" if nomkstream else "0", traceparent or "", *_trim_steps(trim), *bodies]
 
         def write(record: list[str], claim: list[str | int | float]) -> Awaitable[Any]:
             now = number_text(self._clock())
@@ -137,7 +138,7 @@ class RedisStreams(RedisCore):
         if not exists:
             raise store_error("stream_not_found", f"stream {stream!r} does not exist")
         return [
-            Entry(id=str(entry_id), body=entry_body(fields.get("b")))
+            Entry(id=str(entry_id), body=entry_body(fields.get("b")), traceparent=fields.get("t"))
             for entry_id, fields in entries
         ]
 
@@ -225,7 +226,12 @@ class RedisStreams(RedisCore):
                 ) from exc
             raise
         return [
-            DeliveredEntry(id=str(entry_id), body=entry_body(fields.get("b")), delivery_count=1)
+            DeliveredEntry(
+                id=str(entry_id),
+                body=entry_body(fields.get("b")),
+                delivery_count=1,
+                traceparent=fields.get("t"),
+            )
             for _, entries in answer or []
             for entry_id, fields in entries
         ]
@@ -267,8 +273,13 @@ class RedisStreams(RedisCore):
         )
         return ClaimResult(
             entries=[
-                DeliveredEntry(id=str(entry_id), body=entry_body(body), delivery_count=int(times))
-                for entry_id, body, times in entries
+                DeliveredEntry(
+                    id=str(entry_id),
+                    body=entry_body(body),
+                    delivery_count=int(times),
+                    traceparent=traceparent,
+                )
+                for entry_id, body, times, traceparent in entries
             ],
             deleted_ids=[str(entry_id) for entry_id in deleted_ids],
             next_start_id=str(next_start_id),

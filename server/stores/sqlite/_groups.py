@@ -106,7 +106,7 @@ class GroupsMixin(SQLiteCore):
             position = _require_group(connection, stream, group)
             _remember_consumer(connection, stream, group, consumer)
             rows = connection.execute(
-                """SELECT ms, seq, body FROM stream_entries
+                """SELECT ms, seq, body, traceparent FROM stream_entries
                    WHERE stream = ? AND (ms, seq) > (?, ?) ORDER BY ms, seq LIMIT ?""",
                 (stream, *bound(position), count),
             ).fetchall()
@@ -128,6 +128,7 @@ class GroupsMixin(SQLiteCore):
                     id=format_id((row["ms"], row["seq"])),
                     body=json.loads(row["body"]),
                     delivery_count=1,
+                    traceparent=row["traceparent"],
                 )
                 for row in rows
             ]
@@ -171,7 +172,7 @@ class GroupsMixin(SQLiteCore):
             ).fetchone()["max_deliveries"]
             _remember_consumer(connection, stream, group, consumer)
             rows = connection.execute(
-                """SELECT p.ms, p.seq, p.delivery_count, p.delivered_ms, e.body
+                """SELECT p.ms, p.seq, p.delivery_count, p.delivered_ms, e.body, e.traceparent
                    FROM stream_pending p
                    LEFT JOIN stream_entries e
                      ON e.stream = p.stream AND e.ms = p.ms AND e.seq = p.seq
@@ -211,6 +212,7 @@ class GroupsMixin(SQLiteCore):
                             id=entry_id,
                             body=json.loads(row["body"]),
                             delivery_count=row["delivery_count"] + 1,
+                            traceparent=row["traceparent"],
                         )
                     )
             if dead:

@@ -36,6 +36,7 @@ class MessagesMixin(SQLiteCore):
         headers: Sequence[str],
         lease: MessageLease | None,
         idempotency: IdempotencyClaim | None,
+        traceparent: str | None,
     ) -> list[MessageReceipt]:
         """Accept every message (or none), answering earlier ids for deduplicated ones; with
         ``lease``, only while that lease is current.
@@ -71,8 +72,9 @@ class MessagesMixin(SQLiteCore):
                 connection.execute(
                     """INSERT INTO messages (message_id, url, body, content_type, method, headers,
                            state, retries, timeout, created_at, not_before, next_attempt_at,
-                           url_group, retry_delay, callback, failure_callback, deduplication_id)
-                       VALUES (?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                           url_group, retry_delay, callback, failure_callback, deduplication_id,
+                           traceparent)
+                       VALUES (?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                     (
                         message_id,
                         message.url,
@@ -90,6 +92,7 @@ class MessagesMixin(SQLiteCore):
                         message.callback,
                         message.failure_callback,
                         message.deduplication_id,
+                        traceparent,
                     ),
                 )
                 if message.dedup_key is not None:
@@ -319,6 +322,7 @@ def _message_records(
             failure_callback=row["failure_callback"],
             deduplication_id=row["deduplication_id"],
             lease_id=row["lease_id"],
+            traceparent=row["traceparent"],
         )
         for row in rows
     }

@@ -45,7 +45,7 @@ _EFFECTIVE_JOB_STATE = """
 _JOB_COLUMNS = f"""
     jobs.job_id, jobs.queue, jobs.topic, jobs.payload, jobs.attempts, jobs.published_at,
     jobs.available_at, jobs.lease_expires_at, jobs.lease_consumer, jobs.last_error,
-    jobs.deduplication_id, queues.max_attempts, {_EFFECTIVE_JOB_STATE} AS effective_state
+    jobs.deduplication_id, jobs.traceparent, queues.max_attempts, {_EFFECTIVE_JOB_STATE} AS effective_state
 """
 
 
@@ -122,6 +122,7 @@ class QueuesMixin(SQLiteCore):
         *,
         payloads: Sequence[str],
         idempotency: IdempotencyClaim | None,
+        traceparent: str | None,
     ) -> list[JobReceipt]:
         """Accept every job (or none), answering earlier ids for deduplicated ones."""
 
@@ -156,9 +157,18 @@ class QueuesMixin(SQLiteCore):
                 job_id = new_id("job", now=now)
                 connection.execute(
                     """INSERT INTO jobs (job_id, queue, topic, payload, state, attempts,
-                           published_at, available_at, deduplication_id)
-                       VALUES (?, ?, ?, ?, 'ready', 0, ?, ?, ?)""",
-                    (job_id, queue, job.topic, payload, now, now + job.delay, job.deduplication_id),
+                           published_at, available_at, deduplication_id, traceparent)
+                       VALUES (?, ?, ?, ?, 'ready', 0, ?, ?, ?, ?)""",
+                    (
+                        job_id,
+                        queue,
+                        job.topic,
+                        payload,
+                        now,
+                        now + job.delay,
+                        job.deduplication_id,
+                        traceparent,
+                    ),
                 )
                 if job.deduplication_id is not None:
                     connection.execute(
@@ -220,7 +230,8 @@ class QueuesMixin(SQLiteCore):
                 topic_filter = f"AND topic IN ({', '.join('?' * len(wanted_topics))})"
                 parameters.extend(wanted_topics)
             rows = connection.execute(
-                f"""SELECT seq, job_id, topic, payload, attempts, published_at FROM jobs
+                f"""SELECT seq, job_id, topic, payload, attempts, published_at, traceparent
+                    FROM jobs
                     WHERE queue = ?
                       AND ((state = 'ready' AND available_at <= ?)
                            OR (state = 'leased' AND lease_expires_at <= ?))
@@ -248,6 +259,7 @@ class QueuesMixin(SQLiteCore):
                         lease_id=lease_id,
                         lease_expires_at=expires_at,
                         published_at=row["published_at"],
+                        traceparent=row["traceparent"],
                     )
                 )
             return leased
@@ -446,6 +458,7 @@ def _job_from_row(row: sqlite3.Row) -> JobRecord:
         leased_by=row["lease_consumer"] if state == "leased" else None,
         last_error=row["last_error"],
         deduplication_id=row["deduplication_id"],
+        traceparent=row["traceparent"],
     )
 
 

@@ -11,7 +11,7 @@ import sqlite3
 
 __all__ = ["SCHEMA_VERSION", "create_schema"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # An idempotency record keeps the result of the write that made it, as JSON. Its scope is what
 # the write changed (``stream:<name>``, ``queue:<name>`` or ``messages``), as Redis keeps each
@@ -41,6 +41,7 @@ _SCHEMA: tuple[str, ...] = (
         ms INTEGER NOT NULL,
         seq INTEGER NOT NULL,
         body TEXT NOT NULL,
+        traceparent TEXT,
         PRIMARY KEY (stream, ms, seq)
     ) WITHOUT ROWID""",
     """CREATE TABLE IF NOT EXISTS stream_groups (
@@ -93,7 +94,8 @@ _SCHEMA: tuple[str, ...] = (
         lease_consumer TEXT,
         last_error TEXT,
         deduplication_id TEXT,
-        finished_at REAL
+        finished_at REAL,
+        traceparent TEXT
     )""",
     "CREATE INDEX IF NOT EXISTS jobs_by_queue_state ON jobs (queue, state, seq)",
     """CREATE INDEX IF NOT EXISTS jobs_by_finish ON jobs (queue, finished_at)
@@ -128,7 +130,8 @@ _SCHEMA: tuple[str, ...] = (
         failure_callback TEXT,
         deduplication_id TEXT,
         lease_id TEXT,
-        retries_used INTEGER NOT NULL DEFAULT 0
+        retries_used INTEGER NOT NULL DEFAULT 0,
+        traceparent TEXT
     )""",
     """CREATE INDEX IF NOT EXISTS messages_due ON messages (next_attempt_at, seq)
         WHERE state IN ('scheduled', 'delivering')""",
@@ -200,6 +203,12 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: ("DROP TABLE idempotency", _IDEMPOTENCY_TABLE, _IDEMPOTENCY_INDEX),
     # Groups made before max_deliveries deliver without a limit, as they did.
     4: ("ALTER TABLE stream_groups ADD COLUMN max_deliveries INTEGER",),
+    # Items published before trace propagation have no trace to continue.
+    5: (
+        "ALTER TABLE stream_entries ADD COLUMN traceparent TEXT",
+        "ALTER TABLE jobs ADD COLUMN traceparent TEXT",
+        "ALTER TABLE messages ADD COLUMN traceparent TEXT",
+    ),
 }
 
 

@@ -76,11 +76,14 @@ class StreamsMixin(SQLiteCore):
         trim: Trim | None,
         nomkstream: bool,
         idempotency: IdempotencyClaim | None,
+        traceparent: str | None,
     ) -> AppendResult:
         """Append ``bodies`` under new ids, then trim; see the module docstring for both rules."""
 
         def work(connection: sqlite3.Connection, now: float) -> AppendResult:
-            ids, length = append_entries(connection, stream, bodies, now, nomkstream=nomkstream)
+            ids, length = append_entries(
+                connection, stream, bodies, now, nomkstream=nomkstream, traceparent=traceparent
+            )
             trimmed = 0
             if trim is not None:
                 length, trimmed = _trim_entries(connection, stream, trim, length)
@@ -158,13 +161,17 @@ class StreamsMixin(SQLiteCore):
         def work(connection: sqlite3.Connection, _now: float) -> list[Entry]:
             require_stream(connection, stream)
             rows = connection.execute(
-                f"""SELECT ms, seq, body FROM stream_entries
+                f"""SELECT ms, seq, body, traceparent FROM stream_entries
                     WHERE stream = ? AND (ms, seq) >= (?, ?) AND (ms, seq) <= (?, ?)
                     ORDER BY ms {order}, seq {order} LIMIT ?""",
                 (stream, *low, *high, count),
             ).fetchall()
             return [
-                Entry(id=format_id((row["ms"], row["seq"])), body=json.loads(row["body"]))
+                Entry(
+                    id=format_id((row["ms"], row["seq"])),
+                    body=json.loads(row["body"]),
+                    traceparent=row["traceparent"],
+                )
                 for row in rows
             ]
 
@@ -240,9 +247,10 @@ def append_entries(
     now: float,
     *,
     nomkstream: bool,
+    traceparent: str | None = None,
 ) -> tuple[list[str], int]:
-    """Append JSON texts under new ids (creating the stream unless ``nomkstream``); answer the
-    ids and the stream's length.
+    """Append JSON texts under new ids (creating the stream unless ``nomkstream``), each with
+    ``traceparent``; answer the ids and the stream's length.
     """
     row = connection.execute(
         "SELECT last_ms, last_seq, length FROM streams WHERE name = ?", (stream,)
@@ -265,16 +273,17 @@ def append_entries(
             last_ms, last_seq = now_ms, 0
         else:
             last_seq += 1
-        rows.append((stream, last_ms, last_seq, body))
+        rows.append((stream, last_ms, last_seq, body, traceparent))
     connection.executemany(
-        "INSERT INTO stream_entries (stream, ms, seq, body) VALUES (?, ?, ?, ?)", rows
+        "INSERT INTO stream_entries (stream, ms, seq, body, traceparent) VALUES (?, ?, ?, ?, ?)",
+        rows,
     )
     length += len(rows)
     connection.execute(
         "UPDATE streams SET last_ms = ?, last_seq = ?, length = ? WHERE name = ?",
         (last_ms, last_seq, length, stream),
     )
-    return [format_id((ms, seq)) for _, ms, seq, _ in rows], length
+    return [format_id((ms, seq)) for _, ms, seq, _, _ in rows], length
 
 
 def _trim_entries(

@@ -14,6 +14,7 @@ __all__ = [
     "JOB_ID",
     "LEASE_ID",
     "MESSAGE_ID",
+    "TRACEPARENT",
     "attempt",
     "entry_key",
     "make_queue",
@@ -25,6 +26,8 @@ _ULID = "[0-9A-HJKMNP-TV-Z]{26}"
 JOB_ID = re.compile(f"job_{_ULID}")
 LEASE_ID = re.compile(f"lease_{_ULID}")
 MESSAGE_ID = re.compile(f"msg_{_ULID}")
+# A W3C traceparent, as a publisher sends it.
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
 
 class FakeClock:

@@ -30,7 +30,7 @@ from server.stores.base import (
 )
 from server.stores.sqlite import SCHEMA_VERSION, SQLiteStore, approximate_trim_slack
 from tests.conftest import ROOT
-from tests.server.stores._support import FakeClock, attempt, new_message
+from tests.server.stores._support import TRACEPARENT, FakeClock, attempt, new_message
 
 
 @pytest.fixture
@@ -157,6 +157,9 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         connection.execute("ALTER TABLE messages DROP COLUMN lease_id")
         connection.execute("ALTER TABLE messages DROP COLUMN retries_used")
         connection.execute("ALTER TABLE stream_groups DROP COLUMN max_deliveries")
+        connection.execute("ALTER TABLE stream_entries DROP COLUMN traceparent")
+        connection.execute("ALTER TABLE jobs DROP COLUMN traceparent")
+        connection.execute("ALTER TABLE messages DROP COLUMN traceparent")
         connection.execute("UPDATE schema_version SET version = 1")
     connection.close()
     upgraded = SQLiteStore.from_url(sqlite_store_url)
@@ -176,7 +179,7 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         def version(connection: sqlite3.Connection, _now: float) -> int:
             return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
 
-        assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 4
+        assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 5
     finally:
         await upgraded.close()
 
@@ -201,6 +204,9 @@ async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_stor
             (time.time() + 3600,),
         )
         connection.execute("ALTER TABLE stream_groups DROP COLUMN max_deliveries")
+        connection.execute("ALTER TABLE stream_entries DROP COLUMN traceparent")
+        connection.execute("ALTER TABLE jobs DROP COLUMN traceparent")
+        connection.execute("ALTER TABLE messages DROP COLUMN traceparent")
         connection.execute("UPDATE schema_version SET version = 2")
     connection.close()
     upgraded = SQLiteStore.from_url(sqlite_store_url)
@@ -234,6 +240,9 @@ async def test_a_file_of_schema_version_3_keeps_its_groups_without_a_delivery_li
         connection.execute(
             "INSERT INTO stream_groups (stream, name, last_ms, last_seq) VALUES ('orders', 'old', 0, 0)"
         )
+        connection.execute("ALTER TABLE stream_entries DROP COLUMN traceparent")
+        connection.execute("ALTER TABLE jobs DROP COLUMN traceparent")
+        connection.execute("ALTER TABLE messages DROP COLUMN traceparent")
         connection.execute("UPDATE schema_version SET version = 3")
     connection.close()
     upgraded = SQLiteStore.from_url(sqlite_store_url)
@@ -249,6 +258,49 @@ async def test_a_file_of_schema_version_3_keeps_its_groups_without_a_delivery_li
             assert [entry.delivery_count for entry in claimed.entries] == [times]
             assert claimed.dead_lettered_ids == []
         assert await upgraded.take_rate_token("t", per_second=1, burst=1) == 0
+    finally:
+        await upgraded.close()
+
+
+async def test_a_file_of_schema_version_4_keeps_its_items_without_a_traceparent(
+    sqlite_store_url: str,
+) -> None:
+    """Entries, jobs and messages written before trace propagation gain the column empty: they
+    read back (ranged, delivered, leased, fetched) with no traceparent, and new ones keep theirs.
+    """
+    first = SQLiteStore.from_url(sqlite_store_url)
+    await first.open()
+    await first.append("orders", [1], trim=None, nomkstream=False)
+    await first.create_group("orders", "billing", start_id="0", mkstream=False)
+    await first.put_queue("jobs", QueueSettings())
+    [old_job] = await first.publish_jobs("jobs", [NewJob("t", 1)])
+    [old_message] = await first.publish_messages([new_message()])
+    await first.close()
+    path = sqlite_store_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as connection:
+        connection.execute("ALTER TABLE stream_entries DROP COLUMN traceparent")
+        connection.execute("ALTER TABLE jobs DROP COLUMN traceparent")
+        connection.execute("ALTER TABLE messages DROP COLUMN traceparent")
+        connection.execute("UPDATE schema_version SET version = 4")
+    connection.close()
+    upgraded = SQLiteStore.from_url(sqlite_store_url)
+    await upgraded.open()
+    try:
+        [entry] = await upgraded.range("orders", start="-", end="+", count=10, reverse=False)
+        assert entry.traceparent is None
+        [delivered] = await upgraded.read_group(
+            "orders", "billing", consumer="a", count=10, wait_ms=0
+        )
+        assert delivered.traceparent is None
+        assert (await upgraded.get_job("jobs", old_job.job_id)).traceparent is None
+        [leased] = await upgraded.lease_jobs(
+            "jobs", consumer=None, topics=None, max_jobs=1, lease_seconds=None, wait_ms=0
+        )
+        assert leased.traceparent is None
+        assert (await upgraded.get_message(old_message.message_id)).traceparent is None
+        await upgraded.append("orders", [2], trim=None, nomkstream=False, traceparent=TRACEPARENT)
+        [_, new_entry] = await upgraded.range("orders", start="-", end="+", count=10, reverse=False)
+        assert new_entry.traceparent == TRACEPARENT
     finally:
         await upgraded.close()
 

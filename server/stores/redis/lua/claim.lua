@@ -52,11 +52,12 @@ while to_act_on > 0 do
     'XAUTOCLAIM', stream, group, consumer, min_idle_ms, cursor, 'COUNT', to_act_on)
   for _, entry in ipairs(claimed[2]) do
     local pending = redis.call('XPENDING', stream, group, entry[1], entry[1], 1)
-    local body = nil
+    local body, traceparent = nil, false
     for index = 1, #entry[2], 2 do
       if entry[2][index] == 'b' then body = entry[2][index + 1] end
+      if entry[2][index] == 't' then traceparent = entry[2][index + 1] end
     end
-    entries[#entries + 1] = {entry[1], body, pending[1][4]}
+    entries[#entries + 1] = {entry[1], body, pending[1][4], traceparent}
   end
   for _, entry_id in ipairs(claimed[3]) do deleted_ids[#deleted_ids + 1] = entry_id end
   to_act_on = to_act_on - #claimed[2] - #claimed[3]

@@ -49,7 +49,7 @@ for index, job_id in ipairs(chosen) do
     'consumer', consumer)
   redis.call('ZREM', AVAIL, job_id)
   redis.call('ZADD', LEASED, expires_at, job_id)
-  local job = redis.call('HMGET', key, 'topic', 'payload', 'published_at')
-  leased[#leased + 1] = {job_id, job[1], job[2], attempts, lease_id, job[3]}
+  local job = redis.call('HMGET', key, 'topic', 'payload', 'published_at', 'traceparent')
+  leased[#leased + 1] = {job_id, job[1], job[2], attempts, lease_id, job[3], job[4]}
 end
 return {expires_at, leased}

@@ -3,11 +3,13 @@
 -- KEYS[10] record: the idempotency record (none for a plain publish)
 -- ARGV[3] request_hash: the request's hash (see lib/idempotency.lua)
 -- ARGV[4] ttl: the idempotency record's time to live, in seconds
--- ARGV[5] job_count: how many jobs follow
--- ARGV[6..] jobs: five arguments each: job_id, topic, payload, delay, deduplication_id ('' = none)
+-- ARGV[5] traceparent: kept with each new job ('' = none)
+-- ARGV[6] job_count: how many jobs follow
+-- ARGV[7..] jobs: five arguments each: job_id, topic, payload, delay, deduplication_id ('' = none)
 -- A receipt is {job_id, deduplicated, topic}.
 local record = KEYS[10]
-local request_hash, ttl, job_count = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local request_hash, ttl = ARGV[3], tonumber(ARGV[4])
+local traceparent, job_count = ARGV[5], tonumber(ARGV[6])
 local kept = replayed_result(record, request_hash, NOW)
 if kept then return {1, kept} end
 require_queue()
@@ -15,7 +17,7 @@ settle()
 local window = tonumber(redis.call('HGET', META, 'deduplication_window_seconds'))
 local receipts = {}
 for index = 0, job_count - 1 do
-  local base = 6 + index * 5
+  local base = 7 + index * 5
   local job_id, topic, payload = ARGV[base], ARGV[base + 1], ARGV[base + 2]
   local delay, deduplication_id = tonumber(ARGV[base + 3]), ARGV[base + 4]
   local earlier = false
@@ -34,6 +36,7 @@ for index = 0, job_count - 1 do
     if delay > 0 then available_at = fmt(NOW + delay) end
     redis.call('HSET', key, 'id', job_id, 'topic', topic, 'payload', payload, 'seq', seq,
       'state', 'ready', 'attempts', 0, 'published_at', NOW_TEXT, 'available_at', available_at)
+    if traceparent ~= '' then redis.call('HSET', key, 'traceparent', traceparent) end
     redis.call('ZADD', ALL, seq, job_id)
     if delay > 0 then
       redis.call('ZADD', DELAYED, available_at, job_id)

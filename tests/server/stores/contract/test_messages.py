@@ -17,6 +17,10 @@ from tests.server.stores.contract._recording import ANSWER, RecordingStore, asse
     ("call", "detail"),
     [
         (
+            lambda s: s.publish_messages([new_message()], traceparent="00-x"),
+            "traceparent '00-x' is not in the W3C format",
+        ),
+        (
             lambda s: s.publish_messages([new_message(), new_message(headers={"a": {1}})]),
             "message headers is not a JSON value: Object of type set is not JSON serializable",
         ),
@@ -65,7 +69,7 @@ async def test_publish_messages_hands_its_hook_the_headers_as_json_text() -> Non
         (
             "_publish_messages",
             (messages,),
-            {"headers": ['{"X-A":"\\u00e9"}', "{}"], "lease": lease, "idempotency": None},
+            {"headers": ['{"X-A":"\\u00e9"}', "{}"], "lease": lease, "idempotency": None, "traceparent": None},
         )
     ]
 

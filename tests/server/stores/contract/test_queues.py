@@ -30,6 +30,10 @@ from tests.server.stores.contract._recording import ANSWER, RecordingStore, asse
             "deduplication_window_seconds must be at least 0: -1",
         ),
         (
+            lambda s: s.publish_jobs("q", [NewJob("t", 1)], traceparent="00-x"),
+            "traceparent '00-x' is not in the W3C format",
+        ),
+        (
             lambda s: s.publish_jobs("q", [NewJob("t", 1), NewJob("t", 1, delay=-1)]),
             "delay must not be negative: -1",
         ),
@@ -88,7 +92,7 @@ async def test_publish_jobs_hands_its_hook_the_payloads_as_json_text() -> None:
         (
             "_publish_jobs",
             ("q", jobs),
-            {"payloads": ['{"n":1}', '"\\ud800"'], "idempotency": None},
+            {"payloads": ['{"n":1}', '"\\ud800"'], "idempotency": None, "traceparent": None},
         )
     ]
 

@@ -33,6 +33,10 @@ NOT_AN_ID_DETAIL = "'x' is not an entry id like 1700000000000-0"
             lambda s: s.append("s", [1], trim=Trim(minid="x"), nomkstream=False),
             NOT_AN_ID_DETAIL,
         ),
+        (
+            lambda s: s.append("s", [1], trim=None, nomkstream=False, traceparent="00-x"),
+            "traceparent '00-x' is not in the W3C format",
+        ),
         (lambda s: s.trim("s", Trim()), "a trim needs maxlen or minid"),
         (lambda s: s.trim("s", Trim(maxlen=-5)), "maxlen must not be negative: -5"),
         (lambda s: s.trim("s", Trim(minid=TOO_LARGE)), TOO_LARGE_DETAIL),
@@ -100,7 +104,7 @@ async def test_append_hands_its_hook_the_bodies_as_json_text() -> None:
         (
             "_append",
             ("s", ['{"a":[1,2.5]}', '"\\ud800\\u00e9"', "null"]),
-            {"trim": trim, "nomkstream": True, "idempotency": None},
+            {"trim": trim, "nomkstream": True, "idempotency": None, "traceparent": None},
         )
     ]
 
