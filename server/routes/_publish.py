@@ -1,5 +1,6 @@
-"""What every publishing route does around its one store write: the rate limit, the quota, and
-the request's Idempotency-Key, which the write itself keeps (or replays).
+"""What every publishing route does around its one store write: the rate limit, the quota, the
+request's Idempotency-Key, which the write itself keeps (or replays), and its ``traceparent``,
+which the write keeps with what it publishes.
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ from ..encoding import json_bytes
 from ..idempotency import IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, idempotent_request, key_reused
 from ..problems import ProblemError
 from ..stores.base import ConflictError, IdempotencyClaim, NotFoundError
+from ..stores.checks import TRACEPARENT
 from ._context import context_of
 
-__all__ = ["Publishing", "check_rate"]
+__all__ = ["TRACEPARENT_HEADER", "Publishing", "check_rate", "traceparent_of"]
+
+TRACEPARENT_HEADER = "traceparent"
 
 
 class Publishing:
@@ -28,12 +32,16 @@ class Publishing:
 
         async with Publishing(request, principal, operation="appendEntry", raw_body=raw,
                               items=1) as publishing:
-            result = await store.append(..., idempotency=publishing.claim)
+            result = await store.append(..., idempotency=publishing.claim,
+                                        traceparent=publishing.traceparent)
         return await publishing.answer(document, replayed=result.replayed, status=201)
 
     ``claim`` is the request's Idempotency-Key (None without one): the store write keeps it with
     its result, or replays the first result, or refuses a repeat with another body (409
     ``idempotency_key_reused``), all in the one write (see server/idempotency.py).
+
+    ``traceparent`` is the request's W3C ``traceparent`` header when it is well formed (None
+    otherwise: a malformed one is ignored, never refused), for the write to keep.
 
     With a quota, ``items`` are taken from it on entering (429 ``quota_exceeded`` when that would
     run over) and given back when the write fails or turns out to be a replay. A repeat of a
@@ -44,7 +52,7 @@ class Publishing:
     refused (a write that raised wrote nothing).
     """
 
-    __slots__ = ("_charged", "_counters", "_items", "_principal", "_store", "claim")
+    __slots__ = ("_charged", "_counters", "_items", "_principal", "_store", "claim", "traceparent")
 
     def __init__(
         self,
@@ -73,6 +81,7 @@ class Publishing:
                 ttl=context.settings.idempotency_ttl_seconds,
             )
         )
+        self.traceparent = traceparent_of(request)
         self._store = context.store
         self._principal = principal
         self._items = items
@@ -144,6 +153,14 @@ class Publishing:
         # Shielded so that a cancelled request still gives back what it took.
         with anyio.CancelScope(shield=True):
             await self._store.refund_quota(self._principal.token_id, self._items)
+
+
+def traceparent_of(request: Request) -> str | None:
+    """The request's ``traceparent`` header if it is in the W3C format, else None."""
+    value = request.headers.get(TRACEPARENT_HEADER)
+    if value is None or TRACEPARENT.fullmatch(value) is None:
+        return None
+    return value
 
 
 def _quota_exceeded(quota: int) -> ProblemError:

@@ -265,6 +265,7 @@ def _message_json(message: MessageRecord) -> dict[str, object]:
                 "callback": message.callback,
                 "failure_callback": message.failure_callback,
                 "deduplication_id": message.deduplication_id,
+                "traceparent": message.traceparent,
             }
         ),
     }
@@ -300,7 +301,9 @@ async def publish_message(request: Request, access: Access) -> Response:
     async with Publishing(
         request, access.principal, operation="publishMessage", raw_body=raw, items=len(planned)
     ) as publishing:
-        receipts = await context.store.publish_messages(planned, idempotency=publishing.claim)
+        receipts = await context.store.publish_messages(
+            planned, idempotency=publishing.claim, traceparent=publishing.traceparent
+        )
     context.notify_message_scheduled()
     document: dict[str, object] = {"messages": [_receipt_json(r) for r in receipts]}
     return await publishing.answer(
@@ -329,7 +332,9 @@ async def publish_messages(request: Request, access: Access) -> Response:
     async with Publishing(
         request, access.principal, operation="publishMessages", raw_body=raw, items=len(flat)
     ) as publishing:
-        receipts = await context.store.publish_messages(flat, idempotency=publishing.claim)
+        receipts = await context.store.publish_messages(
+            flat, idempotency=publishing.claim, traceparent=publishing.traceparent
+        )
     context.notify_message_scheduled()
     # Grouped by the receipts' own items, not by this request's plans: a replay answers what the
     # first request's plans (its URL groups' endpoints then) were.

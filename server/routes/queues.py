@@ -61,6 +61,7 @@ def _job_json(job: JobRecord) -> dict[str, object]:
             "leased_by": job.leased_by,
             "last_error": job.last_error,
             "deduplication_id": job.deduplication_id,
+            "traceparent": job.traceparent,
         }
     )
     return {
@@ -78,7 +79,7 @@ def _job_json(job: JobRecord) -> dict[str, object]:
 
 
 def _leased_json(job: LeasedJob) -> dict[str, object]:
-    return {
+    document: dict[str, object] = {
         "job_id": job.job_id,
         "queue": job.queue,
         "topic": job.topic,
@@ -88,6 +89,9 @@ def _leased_json(job: LeasedJob) -> dict[str, object]:
         "lease_expires_at": rfc3339(job.lease_expires_at),
         "published_at": rfc3339(job.published_at),
     }
+    if job.traceparent is not None:
+        document["traceparent"] = job.traceparent
+    return document
 
 
 def _receipt_json(receipt: JobReceipt) -> dict[str, object]:
@@ -163,7 +167,9 @@ async def publish_job(request: Request, access: Access) -> Response:
     async with Publishing(
         request, access.principal, operation="publishJob", raw_body=raw, items=1
     ) as publishing:
-        [receipt] = await store.publish_jobs(name, [job], idempotency=publishing.claim)
+        [receipt] = await store.publish_jobs(
+            name, [job], idempotency=publishing.claim, traceparent=publishing.traceparent
+        )
     return await publishing.answer(_receipt_json(receipt), replayed=receipt.replayed, status=202)
 
 
@@ -181,7 +187,9 @@ async def publish_jobs(request: Request, access: Access) -> Response:
     async with Publishing(
         request, access.principal, operation="publishJobs", raw_body=raw, items=len(jobs)
     ) as publishing:
-        receipts = await store.publish_jobs(name, jobs, idempotency=publishing.claim)
+        receipts = await store.publish_jobs(
+            name, jobs, idempotency=publishing.claim, traceparent=publishing.traceparent
+        )
     document: dict[str, object] = {"receipts": [_receipt_json(r) for r in receipts]}
     return await publishing.answer(
         document, replayed=any(receipt.replayed for receipt in receipts), status=202

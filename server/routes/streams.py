@@ -17,7 +17,7 @@ from generated.pydantic_models import (
     TrimRequest,
 )
 
-from ..stores.base import DeliveredEntry, GroupInfo, StreamInfo, Trim
+from ..stores.base import DeliveredEntry, Entry, GroupInfo, StreamInfo, Trim
 from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
 from ._context import context_of
 from ._operations import Access, operations
@@ -70,7 +70,21 @@ def _stream_json(info: StreamInfo) -> dict[str, object]:
 
 
 def _delivered_json(entry: DeliveredEntry) -> dict[str, object]:
-    return {"id": entry.id, "body": entry.body, "delivery_count": entry.delivery_count}
+    document: dict[str, object] = {
+        "id": entry.id,
+        "body": entry.body,
+        "delivery_count": entry.delivery_count,
+    }
+    if entry.traceparent is not None:
+        document["traceparent"] = entry.traceparent
+    return document
+
+
+def _entry_json(entry: Entry) -> dict[str, object]:
+    document: dict[str, object] = {"id": entry.id, "body": entry.body}
+    if entry.traceparent is not None:
+        document["traceparent"] = entry.traceparent
+    return document
 
 
 async def get_stream(request: Request, access: Access) -> Response:
@@ -105,6 +119,7 @@ async def append_entry(request: Request, access: Access) -> Response:
             trim=trim,
             nomkstream=body.nomkstream,
             idempotency=publishing.claim,
+            traceparent=publishing.traceparent,
         )
     document: dict[str, object] = {
         "id": result.ids[0],
@@ -130,7 +145,12 @@ async def append_entries(request: Request, access: Access) -> Response:
         request, access.principal, operation="appendEntries", raw_body=raw, items=len(bodies)
     ) as publishing:
         result = await store.append(
-            stream, bodies, trim=trim, nomkstream=body.nomkstream, idempotency=publishing.claim
+            stream,
+            bodies,
+            trim=trim,
+            nomkstream=body.nomkstream,
+            idempotency=publishing.claim,
+            traceparent=publishing.traceparent,
         )
     document: dict[str, object] = {
         "stream": stream,
@@ -157,7 +177,7 @@ async def range_entries(request: Request, access: Access) -> Response:
     )
     document = {
         "stream": stream,
-        "entries": [{"id": entry.id, "body": entry.body} for entry in entries],
+        "entries": [_entry_json(entry) for entry in entries],
     }
     return json_response(document)
 
