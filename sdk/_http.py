@@ -16,6 +16,9 @@ problem documents still keep their status; a 2xx answer the generated layer cann
 APIResponseValidationError; httpx errors become APIConnectionError/APITimeoutError raised from the
 original.
 
+With OpenTelemetry in use (sdk/_tracing.py), every publish request, retries included, runs in a
+PRODUCER span whose W3C trace context it sends as ``traceparent`` (sdk/_otel.py).
+
 The generated modules are imported when a call first needs them (sdk/_endpoints.py), so
 `import sdk` stays cheap.
 """
@@ -45,6 +48,7 @@ from ._exceptions import (
     make_status_error,
 )
 from ._retry import RetryPolicy, retry_async, retry_sync
+from ._tracing import publish_tracing
 
 if TYPE_CHECKING:
     from generated.client import Client as GeneratedClient
@@ -249,6 +253,7 @@ class _Transport:
         self._policy = RetryPolicy(max_retries=settings.max_retries, timeout=settings.retry_timeout)
         self._urls: dict[str, httpx.URL] = {}
         self._generated_client: GeneratedClient | None = None
+        self._tracing = publish_tracing()
 
     def _url(self, path: str) -> httpx.URL:
         """`path` joined to the base URL exactly as httpx joins a relative URL, once per path."""
@@ -324,6 +329,12 @@ class SyncTransport(_Transport):
 
     def send(self, call: Call[T]) -> T:
         """The call's result, retried as the policy allows; failures raise typed errors."""
+        if self._tracing is not None and call.publish_target is not None:
+            with self._tracing.publishing(call) as traced:
+                return self._send(traced)
+        return self._send(call)
+
+    def _send(self, call: Call[T]) -> T:
         try:
             return retry_sync(lambda: self._send_once(call), policy=self._policy, what=call.what)
         except APIError as error:
@@ -415,6 +426,12 @@ class AsyncTransport(_Transport):
 
     async def send(self, call: Call[T]) -> T:
         """The call's result, retried as the policy allows; failures raise typed errors."""
+        if self._tracing is not None and call.publish_target is not None:
+            with self._tracing.publishing(call) as traced:
+                return await self._send(traced)
+        return await self._send(call)
+
+    async def _send(self, call: Call[T]) -> T:
         try:
             return await retry_async(
                 lambda: self._send_once(call), policy=self._policy, what=call.what

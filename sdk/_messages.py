@@ -588,4 +588,5 @@ def _message(message: GeneratedMessage) -> Message:
             )
             for attempt in message.attempts
         ],
+        traceparent=optional(message.traceparent),
     )

@@ -299,6 +299,7 @@ class QueueCalls:
             leased_by=optional(job.leased_by),
             last_error=optional(job.last_error),
             deduplication_id=optional(job.deduplication_id),
+            traceparent=optional(job.traceparent),
         )
 
     def _leased(self, job: GeneratedLeasedJob) -> LeasedJob:
@@ -313,6 +314,7 @@ class QueueCalls:
             lease_id=job.lease_id,
             lease_expires_at=job.lease_expires_at,
             published_at=job.published_at,
+            traceparent=optional(job.traceparent),
         )
 
 

@@ -147,7 +147,10 @@ class StreamCalls:
         codec = definition.codec or self.codec
         return make_call(
             _endpoints.range_entries,
-            lambda result: [Entry(id=e.id, body=codec.decode(e.body)) for e in result.entries],
+            lambda result: [
+                Entry(id=e.id, body=codec.decode(e.body), traceparent=optional(e.traceparent))
+                for e in result.entries
+            ],
             definition.name,
             start=start,
             end=end,
@@ -344,7 +347,10 @@ def _delivered(entry: GeneratedDeliveredEntry, codec: Codec) -> DeliveredEntry:
     from ._types import DeliveredEntry
 
     return DeliveredEntry(
-        id=entry.id, body=codec.decode(entry.body), delivery_count=entry.delivery_count
+        id=entry.id,
+        body=codec.decode(entry.body),
+        delivery_count=entry.delivery_count,
+        traceparent=optional(entry.traceparent),
     )
 
 

@@ -46,6 +46,8 @@ class Entry:
 
     id: str
     body: Any
+    # The W3C traceparent it was published under, when the publisher sent one.
+    traceparent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,7 @@ class DeliveredEntry:
     id: str
     body: Any
     delivery_count: int
+    traceparent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +162,7 @@ class Job:
     leased_by: str | None
     last_error: str | None
     deduplication_id: str | None
+    traceparent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +177,7 @@ class LeasedJob:
     lease_id: str
     lease_expires_at: datetime
     published_at: datetime
+    traceparent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +222,7 @@ class Message:
     failure_callback: str | None
     deduplication_id: str | None
     attempts: list[DeliveryAttempt]
+    traceparent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,10 @@ Queues: jobs are leased, handed to the handler, then acked, or nacked when it ra
 
 A handler's non-None return value goes to every publisher stacked on it; a PublishError there
 fails the message like any exception, so it is delivered again and every publisher runs again.
+
+With OpenTelemetry in use (sdk/_tracing.py), each handler runs, with its publishers, in a
+CONSUMER span ``spool process <stream or queue>`` linked to the trace the entry or job was
+published under.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from ._queues import AsyncQueue, Queue
 from ._retry import RetryPolicy, is_retryable
 from ._streams import AsyncStreams, Streams
 from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
+from ._tracing import consume_tracing
 
 if TYPE_CHECKING:
     import asyncio
@@ -215,6 +220,7 @@ class _WorkerBase:
         self._streams_state = {id(s): _StreamState() for s in self._subscriptions}
         # Only its backoff is used: the loop itself waits out outages for as long as they last.
         self._policy = RetryPolicy(max_retries=0)
+        self._tracing = consume_tracing()
 
     def _log_failure(self, subscription: Subscription, message_id: str, error: Exception) -> None:
         logger.error(
@@ -346,7 +352,7 @@ class SyncWorker(_WorkerBase):
         for entry in entries:
             if self._run.finished():
                 break
-            error = self._call(sub, entry.body)
+            error = self._handle(sub, entry.body, message_id=entry.id, trace=entry.traceparent)
             self._run.handled += 1
             handled += 1
             if error is None:
@@ -369,7 +375,7 @@ class SyncWorker(_WorkerBase):
             if self._run.finished():
                 queue.nack(job, error="worker stopped before handling the job")
                 continue
-            error = self._call(sub, job.payload)
+            error = self._handle(sub, job.payload, message_id=job.job_id, trace=job.traceparent)
             self._run.handled += 1
             handled += 1
             self._settle(queue, sub, job, error)
@@ -386,6 +392,15 @@ class SyncWorker(_WorkerBase):
             queue.nack(job, retry_delay=sub.retry_delay_seconds, error=_error_text(error))
         except ConflictError as conflict:
             self._lease_ended(sub, job, conflict)
+
+    def _handle(
+        self, sub: Subscription, body: Any, *, message_id: str, trace: str | None
+    ) -> Exception | None:
+        """``_call``, in its CONSUMER span when tracing is in use."""
+        if self._tracing is None:
+            return self._call(sub, body)
+        with self._tracing.processing(sub, message_id=message_id, traceparent=trace) as span:
+            return span.outcome(self._call(sub, body))
 
     def _call(self, sub: Subscription, body: Any) -> Exception | None:
         """Run the handler and its publishers; the exception that failed the message, if any."""
@@ -542,7 +557,9 @@ class AsyncWorker(_WorkerBase):
         for entry in entries:
             if self._run.finished():
                 break
-            error = await self._call(sub, entry.body)
+            error = await self._handle(
+                sub, entry.body, message_id=entry.id, trace=entry.traceparent
+            )
             self._run.handled += 1
             handled += 1
             if error is None:
@@ -567,7 +584,9 @@ class AsyncWorker(_WorkerBase):
             if self._run.finished():
                 await queue.nack(job, error="worker stopped before handling the job")
                 continue
-            error = await self._call(sub, job.payload)
+            error = await self._handle(
+                sub, job.payload, message_id=job.job_id, trace=job.traceparent
+            )
             self._run.handled += 1
             handled += 1
             await self._settle(queue, sub, job, error)
@@ -584,6 +603,15 @@ class AsyncWorker(_WorkerBase):
             await queue.nack(job, retry_delay=sub.retry_delay_seconds, error=_error_text(error))
         except ConflictError as conflict:
             self._lease_ended(sub, job, conflict)
+
+    async def _handle(
+        self, sub: Subscription, body: Any, *, message_id: str, trace: str | None
+    ) -> Exception | None:
+        """``_call``, in its CONSUMER span when tracing is in use."""
+        if self._tracing is None:
+            return await self._call(sub, body)
+        with self._tracing.processing(sub, message_id=message_id, traceparent=trace) as span:
+            return span.outcome(await self._call(sub, body))
 
     async def _call(self, sub: Subscription, body: Any) -> Exception | None:
         """Run the handler and its publishers; the exception that failed the message, if any."""

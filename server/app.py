@@ -39,6 +39,7 @@ from .routes._operations import bind_routes
 from .routes._spec import load_spec_facts
 from .stores import store_from_url
 from .stores.base import StoreError
+from .tracing import tracing_in_use
 
 __all__ = [
     "REQUEST_ID_HEADER",
@@ -101,7 +102,7 @@ def create_app(
         routes = [*bind_routes(ROUTES, spec, instrument=metrics.instrument), metrics.route()]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(_RequestIdMiddleware)],
+        middleware=_middleware(),
         exception_handlers={
             ProblemError: _problem_handler,
             StoreError: _store_error_handler,
@@ -115,6 +116,15 @@ def create_app(
     app.state.services = tuple(default_services() if services is None else services)
     app.state.context = None
     return app
+
+
+def _middleware() -> list[Middleware]:
+    """The request-id middleware, inside a SERVER span per request when tracing is in use."""
+    if not tracing_in_use():
+        return [Middleware(_RequestIdMiddleware)]
+    from .otel import TracingMiddleware
+
+    return [Middleware(TracingMiddleware), Middleware(_RequestIdMiddleware)]
 
 
 def create_app_from_environment() -> Starlette:

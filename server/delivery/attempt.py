@@ -1,7 +1,9 @@
 """One delivery attempt: the signed request to the message's URL, and what came back.
 
 An attempt sends the message's method, exact body bytes, content type and forwarded headers, plus
-``Spool-Signature`` (see server/signing.py), ``Spool-Message-Id`` and ``Spool-Retried``. Its
+``Spool-Signature`` (see server/signing.py), ``Spool-Message-Id``, ``Spool-Retried`` and, when
+the message was published with one, ``traceparent``: its publisher's, or with tracing in use
+(server/tracing.py) that of the attempt's own CLIENT span in the publisher's trace. Its
 ``timeout`` bounds the whole exchange; the answer's body is read up to
 ``MAX_CAPTURED_RESPONSE_BYTES``. Nothing here raises for what a receiver or the network does: every
 failure, a refused destination included, is an :class:`AttemptResult` with an ``error``, which
@@ -21,6 +23,7 @@ import httpx
 from ..destinations import DestinationNotAllowed, DestinationPolicy
 from ..signing import SIGNATURE_HEADER, SigningKeys, sign
 from ..stores.base import DeliveryAttemptRecord, MessageRecord
+from ..tracing import tracing_in_use
 
 __all__ = [
     "INTERRUPTED",
@@ -28,6 +31,7 @@ __all__ = [
     "MESSAGE_ID_HEADER",
     "RESPONSE_EXCERPT_CHARS",
     "RETRIED_HEADER",
+    "TRACEPARENT_HEADER",
     "AttemptResult",
     "Sender",
     "attempt_record",
@@ -37,6 +41,7 @@ logger = logging.getLogger("spool.delivery")
 
 MESSAGE_ID_HEADER = "Spool-Message-Id"
 RETRIED_HEADER = "Spool-Retried"
+TRACEPARENT_HEADER = "traceparent"
 
 RESPONSE_EXCERPT_CHARS = 2048
 MAX_CAPTURED_RESPONSE_BYTES = 256 * 1024
@@ -134,11 +139,31 @@ class Sender:
         self._signature_ttl = signature_ttl
         self._policy = policy
         self._vetting_transport = vetting_transport
+        self._tracing = None
+        if tracing_in_use():
+            from ..otel import DeliveryTracing
+
+            self._tracing = DeliveryTracing()
 
     async def send(
         self, message: MessageRecord, *, retried: int, transport: httpx.AsyncBaseTransport
     ) -> AttemptResult:
         """Attempt ``message`` (its ``retried``-th retry) through ``transport``."""
+        if self._tracing is None:
+            return await self._send(message, retried=retried, transport=transport, trace=None)
+        with self._tracing.delivering(message) as (span, trace):
+            result = await self._send(message, retried=retried, transport=transport, trace=trace)
+            self._tracing.outcome(span, status_code=result.status_code, error=result.error)
+        return result
+
+    async def _send(
+        self,
+        message: MessageRecord,
+        *,
+        retried: int,
+        transport: httpx.AsyncBaseTransport,
+        trace: dict[str, str] | None,
+    ) -> AttemptResult:
         try:
             # Checked again at delivery time: DNS may now point the name somewhere refused. The
             # default transport does that for every connection it opens, at the address it connects to.
@@ -149,7 +174,7 @@ class Sender:
             message.method,
             _url(message.url),
             content=message.body,
-            headers=self.headers(message, retried=retried),
+            headers=self.headers(message, retried=retried, trace=trace),
             # httpx's timeout bounds each phase of the exchange.
             extensions={"timeout": _phase_timeouts(message.timeout)},
         )
@@ -178,12 +203,21 @@ class Sender:
             error=None if 200 <= status < 300 else f"HTTP {status} {answer.reason_phrase}".strip(),
         )
 
-    def headers(self, message: MessageRecord, *, retried: int) -> httpx.Headers:
-        """The request's headers: the message's own that may be forwarded, then the signed ones."""
+    def headers(
+        self, message: MessageRecord, *, retried: int, trace: dict[str, str] | None = None
+    ) -> httpx.Headers:
+        """The request's headers: the message's own that may be forwarded, then its trace context
+        (``trace``, the attempt span's headers, else the ``traceparent`` it was published with),
+        then the signed ones.
+        """
         headers = httpx.Headers(_DEFAULT_HEADERS)
         for name, value in message.headers.items():
             if name.lower() not in _NOT_FORWARDED:
                 headers[name] = value
+        if trace is not None:
+            headers.update(trace)
+        elif message.traceparent is not None:
+            headers[TRACEPARENT_HEADER] = message.traceparent
         headers["Content-Type"] = message.content_type
         headers[SIGNATURE_HEADER] = sign(
             self._signing_keys.current,

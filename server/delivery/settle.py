@@ -78,7 +78,11 @@ class SettleStore(Protocol):
         ...
 
     async def publish_messages(
-        self, messages: Sequence[NewMessage], *, lease: MessageLease | None = None
+        self,
+        messages: Sequence[NewMessage],
+        *,
+        lease: MessageLease | None = None,
+        traceparent: str | None = None,
     ) -> list[MessageReceipt]:
         """See ``Store.publish_messages``."""
         ...
@@ -257,7 +261,9 @@ class Settler:
             dedup_window=CALLBACK_DEDUP_WINDOW_SECONDS,
         )
         try:
-            await self._store.publish_messages([callback], lease=lease)
+            await self._store.publish_messages(
+                [callback], lease=lease, traceparent=message.traceparent
+            )
         except Exception as error:
             if isinstance(error, ConflictError) and error.code == "lease_expired":
                 # Whoever claimed the message since reports its outcome, not this process.

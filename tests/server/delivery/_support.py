@@ -60,9 +60,15 @@ class MemoryStore:
         self.next_record_delay = 0.0
 
     async def publish_messages(
-        self, messages: Sequence[NewMessage], *, lease: MessageLease | None = None
+        self,
+        messages: Sequence[NewMessage],
+        *,
+        lease: MessageLease | None = None,
+        traceparent: str | None = None,
     ) -> list[MessageReceipt]:
-        """Create scheduled messages; a live ``dedup_key`` returns the earlier id."""
+        """Create scheduled messages; a live ``dedup_key`` returns the earlier id (``traceparent``
+        is not kept: no test here reads it).
+        """
         if lease is not None:
             self._require_current_lease(lease.message_id, lease.lease_id)
         receipts = []

@@ -1,0 +1,45 @@
+"""Whether the SDK traces: only when OpenTelemetry is installed and the application uses it.
+
+Nothing here imports OpenTelemetry. A client (for its publishes) and a worker (for its handlers)
+ask once, when made; only when tracing is in use do they load sdk/_otel.py, which imports it. So
+without OpenTelemetry, or with it installed but unused, a publish costs one ``None`` check.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._otel import ConsumeTracing, PublishTracing
+
+__all__ = ["consume_tracing", "publish_tracing", "tracing_in_use"]
+
+# Looked up once, without importing the package.
+_INSTALLED = importlib.util.find_spec("opentelemetry") is not None
+
+
+def tracing_in_use() -> bool:
+    """OpenTelemetry is installed and the application has loaded its trace API (to configure a
+    tracer provider or to make spans): before that there is no trace to carry on.
+    """
+    return _INSTALLED and "opentelemetry.trace" in sys.modules
+
+
+def publish_tracing() -> PublishTracing | None:
+    """What a client's publishes are traced with, or None when tracing is not in use."""
+    if not tracing_in_use():
+        return None
+    from ._otel import PublishTracing
+
+    return PublishTracing()
+
+
+def consume_tracing() -> ConsumeTracing | None:
+    """What a worker's handlers are traced with, or None when tracing is not in use."""
+    if not tracing_in_use():
+        return None
+    from ._otel import ConsumeTracing
+
+    return ConsumeTracing()
