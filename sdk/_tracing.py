@@ -7,7 +7,6 @@ without OpenTelemetry, or with it installed but unused, a publish costs one ``No
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from typing import TYPE_CHECKING
 
@@ -16,15 +15,13 @@ if TYPE_CHECKING:
 
 __all__ = ["consume_tracing", "publish_tracing", "tracing_in_use"]
 
-# Looked up once, without importing the package.
-_INSTALLED = importlib.util.find_spec("opentelemetry") is not None
-
 
 def tracing_in_use() -> bool:
     """OpenTelemetry is installed and the application has loaded its trace API (to configure a
     tracer provider or to make spans): before that there is no trace to carry on.
     """
-    return _INSTALLED and "opentelemetry.trace" in sys.modules
+    # Loaded means installed, so the package needs no lookup of its own.
+    return sys.modules.get("opentelemetry.trace") is not None
 
 
 def publish_tracing() -> PublishTracing | None:

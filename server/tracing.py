@@ -8,15 +8,12 @@ tracer provider. Otherwise a request costs nothing more than it did.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 
 __all__ = ["tracing_in_use"]
 
-# Looked up once, without importing the package.
-_INSTALLED = importlib.util.find_spec("opentelemetry") is not None
-
 
 def tracing_in_use() -> bool:
     """OpenTelemetry is installed and its trace API loaded: there is a tracer provider to use."""
-    return _INSTALLED and "opentelemetry.trace" in sys.modules
+    # Loaded means installed, so the package needs no lookup of its own.
+    return sys.modules.get("opentelemetry.trace") is not None

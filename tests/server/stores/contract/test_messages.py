@@ -69,7 +69,12 @@ async def test_publish_messages_hands_its_hook_the_headers_as_json_text() -> Non
         (
             "_publish_messages",
             (messages,),
-            {"headers": ['{"X-A":"\\u00e9"}', "{}"], "lease": lease, "idempotency": None, "traceparent": None},
+            {
+                "headers": ['{"X-A":"\\u00e9"}', "{}"],
+                "lease": lease,
+                "idempotency": None,
+                "traceparent": None,
+            },
         )
     ]
 
