@@ -296,6 +296,29 @@ class Traceparent(RootModel[str]):
     """
 
 
+class ListCursor(RootModel[str]):
+    root: Annotated[str, Field(pattern="^[A-Za-z0-9_-]{1,400}$")]
+    """
+    A position in a listing, opaque to clients.
+    """
+
+
+class StreamSummary(BaseModel):
+    stream: str
+    length: Annotated[int, Field(ge=0)]
+    first_id: EntryId | None = None
+    last_id: EntryId | None = None
+    group_count: Annotated[int, Field(ge=0)]
+
+
+class StreamList(BaseModel):
+    streams: list[StreamSummary]
+    next_cursor: str | None
+    """
+    The `cursor` of the next page, or null after the last page.
+    """
+
+
 class TrimRequest(BaseModel):
     """
     Give exactly one of `maxlen` and `minid`.
@@ -775,6 +798,14 @@ class Message(BaseModel):
     deduplication_id: str | None = None
     attempts: list[DeliveryAttempt]
     traceparent: Traceparent | None = None
+
+
+class MessageList(BaseModel):
+    messages: list[Message]
+    next_cursor: str | None
+    """
+    The `cursor` of the next page, or null after the last page.
+    """
 
 
 class UrlEndpoint(BaseModel):

@@ -37,6 +37,7 @@ from .leased_job_list import LeasedJobList
 from .message import Message
 from .message_batch_result import MessageBatchResult
 from .message_headers import MessageHeaders
+from .message_list import MessageList
 from .message_receipt import MessageReceipt
 from .message_receipt_list import MessageReceiptList
 from .message_state import MessageState
@@ -56,6 +57,8 @@ from .queue_stats import QueueStats
 from .read_group_request import ReadGroupRequest
 from .signing_keys import SigningKeys
 from .stream_info import StreamInfo
+from .stream_list import StreamList
+from .stream_summary import StreamSummary
 from .trim_request import TrimRequest
 from .trim_result import TrimResult
 from .url_endpoint import UrlEndpoint
@@ -101,6 +104,7 @@ __all__ = (
     "Message",
     "MessageBatchResult",
     "MessageHeaders",
+    "MessageList",
     "MessageReceipt",
     "MessageReceiptList",
     "MessageState",
@@ -120,6 +124,8 @@ __all__ = (
     "ReadGroupRequest",
     "SigningKeys",
     "StreamInfo",
+    "StreamList",
+    "StreamSummary",
     "TrimRequest",
     "TrimResult",
     "UrlEndpoint",
