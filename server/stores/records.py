@@ -25,6 +25,7 @@ __all__ = [
     "MessageLease",
     "MessageReceipt",
     "MessageRecord",
+    "MessagePage",
     "MessageState",
     "NewJob",
     "NewMessage",
@@ -33,6 +34,8 @@ __all__ = [
     "QueueSettings",
     "QueueStats",
     "StreamInfo",
+    "StreamPage",
+    "StreamSummary",
     "Trim",
     "TrimResult",
     "UrlEndpoint",
@@ -111,6 +114,25 @@ class StreamInfo:
     first_id: str | None
     last_id: str | None
     groups: list[GroupInfo]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StreamSummary:
+    """A stream as a listing shows it: its length, ends and how many consumer groups it has."""
+
+    stream: str
+    length: int
+    first_id: str | None
+    last_id: str | None
+    group_count: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StreamPage:
+    """One page of a stream listing; ``next_cursor`` is None after the last page."""
+
+    streams: list[StreamSummary]
+    next_cursor: str | None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -349,6 +371,14 @@ class MessageRecord:
     deduplication_id: str | None = None
     lease_id: str | None = None
     traceparent: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MessagePage:
+    """One page of a message listing, newest first; ``next_cursor`` is None after the last page."""
+
+    messages: list[MessageRecord]
+    next_cursor: str | None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

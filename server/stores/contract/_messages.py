@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 from ..checks import check_at_least_one, check_lease_margin, check_traceparent, dump_json
+from ..cursors import message_cursor, message_cursor_position
 from ..errors import StoreError
 from ..records import (
     DeadLetterRecord,
     DeliveryAttemptRecord,
     IdempotencyClaim,
     MessageLease,
+    MessagePage,
     MessageReceipt,
     MessageRecord,
+    MessageState,
     NewMessage,
     UrlEndpoint,
     UrlGroupRecord,
@@ -31,6 +34,7 @@ __all__ = ["MessagesContract"]
 
 Outcome = Literal["delivered", "retry", "failed"]
 _OUTCOMES = ("delivered", "retry", "failed")
+_STATES: tuple[str, ...] = get_args(MessageState)
 
 
 class MessagesContract(abc.ABC):
@@ -72,6 +76,33 @@ class MessagesContract(abc.ABC):
     async def get_message(self, message_id: str) -> MessageRecord:
         """The message with its attempts (``message_not_found``)."""
         return await self._get_message(message_id)
+
+    async def list_messages(
+        self,
+        *,
+        state: MessageState | None,
+        url_group: str | None,
+        limit: int,
+        cursor: str | None,
+    ) -> MessagePage:
+        """Up to ``limit`` messages, newest published first, only those in ``state`` and published
+        to ``url_group`` when given, from ``cursor`` (an earlier page's ``next_cursor``; None for
+        the first page). A page may be shorter than ``limit`` before the last (a backend may look
+        at a bounded number of messages per page); the last page's ``next_cursor`` is None.
+        Messages published after the first page are not in the later ones. An unknown state or a
+        cursor that is not a message listing's is ``validation_failed``.
+        """
+        if state is not None and state not in _STATES:
+            raise StoreError("validation_failed", f"unknown message state {state!r}")
+        check_at_least_one(limit, name="limit")
+        before = None if cursor is None else message_cursor_position(cursor)
+        messages, next_before = await self._list_messages(
+            state=state, url_group=url_group, limit=limit, cursor=before
+        )
+        return MessagePage(
+            messages=messages,
+            next_cursor=None if next_before is None else message_cursor(next_before),
+        )
 
     async def cancel_message(self, message_id: str) -> MessageRecord:
         """Cancel a ``scheduled`` message; ``ConflictError("invalid_state")`` for any other state."""
@@ -188,6 +219,21 @@ class MessagesContract(abc.ABC):
     @abc.abstractmethod
     async def _get_message(self, message_id: str) -> MessageRecord:
         """``get_message``."""
+
+    @abc.abstractmethod
+    async def _list_messages(
+        self,
+        *,
+        state: MessageState | None,
+        url_group: str | None,
+        limit: int,
+        cursor: int | None,
+    ) -> tuple[list[MessageRecord], int | None]:
+        """``list_messages`` with its cursor read: up to ``limit`` messages (of ``state`` and
+        ``url_group`` when given) published before the publish sequence ``cursor`` (None: the
+        newest), newest first, and the sequence the next
+        page starts before (None when no message is left).
+        """
 
     @abc.abstractmethod
     async def _cancel_message(self, message_id: str) -> MessageRecord:

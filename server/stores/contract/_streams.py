@@ -19,6 +19,7 @@ from ..checks import (
     dump_json,
     entry_id_parts,
 )
+from ..cursors import stream_cursor, stream_cursor_position
 from ..errors import StoreError
 from ..records import (
     JSON,
@@ -30,6 +31,8 @@ from ..records import (
     IdempotencyClaim,
     PendingEntry,
     StreamInfo,
+    StreamPage,
+    StreamSummary,
     Trim,
     TrimResult,
 )
@@ -76,6 +79,20 @@ class StreamsContract(abc.ABC):
     async def stream_info(self, stream: str) -> StreamInfo:
         """Describe a stream; ``NotFoundError("stream_not_found")`` when it does not exist."""
         return await self._stream_info(stream)
+
+    async def list_streams(self, *, prefix: str, limit: int, cursor: str | None) -> StreamPage:
+        """Up to ``limit`` streams whose names start with ``prefix`` ("" for all), by name, from
+        ``cursor`` (an earlier page's ``next_cursor``; None for the first page). A stream deleted
+        meanwhile is not listed. A page may be shorter than ``limit`` before the last; the last
+        page's ``next_cursor`` is None. A cursor that is not a stream listing's is
+        ``validation_failed``.
+        """
+        check_at_least_one(limit, name="limit")
+        after = None if cursor is None else stream_cursor_position(cursor)
+        streams, next_after = await self._list_streams(prefix=prefix, limit=limit, cursor=after)
+        return StreamPage(
+            streams=streams, next_cursor=None if next_after is None else stream_cursor(next_after)
+        )
 
     async def range(
         self, stream: str, *, start: str, end: str, count: int, reverse: bool
@@ -206,6 +223,15 @@ class StreamsContract(abc.ABC):
     @abc.abstractmethod
     async def _stream_info(self, stream: str) -> StreamInfo:
         """``stream_info``."""
+
+    @abc.abstractmethod
+    async def _list_streams(
+        self, *, prefix: str, limit: int, cursor: str | None
+    ) -> tuple[list[StreamSummary], str | None]:
+        """``list_streams`` with its cursor read: up to ``limit`` streams named after the name
+        ``cursor`` (None: from the first) and starting with
+        ``prefix``, by name, and the name the next page starts after (None when no stream is left).
+        """
 
     @abc.abstractmethod
     async def _range(

@@ -36,11 +36,14 @@ keys of their own, each changed by one command or single-key script.
 ``<p>:q:{<queue>}:done`` / ``:dead``               zsets: finished jobs, by when they finished
 ``<p>:q:{<queue>}:dedup`` / ``:dedup_exp``         hash ``deduplication_id -> job_id``, zset expiry
 ``<p>:queues``                                     set: queue names, for listing
+``<p>:{streams}:names``                            zset: stream names (all scored 0), for listing
 ``<p>:m:{messages}:msg:<message_id>``              hash: one message and its attempts
 ``<p>:m:{messages}:due``                           zset: scheduled/delivering messages, by next try
 ``<p>:m:{messages}:dead``                          zset: dead letters, by when they failed
 ``<p>:m:{messages}:dedup`` / ``:dedup_exp``        hash ``dedup_key -> created_at message_id``, zset
 ``<p>:m:{messages}:seq``                           counter: publish and failure order
+``<p>:m:{messages}:all``                           zset: every message id, by publish sequence
+``<p>:listing-indexed``                            string: set once the two above caught up
 ``<p>:u:{url_groups}:groups``                      hash: name -> ``<updated_at> <endpoints JSON>``
 ``<p>:u:{url_groups}:created``                     hash: name -> creation time
 ``<p>:s:{<stream>}:idem:<key>``                    hash: an idempotent append's record (TTL)
@@ -61,6 +64,18 @@ the script's declared keys, so they are in the same slot. Listing queues crosses
 ``<p>:queues`` set is updated around the (single-slot) queue scripts: a queue is listed after it is
 created and unlisted after it is deleted (and listed again if a concurrent put recreated it);
 listing skips names whose queue is gone.
+
+Listing streams reads ``<p>:{streams}:names`` by name (ZRANGE BYLEX), then each stream's XINFO
+STREAM, pipelined: never a scan of the keyspace. The names live in a slot of their own, so they are
+kept beside the stream scripts, not in them: an append that found its stream empty (perhaps new)
+adds the name, as do ``create_group`` with ``mkstream`` and a claim that dead-lettered an entry
+(for ``<stream>.dead``), and ``delete_stream`` removes it; adding a listed name again changes
+nothing. A name whose stream is gone is skipped and forgotten by the listing. Message ids are listed
+in ``<p>:m:{messages}:all`` by the publish script itself, newest first by their publish sequence;
+one listing page is one script that looks at up to a thousand messages for those that pass its
+filters. Opening the store adds the streams and messages of a database written before these
+indexes existed (``indexes``: one SCAN of the keyspace, on every master of a cluster), once: the
+key ``<p>:listing-indexed`` records that it ran.
 
 Streams: entries are XADDed with ``*`` (Redis's ids, strictly increasing even when the clock steps
 back) and hold the field ``b``, the body's JSON text, and ``t``, the publisher's ``traceparent``
@@ -102,10 +117,10 @@ The package has one module per idea: ``core`` (connections, life cycle, the scri
 idempotent write), ``streams``, ``queues``, ``messages`` (with dead letters and URL groups) and
 ``limits`` (quotas, rate limits) add one resource's hooks each to ``RedisCore`` (the methods
 ``Store``'s public methods call once they have checked their arguments, ``_append`` and so on),
-and ``store`` composes them into ``RedisStore``. ``keys`` names every key, ``scripts`` reads the
-Lua of ``lua/``, ``records`` turns hashes into records, ``arguments`` writes values into script
-arguments, ``errors`` maps refusals and outages to store errors, ``connection`` and ``cluster``
-make the clients.
+and ``store`` composes them into ``RedisStore``. ``keys`` names every key, ``indexes`` catches the
+listing indexes up on open, ``scripts`` reads the Lua of ``lua/``, ``records`` turns hashes into
+records, ``arguments`` writes values into script arguments, ``errors`` maps refusals and outages to
+store errors, ``connection`` and ``cluster`` make the clients.
 """
 
 from __future__ import annotations

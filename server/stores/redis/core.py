@@ -18,6 +18,7 @@ from .arguments import number_text
 from .cluster import CLUSTER_SCHEMES, parse_cluster_url
 from .connection import Client, new_client, require_redis_7
 from .errors import script_errors
+from .indexes import backfill_listing_indexes
 from .keys import DEFAULT_PREFIX, StoreKeys, split_prefix, valid_prefix
 from .scripts import SCRIPTS
 
@@ -116,6 +117,7 @@ class RedisCore(Store):
             self._scripts = {name: client.register_script(text) for name, text in SCRIPTS.items()}
             for text in SCRIPTS.values():
                 await client.script_load(text)
+            await backfill_listing_indexes(client, self._keys)
         except BaseException:
             await client.aclose()
             await waiting_client.aclose()

@@ -76,6 +76,11 @@ class MessageKeys:
         """The set of scheduled and delivering messages, by next try."""
         return f"{self.base}:due"
 
+    @property
+    def listed(self) -> str:
+        """The set of every message id, by publish sequence, for listing."""
+        return f"{self.base}:all"
+
     def declared(self) -> list[str]:
         """The keys every message script declares, in the order ``lua/lib/messages.lua`` unpacks
         them.
@@ -110,6 +115,16 @@ class StoreKeys:
     def queues(self) -> str:
         """The set of queue names, for listing."""
         return f"{self.prefix}:queues"
+
+    @property
+    def stream_names(self) -> str:
+        """The set of stream names (all scored 0, so ordered by name), for listing."""
+        return f"{self.prefix}:{{streams}}:names"
+
+    @property
+    def listing_indexed(self) -> str:
+        """Set once the stream names and message ids kept before the listing indexes are in them."""
+        return f"{self.prefix}:listing-indexed"
 
     @property
     def messages(self) -> MessageKeys:

@@ -15,6 +15,7 @@ from ..base import (
     MessageLease,
     MessageReceipt,
     MessageRecord,
+    MessageState,
     NewMessage,
     UrlEndpoint,
     UrlGroupRecord,
@@ -25,6 +26,10 @@ from .errors import store_error
 from .records import attempt_json, message_fields, message_record, pairs, url_group_record
 
 __all__ = ["RedisMessages"]
+
+# How many messages one listing page looks at, at most: a filter that few messages pass answers
+# short pages, each a bounded script, rather than one script that reads every message.
+_LISTING_BUDGET = 1000
 
 
 class RedisMessages(RedisCore):
@@ -87,7 +92,7 @@ class RedisMessages(RedisCore):
                 [*lease_args, *claim, *args],
                 now=now,
                 details=details,
-                extra_keys=record,
+                extra_keys=[self._keys.messages.listed, *record],
             )
 
         replayed, receipts = await self._write_once(
@@ -110,6 +115,32 @@ class RedisMessages(RedisCore):
             "get_message", [message_id], now=self._clock(), details={"message_id": message_id}
         )
         return message_record(pairs(fields))
+
+    async def _list_messages(
+        self,
+        *,
+        state: MessageState | None,
+        url_group: str | None,
+        limit: int,
+        cursor: int | None,
+    ) -> tuple[list[MessageRecord], int | None]:
+        """Down the listed set by publish sequence, newest first, in one script that looks at up
+        to ``_LISTING_BUDGET`` messages and answers those that pass the filters.
+        """
+        next_before, found = await self._message_script(
+            "list_messages",
+            [
+                "+inf" if cursor is None else cursor,
+                limit,
+                state or "",
+                url_group or "",
+                max(limit, _LISTING_BUDGET),
+            ],
+            now=self._clock(),
+            extra_keys=[self._keys.messages.listed],
+        )
+        messages = [message_record(pairs(fields)) for fields in found]
+        return messages, None if next_before == "" else int(next_before)
 
     async def _cancel_message(self, message_id: str) -> MessageRecord:
         """Cancel a scheduled message."""

@@ -16,11 +16,13 @@ from ..base import (
     IdempotencyClaim,
     PendingEntry,
     StreamInfo,
+    StreamSummary,
     Trim,
     TrimResult,
     dead_letter_stream,
     entry_id_parts,
 )
+from ..cursors import name_prefix_end
 from .arguments import number_text
 from .connection import BLOCKED_READ_GRACE_SECONDS, within
 from .core import RedisCore
@@ -82,9 +84,57 @@ class RedisStreams(RedisCore):
         replayed, (length, trimmed, ids) = await self._write_once(
             idempotency, key, write, details=details
         )
+        if int(length) + int(trimmed) == len(ids):
+            # The stream was empty, so perhaps new: it joins the listed names (a second command,
+            # as the names are in a slot of their own; adding a listed name again changes nothing).
+            await self._list_stream_name(stream)
         return AppendResult(
             ids=[str(i) for i in ids], length=int(length), trimmed=int(trimmed), replayed=replayed
         )
+
+    async def _list_stream_name(self, stream: str) -> None:
+        await self._redis.zadd(self._keys.stream_names, {stream: 0}, nx=True)
+
+    async def _list_streams(
+        self, *, prefix: str, limit: int, cursor: str | None
+    ) -> tuple[list[StreamSummary], str | None]:
+        """A range of the listed names by name (ZRANGE BYLEX), then XINFO STREAM of each,
+        pipelined; a listed name whose stream is gone is not answered, and is forgotten.
+        """
+        low = f"[{prefix}" if cursor is None or cursor < prefix else f"({cursor}"
+        names = [
+            str(name)
+            for name in await self._redis.zrangebylex(
+                self._keys.stream_names, low, f"({name_prefix_end(prefix)}", start=0, num=limit + 1
+            )
+        ]
+        page = names[:limit]
+        infos: list[Any] = []
+        if page:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for name in page:
+                    pipe.xinfo_stream(self._keys.stream(name))
+                infos = await pipe.execute(raise_on_error=False)
+        streams, gone = [], []
+        for name, info in zip(page, infos, strict=True):
+            if isinstance(info, ResponseError) and "no such key" in str(info).lower():
+                gone.append(name)
+                continue
+            if isinstance(info, Exception):
+                raise info
+            first, last = info.get("first-entry"), info.get("last-entry")
+            streams.append(
+                StreamSummary(
+                    stream=name,
+                    length=int(info["length"]),
+                    first_id=str(first[0]) if first else None,
+                    last_id=str(last[0]) if last else None,
+                    group_count=int(info["groups"]),
+                )
+            )
+        if gone:
+            await self._redis.zrem(self._keys.stream_names, *gone)
+        return streams, page[-1] if len(names) > limit else None
 
     async def _stream_info(self, stream: str) -> StreamInfo:
         """XINFO STREAM and XINFO GROUPS, read in one transaction."""
@@ -155,6 +205,7 @@ class RedisStreams(RedisCore):
             pipe.delete(self._keys.stream(stream))
             pipe.delete(self._keys.groups(stream))
             deleted, _ = await pipe.execute()
+        await self._redis.zrem(self._keys.stream_names, stream)
         if not deleted:
             raise store_error("stream_not_found", f"stream {stream!r} does not exist")
 
@@ -182,6 +233,8 @@ class RedisStreams(RedisCore):
             ],
             details={"stream": stream, "group": group},
         )
+        if mkstream:
+            await self._list_stream_name(stream)
         return GroupInfo(
             group=group,
             consumers=int(consumers),
@@ -271,6 +324,8 @@ class RedisStreams(RedisCore):
             [group, consumer, min_idle_ms, start_id, count, stream],
             details={"stream": stream, "group": group},
         )
+        if dead_lettered_ids:
+            await self._list_stream_name(dead_letter_stream(stream))
         return ClaimResult(
             entries=[
                 DeliveredEntry(

@@ -16,6 +16,7 @@ from ..base import (
     MessageLease,
     MessageReceipt,
     MessageRecord,
+    MessageState,
     NewMessage,
     NotFoundError,
 )
@@ -24,6 +25,9 @@ from ._core import SQLiteCore
 from ._idempotency import write_once
 
 __all__ = ["MessagesMixin", "message_record"]
+
+# Above every publish sequence (SQLite's largest integer): a listing's first page starts below it.
+_NO_SEQUENCE = 2**63 - 1
 
 
 class MessagesMixin(SQLiteCore):
@@ -134,6 +138,40 @@ class MessagesMixin(SQLiteCore):
 
         def work(connection: sqlite3.Connection, _now: float) -> MessageRecord:
             return message_record(connection, message_id)
+
+        return await self._run(work, write=False)
+
+    async def _list_messages(
+        self,
+        *,
+        state: MessageState | None,
+        url_group: str | None,
+        limit: int,
+        cursor: int | None,
+    ) -> tuple[list[MessageRecord], int | None]:
+        """Messages by publish sequence, newest first, down an index of the filter given; one
+        more row than ``limit`` tells whether a next page exists.
+        """
+
+        def work(
+            connection: sqlite3.Connection, _now: float
+        ) -> tuple[list[MessageRecord], int | None]:
+            conditions = ["seq < ?"]
+            values: list[int | str] = [_NO_SEQUENCE if cursor is None else cursor]
+            if state is not None:
+                conditions.append("state = ?")
+                values.append(state)
+            if url_group is not None:
+                conditions.append("url_group = ?")
+                values.append(url_group)
+            rows = connection.execute(
+                f"""SELECT seq, message_id FROM messages WHERE {" AND ".join(conditions)}
+                    ORDER BY seq DESC LIMIT ?""",
+                (*values, limit + 1),
+            ).fetchall()
+            page = rows[:limit]
+            messages = _message_records(connection, [row["message_id"] for row in page])
+            return messages, page[-1]["seq"] if len(rows) > limit else None
 
         return await self._run(work, write=False)
 

@@ -11,7 +11,7 @@ import sqlite3
 
 __all__ = ["SCHEMA_VERSION", "create_schema"]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # An idempotency record keeps the result of the write that made it, as JSON. Its scope is what
 # the write changed (``stream:<name>``, ``queue:<name>`` or ``messages``), as Redis keeps each
@@ -25,6 +25,13 @@ _IDEMPOTENCY_TABLE = """CREATE TABLE IF NOT EXISTS idempotency (
         PRIMARY KEY (scope, key)
     ) WITHOUT ROWID"""
 _IDEMPOTENCY_INDEX = "CREATE INDEX IF NOT EXISTS idempotency_by_expiry ON idempotency (expires_at)"
+
+# listMessages goes newest first through one state or one URL group.
+_MESSAGE_LISTING_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS messages_by_state ON messages (state, seq)",
+    """CREATE INDEX IF NOT EXISTS messages_by_url_group ON messages (url_group, seq)
+        WHERE url_group IS NOT NULL""",
+)
 
 _SCHEMA: tuple[str, ...] = (
     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
@@ -135,6 +142,7 @@ _SCHEMA: tuple[str, ...] = (
     )""",
     """CREATE INDEX IF NOT EXISTS messages_due ON messages (next_attempt_at, seq)
         WHERE state IN ('scheduled', 'delivering')""",
+    *_MESSAGE_LISTING_INDEXES,
     """CREATE TABLE IF NOT EXISTS message_attempts (
         message_id TEXT NOT NULL REFERENCES messages (message_id) ON DELETE CASCADE,
         position INTEGER NOT NULL,
@@ -209,6 +217,8 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE jobs ADD COLUMN traceparent TEXT",
         "ALTER TABLE messages ADD COLUMN traceparent TEXT",
     ),
+    # Listing messages by state or URL group, newest first.
+    6: _MESSAGE_LISTING_INDEXES,
 }
 
 

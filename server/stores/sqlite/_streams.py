@@ -30,10 +30,12 @@ from ..base import (
     IdempotencyClaim,
     NotFoundError,
     StreamInfo,
+    StreamSummary,
     Trim,
     TrimResult,
     entry_id_parts,
 )
+from ..cursors import name_prefix_end
 from ._core import SQLiteCore
 from ._idempotency import write_once
 
@@ -103,6 +105,42 @@ class StreamsMixin(SQLiteCore):
         )
         self._notify()
         return result
+
+    async def _list_streams(
+        self, *, prefix: str, limit: int, cursor: str | None
+    ) -> tuple[list[StreamSummary], str | None]:
+        """A range of the streams table by name, each stream's ends and group count read by
+        its key; one more row than ``limit`` tells whether a next page exists.
+        """
+
+        def work(
+            connection: sqlite3.Connection, _now: float
+        ) -> tuple[list[StreamSummary], str | None]:
+            rows = connection.execute(
+                """SELECT s.name, s.length,
+                       (SELECT ms || '-' || seq FROM stream_entries e WHERE e.stream = s.name
+                         ORDER BY ms, seq LIMIT 1) AS first_id,
+                       (SELECT ms || '-' || seq FROM stream_entries e WHERE e.stream = s.name
+                         ORDER BY ms DESC, seq DESC LIMIT 1) AS last_id,
+                       (SELECT COUNT(*) FROM stream_groups g WHERE g.stream = s.name) AS groups
+                   FROM streams s
+                   WHERE s.name >= ? AND s.name < ? AND s.name > ?
+                   ORDER BY s.name LIMIT ?""",
+                (prefix, name_prefix_end(prefix), cursor or "", limit + 1),
+            ).fetchall()
+            streams = [
+                StreamSummary(
+                    stream=row["name"],
+                    length=row["length"],
+                    first_id=row["first_id"],
+                    last_id=row["last_id"],
+                    group_count=row["groups"],
+                )
+                for row in rows[:limit]
+            ]
+            return streams, streams[-1].stream if len(rows) > limit else None
+
+        return await self._run(work, write=False)
 
     async def _stream_info(self, stream: str) -> StreamInfo:
         """The stream's length, first and last entry ids, and groups by name."""

@@ -179,7 +179,7 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         def version(connection: sqlite3.Connection, _now: float) -> int:
             return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
 
-        assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 5
+        assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 6
     finally:
         await upgraded.close()
 
@@ -301,6 +301,45 @@ async def test_a_file_of_schema_version_4_keeps_its_items_without_a_traceparent(
         await upgraded.append("orders", [2], trim=None, nomkstream=False, traceparent=TRACEPARENT)
         [_, new_entry] = await upgraded.range("orders", start="-", end="+", count=10, reverse=False)
         assert new_entry.traceparent == TRACEPARENT
+    finally:
+        await upgraded.close()
+
+
+async def test_a_file_of_schema_version_5_gains_the_message_listing_indexes(
+    sqlite_store_url: str,
+) -> None:
+    """The indexes that list messages by state and by URL group are made on open, and the
+    listing reads through them.
+    """
+    first = SQLiteStore.from_url(sqlite_store_url)
+    await first.open()
+    [receipt] = await first.publish_messages([new_message(url_group="partners")])
+    await first.close()
+    path = sqlite_store_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP INDEX messages_by_state")
+        connection.execute("DROP INDEX messages_by_url_group")
+        connection.execute("UPDATE schema_version SET version = 5")
+    connection.close()
+    upgraded = SQLiteStore.from_url(sqlite_store_url)
+    await upgraded.open()
+    try:
+
+        def plans(connection: sqlite3.Connection, _now: float) -> list[str]:
+            query = "EXPLAIN QUERY PLAN SELECT seq FROM messages WHERE {} ORDER BY seq DESC"
+            return [
+                str(connection.execute(query.format(condition), ("x",)).fetchone()["detail"])
+                for condition in ("state = ?", "url_group = ?")
+            ]
+
+        assert await upgraded._run(plans, write=False) == [
+            "SEARCH messages USING COVERING INDEX messages_by_state (state=?)",
+            "SEARCH messages USING COVERING INDEX messages_by_url_group (url_group=?)",
+        ]
+        page = await upgraded.list_messages(
+            state="scheduled", url_group="partners", limit=5, cursor=None
+        )
+        assert [message.message_id for message in page.messages] == [receipt.message_id]
     finally:
         await upgraded.close()
 

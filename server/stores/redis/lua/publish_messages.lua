@@ -1,6 +1,7 @@
 -- uses: common, idempotency, messages
 -- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
--- KEYS[6] record: the idempotency record (none for a plain publish)
+-- KEYS[6] listed: zset of every message id, by publish sequence (for listing)
+-- KEYS[7] record: the idempotency record (none for a plain publish)
 -- ARGV[3] leased_message: the message whose lease the publish needs to be current ('' = none)
 -- ARGV[4] lease_id: that lease ('' = none)
 -- ARGV[5] request_hash: the request's hash (see lib/idempotency.lua)
@@ -9,7 +10,7 @@
 -- ARGV[8..] messages: each message_id, dedup_key ('' = none), dedup window, url, item, the number
 -- of field/value items, then the items (which include not_before and next_attempt_at)
 -- A receipt is {message_id, deduplicated, url, item}.
-local record = KEYS[6]
+local listed, record = KEYS[6], KEYS[7]
 local leased_message, lease_id = ARGV[3], ARGV[4]
 local request_hash, ttl, message_count = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local kept = replayed_result(record, request_hash, NOW)
@@ -41,6 +42,7 @@ for _ = 1, message_count do
     redis.call('HSET', key, unpack(ARGV, base + 6, base + 5 + item_count))
     local sequence = redis.call('INCR', SEQ)
     redis.call('HSET', key, 'seq', sequence)
+    redis.call('ZADD', listed, sequence, message_id)
     local next_attempt_at = redis.call('HGET', key, 'next_attempt_at')
     redis.call('ZADD', DUE, next_attempt_at, member(sequence, message_id))
     if dedup_key ~= '' then

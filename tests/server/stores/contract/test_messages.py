@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from server.stores.base import MessageLease, Store, UrlEndpoint
+from server.stores.base import MessageLease, MessagePage, Store, UrlEndpoint
+from server.stores.cursors import message_cursor
 from tests.server.stores._support import attempt, new_message
 from tests.server.stores.contract._recording import ANSWER, RecordingStore, assert_refused
 
@@ -49,6 +50,22 @@ from tests.server.stores.contract._recording import ANSWER, RecordingStore, asse
             "a retry needs next_attempt_at",
         ),
         (lambda s: s.list_dead_letters(limit=0), "limit must be at least 1: 0"),
+        (
+            lambda s: s.list_messages(state="gone", url_group=None, limit=1, cursor=None),
+            "unknown message state 'gone'",
+        ),
+        (
+            lambda s: s.list_messages(state=None, url_group=None, limit=0, cursor=None),
+            "limit must be at least 1: 0",
+        ),
+        (
+            lambda s: s.list_messages(state=None, url_group=None, limit=1, cursor="czpvcmRlcnM"),
+            "cursor 'czpvcmRlcnM' is not this listing's",
+        ),
+        (
+            lambda s: s.list_messages(state=None, url_group=None, limit=1, cursor="bTp4"),
+            "cursor 'bTp4' names no message position",
+        ),
     ],
 )
 async def test_a_refused_argument_reaches_no_hook(
@@ -113,4 +130,20 @@ async def test_accepted_calls_reach_their_hooks_with_their_arguments() -> None:
         ("_list_dead_letters", (), {"limit": 3}),
         ("_delete_dead_letter", ("m",), {}),
         ("_retry_dead_letter", ("m",), {}),
+    ]
+
+
+async def test_list_messages_reads_its_cursor_and_writes_the_next_one() -> None:
+    """The hook gets the sequence a cursor resumes before; the one it answers becomes the next
+    cursor, and None the end.
+    """
+    recording = RecordingStore(answer=([ANSWER], 42))
+    page = await recording.store.list_messages(state="failed", url_group="g", limit=1, cursor=None)
+    assert page == MessagePage(messages=[ANSWER], next_cursor=message_cursor(42))
+    recording.calls.clear()
+    await recording.store.list_messages(
+        state=None, url_group=None, limit=3, cursor=page.next_cursor
+    )
+    assert recording.calls == [
+        ("_list_messages", (), {"state": None, "url_group": None, "limit": 3, "cursor": 42})
     ]

@@ -6,7 +6,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from server.stores.base import Store, Trim
+from server.stores.base import Store, StreamPage, StreamSummary, Trim
+from server.stores.cursors import stream_cursor
 from tests.server.stores.contract._recording import ANSWER, RecordingStore, assert_refused
 
 TOO_LARGE = str(2**64)
@@ -83,6 +84,15 @@ NOT_AN_ID_DETAIL = "'x' is not an entry id like 1700000000000-0"
             "count must be at least 1: 0",
         ),
         (lambda s: s.pending("s", "g", count=-1), "count must be at least 1: -1"),
+        (lambda s: s.list_streams(prefix="", limit=0, cursor=None), "limit must be at least 1: 0"),
+        (
+            lambda s: s.list_streams(prefix="", limit=1, cursor="bTo0Mg"),
+            "cursor 'bTo0Mg' is not this listing's",
+        ),
+        (
+            lambda s: s.list_streams(prefix="", limit=1, cursor="czo"),
+            "cursor 'czo' names no stream",
+        ),
     ],
 )
 async def test_a_refused_argument_reaches_no_hook(
@@ -153,3 +163,18 @@ async def test_calls_without_checks_go_straight_to_their_hooks() -> None:
         "_read_group",
         "_pending",
     ]
+
+
+async def test_list_streams_reads_its_cursor_and_writes_the_next_one() -> None:
+    """The hook gets the name a cursor resumes after; the name it answers becomes the next cursor,
+    and None the end.
+    """
+    summary = StreamSummary("b", length=1, first_id="1-0", last_id="1-0", group_count=0)
+    recording = RecordingStore(answer=([summary], "b"))
+    page = await recording.store.list_streams(prefix="", limit=1, cursor=None)
+    assert page == StreamPage(streams=[summary], next_cursor=stream_cursor("b"))
+    recording.calls.clear()
+    await recording.store.list_streams(prefix="o", limit=2, cursor=page.next_cursor)
+    assert recording.calls == [("_list_streams", (), {"prefix": "o", "limit": 2, "cursor": "b"})]
+    last = RecordingStore(answer=([], None))
+    assert (await last.store.list_streams(prefix="", limit=1, cursor=None)).next_cursor is None

@@ -1,0 +1,74 @@
+"""The opaque cursors of the store's listings, and where each one resumes.
+
+A cursor is a listing's kind and its position, as base64url text without padding (what
+openapi.yaml's ``ListCursor`` allows): ``s:<name>`` resumes a stream listing after that name and
+``m:<sequence>`` a message listing before that publish sequence. The contract reads a cursor once
+and hands its backend the position; a cursor of another kind, or one that is not base64url of
+such text, is ``validation_failed``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from .errors import StoreError
+
+__all__ = [
+    "message_cursor",
+    "message_cursor_position",
+    "name_prefix_end",
+    "stream_cursor",
+    "stream_cursor_position",
+]
+
+_SEQUENCE = re.compile(r"[0-9]{1,20}")
+# Above every UTF-8 name both stores compare (bytewise): where the names with a prefix end.
+_LAST_CHARACTER = "\U0010ffff"
+
+
+def _encode(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).rstrip(b"=").decode("ascii")
+
+
+def _decode(cursor: str, *, kind: str) -> str:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        text = base64.urlsafe_b64decode(padded.encode("ascii")).decode()
+    except (binascii.Error, UnicodeError, ValueError) as error:
+        raise StoreError("validation_failed", f"cursor {cursor!r} is not a listing's") from error
+    if not text.startswith(f"{kind}:"):
+        raise StoreError("validation_failed", f"cursor {cursor!r} is not this listing's")
+    return text[len(kind) + 1 :]
+
+
+def stream_cursor(after: str) -> str:
+    """The cursor of a stream listing that resumes after the name ``after``."""
+    return _encode(f"s:{after}")
+
+
+def stream_cursor_position(cursor: str) -> str:
+    """The name a stream listing's ``cursor`` resumes after."""
+    name = _decode(cursor, kind="s")
+    if not name:
+        raise StoreError("validation_failed", f"cursor {cursor!r} names no stream")
+    return name
+
+
+def message_cursor(before: int) -> str:
+    """The cursor of a message listing that resumes before the publish sequence ``before``."""
+    return _encode(f"m:{before}")
+
+
+def message_cursor_position(cursor: str) -> int:
+    """The publish sequence a message listing's ``cursor`` resumes before."""
+    sequence = _decode(cursor, kind="m")
+    if not _SEQUENCE.fullmatch(sequence):
+        raise StoreError("validation_failed", f"cursor {cursor!r} names no message position")
+    return int(sequence)
+
+
+def name_prefix_end(prefix: str) -> str:
+    """A bound above every name that starts with ``prefix``, for a range scan by name."""
+    return prefix + _LAST_CHARACTER
