@@ -296,6 +296,13 @@ class Traceparent(RootModel[str]):
     """
 
 
+class StreamNamePrefix(RootModel[str]):
+    root: Annotated[str, Field(pattern="^[A-Za-z0-9_.:-]{1,128}$")]
+    """
+    The start of stream names.
+    """
+
+
 class ListCursor(RootModel[str]):
     root: Annotated[str, Field(pattern="^[A-Za-z0-9_-]{1,400}$")]
     """

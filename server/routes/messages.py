@@ -19,8 +19,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from generated.pydantic_models import (
+    ListCursor,
+    MessageState,
     PublishMessageRequest,
     PublishMessagesRequest,
+    ResourceName,
     UrlGroupSettings,
 )
 
@@ -40,7 +43,7 @@ from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
 from ._context import AppContext, context_of
 from ._operations import Access, operations
 from ._publish import Publishing, check_rate
-from ._query import query_int
+from ._query import query_int, query_value
 from ._responses import json_response, rfc3339, without_none
 
 __all__ = ["routes"]
@@ -283,12 +286,17 @@ def _url_group_json(group: UrlGroupRecord) -> dict[str, object]:
     }
 
 
+def _may_see(access: Access, message: MessageRecord) -> bool:
+    """Whether the stated permission holds on the message's URL or its URL group."""
+    names = [message.url] if message.url_group is None else [message.url, message.url_group]
+    return any(access.covers(name) for name in names)
+
+
 def _check_message(access: Access, message: MessageRecord) -> None:
     """403 ``permission_denied`` unless the stated permission holds on the message's URL or its
     URL group.
     """
-    names = [message.url] if message.url_group is None else [message.url, message.url_group]
-    if not any(access.covers(name) for name in names):
+    if not _may_see(access, message):
         raise access.refusal(f"{access.permission.resource} {message.message_id!r}")
 
 
@@ -364,6 +372,21 @@ async def get_message(request: Request, access: Access) -> Response:
     message = await context_of(request).store.get_message(access.names["message_id"])
     _check_message(access, message)
     return json_response(_message_json(message))
+
+
+async def list_messages(request: Request, access: Access) -> Response:
+    """listMessages: a page of messages, newest first, those the token's permission covers."""
+    state = query_value(request, "state", MessageState, default=None)
+    url_group = query_value(request, "url_group", ResourceName, default=None)
+    limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
+    cursor = query_value(request, "cursor", ListCursor, default=None)
+    page = await context_of(request).store.list_messages(
+        state=state, url_group=url_group, limit=limit, cursor=cursor
+    )
+    visible = [message for message in page.messages if _may_see(access, message)]
+    return json_response(
+        {"messages": [_message_json(m) for m in visible], "next_cursor": page.next_cursor}
+    )
 
 
 async def cancel_message(request: Request, access: Access) -> Response:
@@ -466,7 +489,7 @@ async def get_signing_keys(request: Request, _access: Access) -> Response:
 
 
 routes = [
-    operations("/v1/messages", POST=publish_message),
+    operations("/v1/messages", POST=publish_message, GET=list_messages),
     operations(f"/v1/messages/{_BATCH_SEGMENT}", POST=publish_messages),
     operations("/v1/messages/{message_id:message_id}", GET=get_message),
     operations("/v1/messages/{message_id}/cancel", POST=cancel_message),

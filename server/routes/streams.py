@@ -11,13 +11,15 @@ from generated.pydantic_models import (
     AppendEntryRequest,
     ClaimRequest,
     CreateGroupRequest,
+    ListCursor,
     MinId,
     RangeBound,
     ReadGroupRequest,
+    StreamNamePrefix,
     TrimRequest,
 )
 
-from ..stores.base import DeliveredEntry, Entry, GroupInfo, StreamInfo, Trim
+from ..stores.base import DeliveredEntry, Entry, GroupInfo, StreamInfo, StreamSummary, Trim
 from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
 from ._context import context_of
 from ._operations import Access, operations
@@ -85,6 +87,30 @@ def _entry_json(entry: Entry) -> dict[str, object]:
     if entry.traceparent is not None:
         document["traceparent"] = entry.traceparent
     return document
+
+
+def _summary_json(summary: StreamSummary) -> dict[str, object]:
+    return without_none(
+        {
+            "stream": summary.stream,
+            "length": summary.length,
+            "first_id": summary.first_id,
+            "last_id": summary.last_id,
+            "group_count": summary.group_count,
+        }
+    )
+
+
+async def list_streams(request: Request, access: Access) -> Response:
+    """listStreams: a page of streams by name, those the token's permission covers."""
+    prefix = query_value(request, "prefix", StreamNamePrefix, default="")
+    limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
+    cursor = query_value(request, "cursor", ListCursor, default=None)
+    page = await context_of(request).store.list_streams(prefix=prefix, limit=limit, cursor=cursor)
+    visible = [summary for summary in page.streams if access.covers(summary.stream)]
+    return json_response(
+        {"streams": [_summary_json(s) for s in visible], "next_cursor": page.next_cursor}
+    )
 
 
 async def get_stream(request: Request, access: Access) -> Response:
@@ -280,6 +306,7 @@ async def list_pending(request: Request, access: Access) -> Response:
 
 
 routes = [
+    operations("/v1/streams", GET=list_streams),
     operations("/v1/streams/{stream}", GET=get_stream, DELETE=delete_stream),
     operations("/v1/streams/{stream}/entries", POST=append_entry, GET=range_entries),
     operations("/v1/streams/{stream}/batch", POST=append_entries),

@@ -136,6 +136,7 @@ async def test_the_service_enforces_the_stated_permission(
 # What a token with no permission at all is told, for every operation's own example: the kind, the
 # action and, for scope path, the name it lacks.
 REFUSALS_OF_NO_PERMISSION = {
+    "listStreams": "token 'nothing' has no permission on streams",
     "getStream": "token 'nothing' may not consume on stream 'events'",
     "deleteStream": "token 'nothing' may not admin on stream 'events'",
     "rangeEntries": "token 'nothing' may not consume on stream 'events'",
@@ -163,6 +164,7 @@ REFUSALS_OF_NO_PERMISSION = {
     "retryJob": "token 'nothing' may not admin on queue 'jobs'",
     "publishMessage": "token 'nothing' may not publish on messages",
     "publishMessages": "token 'nothing' may not publish on messages",
+    "listMessages": "token 'nothing' may not consume on messages",
     "getMessage": "token 'nothing' may not consume on messages",
     "cancelMessage": "token 'nothing' may not publish on messages",
     "listUrlGroups": "token 'nothing' has no permission on URL groups",

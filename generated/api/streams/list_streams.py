@@ -101,7 +101,7 @@ def sync_detailed(
     Needs some permission on streams (403 without any).
 
     Args:
-        prefix (str | Unset):
+        prefix (str | Unset): The start of stream names.
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
@@ -141,7 +141,7 @@ def sync(
     Needs some permission on streams (403 without any).
 
     Args:
-        prefix (str | Unset):
+        prefix (str | Unset): The start of stream names.
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
@@ -176,7 +176,7 @@ async def asyncio_detailed(
     Needs some permission on streams (403 without any).
 
     Args:
-        prefix (str | Unset):
+        prefix (str | Unset): The start of stream names.
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
@@ -214,7 +214,7 @@ async def asyncio(
     Needs some permission on streams (403 without any).
 
     Args:
-        prefix (str | Unset):
+        prefix (str | Unset): The start of stream names.
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
