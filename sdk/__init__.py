@@ -104,6 +104,7 @@ __all__ = [
     "Stream",
     "StreamInfo",
     "Streams",
+    "StreamSummary",
     "Timestamp",
     "TrimResult",
     "UnprocessableEntityError",
@@ -133,6 +134,7 @@ _RESULTS = frozenset(
         "QueueStats",
         "SigningKeys",
         "StreamInfo",
+        "StreamSummary",
         "TrimResult",
         "UrlGroup",
     )

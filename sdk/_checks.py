@@ -15,6 +15,7 @@ from ._limits import (
     IDEMPOTENCY_KEY_PATTERN,
     RESERVED_TOPIC_PREFIX,
     RESOURCE_NAME_PATTERN,
+    STREAM_NAME_PREFIX_PATTERN,
     TOPIC_PATTERN,
 )
 
@@ -22,6 +23,7 @@ __all__ = [
     "check_count",
     "check_group_name",
     "check_idempotency_key",
+    "check_name_prefix",
     "check_resource_name",
     "check_topic",
 ]
@@ -31,6 +33,7 @@ _RESOURCE_NAME = re.compile(RESOURCE_NAME_PATTERN)
 _GROUP_NAME = re.compile(GROUP_NAME_PATTERN)
 _TOPIC = re.compile(TOPIC_PATTERN)
 _IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+_NAME_PREFIX = re.compile(STREAM_NAME_PREFIX_PATTERN)
 
 
 def check_resource_name(name: str, *, what: str) -> str:
@@ -77,3 +80,10 @@ def check_idempotency_key(key: str) -> str:
             "idempotency_key must be 1 to 255 printable ASCII characters without spaces"
         )
     return key
+
+
+def check_name_prefix(prefix: str) -> str:
+    """`prefix` if it can start a stream name, else InvalidArgumentError."""
+    if not isinstance(prefix, str) or not _NAME_PREFIX.fullmatch(prefix):
+        raise InvalidArgumentError(f"prefix {prefix!r} does not match {STREAM_NAME_PREFIX_PATTERN}")
+    return prefix

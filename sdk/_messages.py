@@ -8,13 +8,13 @@ import difflib
 import json
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from datetime import timedelta
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack, get_args, overload
 
 from . import _endpoints
-from ._arguments import HttpMethod, MessageRequest
+from ._arguments import HttpMethod, MessageRequest, MessageState
 from ._checks import check_count, check_resource_name
 from ._codec import Codec, JsonCodec, encode_body, json_value
 from ._config import redact_url
@@ -44,6 +44,8 @@ from ._limits import (
     RETRIES_MAX,
     URL_PATTERN,
 )
+from ._message_listing import message_page
+from ._pages import aiterate_pages, iterate_pages
 
 if TYPE_CHECKING:
     from generated.models import (
@@ -388,6 +390,20 @@ class Messages:
         """A message's state and every delivery attempt."""
         return self._transport.send(self._calls.get(message_id))
 
+    def list(
+        self,
+        *,
+        state: MessageState | None = None,
+        url_group: str | None = None,
+        limit: int = 100,
+    ) -> Iterator[Message]:
+        """Every message the token may see, newest first (only those in `state`, or published to
+        `url_group`, when given). Pages of up to `limit` are fetched as the iterator reaches them;
+        bad arguments raise here, before any request.
+        """
+        page = partial(message_page, state, url_group, limit)
+        return iterate_pages(self._transport.send, page)
+
     def cancel(self, message_id: str) -> Message:
         """Cancel a message not delivered yet; ConflictError once it is delivered or failed."""
         return self._transport.send(self._calls.cancel(message_id))
@@ -466,6 +482,17 @@ class AsyncMessages:
     async def get(self, message_id: str) -> Message:
         """A message's state and every delivery attempt."""
         return await self._transport.send(self._calls.get(message_id))
+
+    def list(
+        self,
+        *,
+        state: MessageState | None = None,
+        url_group: str | None = None,
+        limit: int = 100,
+    ) -> AsyncIterator[Message]:
+        """Every message the token may see, newest first, for `async for`; see `Messages.list`."""
+        page = partial(message_page, state, url_group, limit)
+        return aiterate_pages(self._transport.send, page)
 
     async def cancel(self, message_id: str) -> Message:
         """Cancel a message not delivered yet; ConflictError once it is delivered or failed."""

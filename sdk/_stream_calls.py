@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _endpoints
 from ._batching import AsyncCoalescer, Batching, SyncCoalescer
-from ._checks import check_count, check_group_name
+from ._checks import check_count, check_group_name, check_name_prefix
 from ._codec import Codec, encode_body
 from ._durations import Duration, to_millis
 from ._exceptions import InvalidArgumentError
@@ -27,6 +27,7 @@ from ._http import (
     resolve_idempotency_key,
 )
 from ._limits import BATCH_MAX, COUNT_MAX, MIN_IDLE_MS_MAX, WAIT_MS_MAX
+from ._pages import Page
 from ._stream import Stream, as_stream, check_max_deliveries, check_maxlen
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
         DeliveredEntry as GeneratedDeliveredEntry,
         GroupInfo as GeneratedGroupInfo,
         StreamInfo as GeneratedStreamInfo,
+        StreamList as GeneratedStreamList,
     )
     from generated.types import Unset
 
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
         GroupInfo,
         PendingEntry,
         StreamInfo,
+        StreamSummary,
         TrimResult,
     )
 
@@ -129,6 +132,19 @@ class StreamCalls:
         check_count(len(items), name="number of bodies", minimum=1, maximum=BATCH_MAX)
         encoded = [encode_body(options.codec, item, target=options.stream) for item in items]
         return _append_batch(options, encoded, idempotency_key=key)
+
+    @staticmethod
+    def list_page(prefix: str | None, limit: int, cursor: str | None) -> Call[Page[StreamSummary]]:
+        """One listStreams page: streams named from ``prefix``, ``limit`` at most, from ``cursor``."""
+        from generated.types import UNSET
+
+        return make_call(
+            _endpoints.list_streams,
+            _stream_page,
+            prefix=UNSET if prefix is None else check_name_prefix(prefix),
+            limit=check_count(limit, name="limit", minimum=1, maximum=COUNT_MAX),
+            cursor=UNSET if cursor is None else cursor,
+        )
 
     def info(self, stream: str | Stream) -> Call[StreamInfo]:
         return make_call(_endpoints.get_stream, _stream_info, as_stream(stream).name)
@@ -328,6 +344,24 @@ def _stream_info(info: GeneratedStreamInfo) -> StreamInfo:
         first_id=optional(info.first_id),
         last_id=optional(info.last_id),
         groups=[_group_info(group) for group in info.groups],
+    )
+
+
+def _stream_page(result: GeneratedStreamList) -> Page[StreamSummary]:
+    from ._types import StreamSummary
+
+    return Page(
+        [
+            StreamSummary(
+                name=summary.stream,
+                length=summary.length,
+                first_id=optional(summary.first_id),
+                last_id=optional(summary.last_id),
+                group_count=summary.group_count,
+            )
+            for summary in result.streams
+        ],
+        result.next_cursor,
     )
 
 

@@ -8,13 +8,15 @@ twice, and tests/sdk/test_exported_members.py holds the twins to the same surfac
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ._batching import AsyncCoalescer, SyncCoalescer
 from ._codec import Codec
 from ._durations import Duration
 from ._http import AsyncTransport, SyncTransport
+from ._pages import aiterate_pages, iterate_pages
 from ._stream import Stream
 from ._stream_calls import EntryOptions, StreamCalls, append_one
 
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
         GroupInfo,
         PendingEntry,
         StreamInfo,
+        StreamSummary,
         TrimResult,
     )
 
@@ -83,6 +86,13 @@ class Streams:
         )
         call = self._calls.publish_many(options, bodies, idempotency_key=idempotency_key)
         return [] if call is None else self._transport.send(call)
+
+    def list(self, *, prefix: str | None = None, limit: int = 100) -> Iterator[StreamSummary]:
+        """Every stream (those whose names start with `prefix` when given) that the token may
+        see, by name. Pages of up to `limit` streams are fetched as the iterator reaches them;
+        bad arguments raise here, before any request.
+        """
+        return iterate_pages(self._transport.send, partial(StreamCalls.list_page, prefix, limit))
 
     def length(self, stream: str | Stream) -> int:
         """How many entries `stream` holds; NotFoundError if it does not exist."""
@@ -241,6 +251,10 @@ class AsyncStreams:
         )
         call = self._calls.publish_many(options, bodies, idempotency_key=idempotency_key)
         return [] if call is None else await self._transport.send(call)
+
+    def list(self, *, prefix: str | None = None, limit: int = 100) -> AsyncIterator[StreamSummary]:
+        """Every stream the token may see, by name, for `async for`; see `Streams.list`."""
+        return aiterate_pages(self._transport.send, partial(StreamCalls.list_page, prefix, limit))
 
     async def length(self, stream: str | Stream) -> int:
         """How many entries `stream` holds; NotFoundError if it does not exist."""

@@ -35,6 +35,7 @@ __all__ = [
     "QueueStats",
     "SigningKeys",
     "StreamInfo",
+    "StreamSummary",
     "TrimResult",
     "UrlGroup",
 ]
@@ -102,6 +103,17 @@ class StreamInfo:
     first_id: str | None
     last_id: str | None
     groups: list[GroupInfo]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamSummary:
+    """A stream as `streams.list()` shows it: its length, ends and how many consumer groups."""
+
+    name: str
+    length: int
+    first_id: str | None
+    last_id: str | None
+    group_count: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pydantic import RootModel, ValidationError
 from starlette.requests import Request
 
+from generated.pydantic_models import ListCursor
+
+from ..stores.base import StoreError
 from ._body import invalid
 
-__all__ = ["query_bool", "query_int", "query_value"]
+__all__ = ["query_bool", "query_cursor", "query_int", "query_value"]
 
 RootT = TypeVar("RootT", bound=RootModel[Any])
 
@@ -50,3 +54,16 @@ def query_value(request: Request, name: str, model: type[RootT], *, default: Any
     except ValidationError as error:
         first = error.errors(include_url=False, include_input=False)[0]
         raise invalid(f"query.{name}", first["msg"]) from None
+
+
+def query_cursor(request: Request, read: Callable[[str], object]) -> str | None:
+    """The ``cursor`` query parameter, checked by its pattern and then by ``read``, the store's
+    reader of one listing's cursors (422 at ``query.cursor`` for one that no page answered).
+    """
+    cursor: str | None = query_value(request, "cursor", ListCursor, default=None)
+    if cursor is not None:
+        try:
+            read(cursor)
+        except StoreError as error:
+            raise invalid("query.cursor", error.detail) from None
+    return cursor

@@ -19,7 +19,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from generated.pydantic_models import (
-    ListCursor,
     MessageState,
     PublishMessageRequest,
     PublishMessagesRequest,
@@ -39,11 +38,12 @@ from ..stores.base import (
     UrlEndpoint,
     UrlGroupRecord,
 )
+from ..stores.cursors import message_cursor_position
 from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
 from ._context import AppContext, context_of
 from ._operations import Access, operations
 from ._publish import Publishing, check_rate
-from ._query import query_int, query_value
+from ._query import query_cursor, query_int, query_value
 from ._responses import json_response, rfc3339, without_none
 
 __all__ = ["routes"]
@@ -379,7 +379,7 @@ async def list_messages(request: Request, access: Access) -> Response:
     state = query_value(request, "state", MessageState, default=None)
     url_group = query_value(request, "url_group", ResourceName, default=None)
     limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
-    cursor = query_value(request, "cursor", ListCursor, default=None)
+    cursor = query_cursor(request, message_cursor_position)
     page = await context_of(request).store.list_messages(
         state=state, url_group=url_group, limit=limit, cursor=cursor
     )

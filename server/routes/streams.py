@@ -11,7 +11,6 @@ from generated.pydantic_models import (
     AppendEntryRequest,
     ClaimRequest,
     CreateGroupRequest,
-    ListCursor,
     MinId,
     RangeBound,
     ReadGroupRequest,
@@ -20,11 +19,12 @@ from generated.pydantic_models import (
 )
 
 from ..stores.base import DeliveredEntry, Entry, GroupInfo, StreamInfo, StreamSummary, Trim
+from ..stores.cursors import stream_cursor_position
 from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
 from ._context import context_of
 from ._operations import Access, operations
 from ._publish import Publishing, check_rate
-from ._query import query_bool, query_int, query_value
+from ._query import query_bool, query_cursor, query_int, query_value
 from ._responses import json_response, without_none
 
 __all__ = ["routes"]
@@ -105,7 +105,7 @@ async def list_streams(request: Request, access: Access) -> Response:
     """listStreams: a page of streams by name, those the token's permission covers."""
     prefix = query_value(request, "prefix", StreamNamePrefix, default="")
     limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
-    cursor = query_value(request, "cursor", ListCursor, default=None)
+    cursor = query_cursor(request, stream_cursor_position)
     page = await context_of(request).store.list_streams(prefix=prefix, limit=limit, cursor=cursor)
     visible = [summary for summary in page.streams if access.covers(summary.stream)]
     return json_response(

@@ -17,6 +17,13 @@ async def resolve(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
+async def collect(items: Any) -> list[Any]:
+    """Every item of an iterator or, for the async client, an async iterator."""
+    if hasattr(items, "__aiter__"):
+        return [item async for item in items]
+    return list(items)
+
+
 def problem(
     status: int,
     code: str,

@@ -39,6 +39,7 @@ def idempotency_key_schema() -> dict[str, Any]:
 EXPECTED = {
     "RESOURCE_NAME_PATTERN": lambda: schemas()["ResourceName"]["pattern"],
     "GROUP_NAME_PATTERN": lambda: schemas()["GroupName"]["pattern"],
+    "STREAM_NAME_PREFIX_PATTERN": lambda: schemas()["StreamNamePrefix"]["pattern"],
     "TOPIC_PATTERN": lambda: schemas()["Topic"]["pattern"],
     "RESERVED_TOPIC_PREFIX": lambda: schemas()["Topic"]["x-spool-reserved-prefix"],
     "IDEMPOTENCY_KEY_PATTERN": lambda: idempotency_key_schema()["pattern"],

@@ -1,7 +1,7 @@
 """The refusals openapi.yaml states in words because JSON Schema cannot, excused by name.
 
 schemathesis's ``positive_data_acceptance`` check holds that every request the schema allows gets
-a 2xx (or a 401/403/404/409/429). Four rules of the service depend on more than one field's shape,
+a 2xx (or a 401/403/404/409/429). Five rules of the service depend on more than one field's shape,
 and each is written in the field's description in openapi.yaml:
 
 - ``retry_delay`` must compile and give 0 to 7 days for every retry up to ``retries``
@@ -10,6 +10,8 @@ and each is written in the field's description in openapi.yaml:
   schema has no "now";
 - a group with ``max_deliveries`` needs a stream name of at most 123 characters, because its dead
   letters go to ``<stream>.dead`` (``422``): a rule between a path parameter and a body field;
+- a listing's ``cursor`` must be one that a page of that listing answered (``422`` at
+  ``query.cursor``): the pattern only says what a cursor looks like;
 - ``GET /openapi.yaml`` is YAML text (``type: string``, what clients read), which schemathesis
   parses before it checks the schema.
 
@@ -76,6 +78,14 @@ def _is_stated_refusal(case: Any, response: Any) -> bool:
         if response.status_code == 422 and code == "validation_failed":
             return _only_not_before_refused(problem)
         return response.status_code == 400 and code == "invalid_retry_delay"
+    if operation in {"listStreams", "listMessages"}:
+        errors = problem.get("errors") or []
+        return (
+            response.status_code == 422
+            and code == "validation_failed"
+            and bool(errors)
+            and all(error.get("location") == "query.cursor" for error in errors)
+        )
     if operation == "createGroup":
         return (
             response.status_code == 422

@@ -130,15 +130,14 @@ async def test_list_streams_refuses_bad_parameters(
 
 
 async def test_a_cursor_of_another_listing_is_422(api: RunningApp) -> None:
-    """A message listing's cursor does not go on with a stream listing, nor the other way."""
-    assert_problem(
-        await api.client.get("/v1/streams", params={"cursor": "bTo0Mg"}), 422, "validation_failed"
-    )
-    assert_problem(
-        await api.client.get("/v1/messages", params={"cursor": "czpvcmRlcnM"}),
-        422,
-        "validation_failed",
-    )
+    """A message listing's cursor does not go on with a stream listing, nor the other way: 422
+    at ``query.cursor``, before the store is asked.
+    """
+    for path, cursor in (("/v1/streams", "bTo0Mg"), ("/v1/messages", "czpvcmRlcnM")):
+        response = await api.client.get(path, params={"cursor": cursor})
+        problem = assert_problem(response, 422, "validation_failed")
+        assert [error["location"] for error in problem["errors"]] == ["query.cursor"]
+        assert "is not this listing's" in problem["errors"][0]["message"]
 
 
 # listMessages ----------------------------------------------------------------------------------
