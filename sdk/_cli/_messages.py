@@ -1,10 +1,9 @@
-"""`spool messages` (get, cancel), `spool dlq` (dead letters) and `spool url-groups`.
-
-The API has no operation that lists messages, so there is no `spool messages ls`: list the
-failed ones with `spool dlq ls`.
-"""
+"""`spool messages` (ls, get, cancel), `spool dlq` (dead letters) and `spool url-groups`."""
 
 from __future__ import annotations
+
+import itertools
+from typing import get_args
 
 import click
 
@@ -19,14 +18,44 @@ __all__ = ["dlq", "messages", "url_groups"]
 @click.group()
 @common_options
 def messages() -> None:
-    """Read and cancel HTTP messages.
-
-    The API cannot list messages: `spool dlq ls` lists the failed ones.
+    """List, read and cancel HTTP messages.
 
     \b
     Example:
+      spool messages ls --state failed
       spool messages get msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
     """
+
+
+@messages.command(name="ls")
+@click.option(
+    "--state",
+    "message_state",
+    type=click.Choice(get_args(sdk.MessageState)),
+    help="Only messages in this state.",
+)
+@click.option("--url-group", metavar="G", help="Only messages published to URL group G.")
+@click.option("-n", "--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
+@common_options
+@pass_state
+def list_messages(
+    state: State, message_state: sdk.MessageState | None, url_group: str | None, limit: int
+) -> None:
+    """Recent messages, newest first (those the token may see).
+
+    \b
+    Example:
+      spool messages ls --state failed --url-group partners -n 20 --json
+    """
+    listing = state.client().messages.list(state=message_state, url_group=url_group, limit=limit)
+    found = list(itertools.islice(listing, limit))
+    if state.as_json:
+        print_json(found)
+        return
+    print_table(
+        ("message id", "state", "url", "url group", "attempts", "created at"),
+        ((m.message_id, m.state, m.url, m.url_group, len(m.attempts), m.created_at) for m in found),
+    )
 
 
 def _show_message(state: State, message: sdk.Message) -> None:

@@ -1,9 +1,10 @@
-"""`spool streams`: a stream's info, entries, trimming, pending entries and deletion.
-
-The API has no operation that lists streams, so there is no `spool streams ls`.
+"""`spool streams`: listing streams, a stream's info, entries, trimming, pending entries and
+deletion.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import click
 
@@ -16,14 +17,35 @@ __all__ = ["streams"]
 @click.group()
 @common_options
 def streams() -> None:
-    """Inspect and trim streams.
-
-    The API cannot list streams: name one.
+    """List, inspect and trim streams.
 
     \b
     Example:
+      spool streams ls --prefix orders
       spool streams info events
     """
+
+
+@streams.command(name="ls")
+@click.option("--prefix", metavar="P", help="Only streams whose names start with P.")
+@click.option("-n", "--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
+@common_options
+@pass_state
+def list_streams(state: State, prefix: str | None, limit: int) -> None:
+    """Streams by name, with their length, ends and consumer groups (those the token may see).
+
+    \b
+    Example:
+      spool streams ls --prefix orders -n 20 --json
+    """
+    found = list(itertools.islice(state.client().streams.list(prefix=prefix, limit=limit), limit))
+    if state.as_json:
+        print_json(found)
+        return
+    print_table(
+        ("stream", "length", "first id", "last id", "groups"),
+        ((s.name, s.length, s.first_id, s.last_id, s.group_count) for s in found),
+    )
 
 
 @streams.command()

@@ -81,3 +81,22 @@ def test_url_groups_set_ls_get_delete(spool: Spool, name: str) -> None:
     assert spool("url-groups", "get", name).exit_code == 3
     refused = spool("url-groups", "set", name, "ftp://example.com/")
     assert refused.exit_code == 2, refused.output
+
+
+def test_ls_lists_messages_newest_first_by_state_and_url_group(
+    spool: Spool, client: sdk.Client, name: str
+) -> None:
+    """`messages ls --url-group` shows the group's messages newest first; --state narrows it."""
+    client.url_groups.upsert(name, ["http://localhost:8000/a"])
+    first = client.messages.publish_json(url_group=name, body={}, delay="1h")
+    second = client.messages.publish_json(url_group=name, body={}, delay="1h")
+    client.messages.cancel(first[0].message_id)
+    listed = parsed(spool("messages", "ls", "--url-group", name, "--json"))
+    assert [m["message_id"] for m in listed] == [second[0].message_id, first[0].message_id]
+    cancelled = parsed(
+        spool("messages", "ls", "--url-group", name, "--state", "cancelled", "--json")
+    )
+    assert [m["message_id"] for m in cancelled] == [first[0].message_id]
+    table = spool("messages", "ls", "--url-group", name, "-n", "1").stdout
+    assert second[0].message_id in table and first[0].message_id not in table
+    assert spool("messages", "ls", "--state", "lost").exit_code == 2

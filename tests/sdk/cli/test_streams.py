@@ -26,3 +26,30 @@ def test_info_range_trim_pending_delete(spool: Spool, client: sdk.Client, name: 
     assert spool("streams", "trim", name).exit_code == 2  # neither --maxlen nor --minid
     assert parsed(spool("streams", "delete", name, "--yes", "--json")) == {"deleted": name}
     assert spool("streams", "info", name).exit_code == 3
+
+
+def test_ls_lists_streams_by_name_with_a_prefix(
+    spool: Spool, client: sdk.Client, name: str
+) -> None:
+    """`streams ls --prefix` shows the matching streams by name, as a table or JSON, and -n
+    stops after that many (fetching pages of that size until it has them).
+    """
+    client.publish_many(f"{name}.b", [1, 2])
+    client.publish(f"{name}.a", 1)
+    client.streams.create_group(f"{name}.a", "g", start_id="0")
+    client.publish(f"{name}.c", 1)
+    listed = parsed(spool("streams", "ls", "--prefix", name, "--json"))
+    assert [(s["name"], s["length"], s["group_count"]) for s in listed] == [
+        (f"{name}.a", 1, 1),
+        (f"{name}.b", 2, 0),
+        (f"{name}.c", 1, 0),
+    ]
+    assert [
+        s["name"] for s in parsed(spool("streams", "ls", "--prefix", name, "-n", "2", "--json"))
+    ] == [
+        f"{name}.a",
+        f"{name}.b",
+    ]
+    table = spool("streams", "ls", "--prefix", name).stdout
+    assert f"{name}.b" in table and "groups" in table
+    assert spool("streams", "ls", "--prefix", "no spaces").exit_code == 2
