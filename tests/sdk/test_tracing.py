@@ -58,3 +58,27 @@ def test_publishing_without_tracing_in_use_loads_no_opentelemetry(setup: str) ->
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("provider_set", [False, True])
+def test_tracing_is_in_use_only_once_a_tracer_provider_is_set(provider_set: bool) -> None:
+    """A library that loads the trace API (redis-py does) does not turn tracing on: only a tracer
+    provider that the application set does, for the SDK and the service alike.
+    """
+    code = [
+        "import opentelemetry.trace",
+        "import redis.asyncio",
+        "import sdk._tracing, server.tracing",
+    ]
+    if provider_set:
+        code.append("from opentelemetry.sdk.trace import TracerProvider")
+        code.append("opentelemetry.trace.set_tracer_provider(TracerProvider())")
+    code.append("print(sdk._tracing.tracing_in_use(), server.tracing.tracing_in_use())")
+    answer = subprocess.run(
+        [sys.executable, "-c", "\n".join(code)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert answer.stdout.split() == [str(provider_set)] * 2
