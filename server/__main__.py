@@ -10,6 +10,8 @@ the service with a pipe as its stdin and never writes to it thus takes the servi
 however the parent ends, even by SIGKILL, which no signal handler of the parent could do; and
 it works wherever pipes do, unlike Linux's parent-death signal.
 
+``--console`` serves the web console at ``/console`` (see server/console/).
+
 ``--metrics`` serves ``GET /metrics`` (see server/metrics.py). With several workers and metrics on,
 the supervising process makes a directory for prometheus-client's multiprocess mode, in which every
 worker keeps its counts, hands it to the workers as ``$PROMETHEUS_MULTIPROC_DIR`` and removes it
@@ -78,6 +80,11 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="serve Prometheus metrics at GET /metrics (as $SPOOL_METRICS=1 does; on in "
         "development mode)",
+    )
+    parser.add_argument(
+        "--console",
+        action="store_true",
+        help="serve the web console at /console (as $SPOOL_CONSOLE=1 does; on in development mode)",
     )
     parser.add_argument(
         "--exit-on-stdin-eof",
@@ -150,7 +157,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         store_from_url(arguments.store)
         settings = load_settings(
-            store_url=arguments.store, config_path=arguments.config, metrics=arguments.metrics
+            store_url=arguments.store,
+            config_path=arguments.config,
+            metrics=arguments.metrics,
+            console=arguments.console,
         )
     except (ConfigError, InvalidStoreURL, ValueError) as error:
         sys.stderr.write(f"spool-server: {error}\n")
@@ -177,6 +187,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         os.environ["SPOOL_NEXT_SIGNING_KEY"] = settings.signing_keys.next
         if arguments.metrics:
             os.environ["SPOOL_METRICS"] = "1"
+        if arguments.console:
+            os.environ["SPOOL_CONSOLE"] = "1"
         config = uvicorn.Config("server.app:create_app_from_environment", factory=True, **common)
     listener = bind_listener(config)
     port = listener.getsockname()[1]

@@ -5,7 +5,8 @@ async context manager in tests) opens the store, starts the background services 
 shutdown. Every response carries ``X-Request-Id``; every error is a problem+json document, including
 unknown routes (404 ``not_found``), wrong methods (405 ``method_not_allowed``) and unexpected
 failures (500 ``internal_error``, logged with the request id). When the settings enable
-metrics, ``GET /metrics`` is served beside the document's operations (see server/metrics.py).
+metrics, ``GET /metrics`` is served beside the document's operations (see server/metrics.py), and
+when they enable the console, its pages under ``/console`` (see server/console/).
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .auth import TokenRegistry
 from .config import DEFAULT_STORE_URL, Settings, load_settings
+from .console import console_routes
 from .delivery import DeliveryEngine, DeliverySettings
 from .destinations import DestinationPolicy
 from .http_protocol import READ_TIMEOUT_STATE_KEY
@@ -95,11 +98,14 @@ def create_app(
     """
     spec = load_spec_facts(settings.spec_path)
     metrics = Metrics(settings.metrics) if settings.metrics.enabled else None
+    routes: list[BaseRoute]
     if metrics is None:
-        routes = bind_routes(ROUTES, spec)
+        routes = [*bind_routes(ROUTES, spec)]
     else:
         # /metrics is no operation of the API: it is mounted beside the bound routes, not by them.
         routes = [*bind_routes(ROUTES, spec, instrument=metrics.instrument), metrics.route()]
+    if settings.console:
+        routes = [*routes, *console_routes()]
     app = Starlette(
         routes=routes,
         middleware=_middleware(),

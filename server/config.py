@@ -23,6 +23,8 @@ permission, ``$SPOOL_DEV_TOKEN`` or ``spool-dev-token``. A file looks like::
       enabled: true                         # or $SPOOL_METRICS=1, or spool-server --metrics
       token_env: SPOOL_METRICS_TOKEN        # or `token: <secret>`; none leaves /metrics open
       streams: [orders]                     # streams whose length the scrape reads
+    console:                                # the web console at /console; on in development mode
+      enabled: true                         # or $SPOOL_CONSOLE=1, or spool-server --console
 
 Secrets are kept out of ``repr`` so a logged setting never shows one.
 """
@@ -159,14 +161,19 @@ class Settings:
     delivery_poll_interval_seconds: float = DEFAULT_POLL_INTERVAL_SECONDS
     http_read_timeout_seconds: float = DEFAULT_HTTP_READ_TIMEOUT_SECONDS
     metrics: MetricsSettings = MetricsSettings()
+    # Whether the web console (server/console/) is served at /console.
+    console: bool = False
     spec_path: Path = SPEC_PATH
 
     @classmethod
     def development_mode(cls, *, token: str = DEFAULT_DEV_TOKEN, **options: Any) -> Settings:
-        """Settings with one full-access token and open metrics, as the embedded default runs."""
+        """Settings with one full-access token, open metrics and the console, as the embedded
+        default runs.
+        """
         everything = Permission(resource="*", name="*", actions=ALL_ACTIONS)
         dev_token = TokenConfig(id=DEV_TOKEN_ID, secret=token, permissions=(everything,))
         options.setdefault("metrics", MetricsSettings(enabled=True))
+        options.setdefault("console", True)
         return cls(tokens=(dev_token,), development=True, **options)
 
 
@@ -251,6 +258,12 @@ class _MetricsFile(BaseModel):
         return self
 
 
+class _ConsoleFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: Annotated[bool, Field(strict=True)] = False
+
+
 class _SigningKeysFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -267,6 +280,7 @@ class _ConfigFile(BaseModel):
     delivery: _DeliveryFile = _DeliveryFile()
     http: _HttpFile = _HttpFile()
     metrics: _MetricsFile = _MetricsFile()
+    console: _ConsoleFile = _ConsoleFile()
     idempotency_ttl_seconds: Annotated[float | None, Field(gt=0)] = None
     message_deduplication_window_seconds: Annotated[float | None, Field(ge=0)] = None
 
@@ -276,6 +290,7 @@ def load_settings(
     store_url: str = DEFAULT_STORE_URL,
     config_path: str | os.PathLike[str] | None = None,
     metrics: bool = False,
+    console: bool = False,
     environ: Mapping[str, str] = os.environ,
 ) -> Settings:
     """Settings from ``config_path``, else ``$SPOOL_CONFIG``, else ``$SPOOL_TOKENS``, else the
@@ -289,6 +304,11 @@ def load_settings(
     ``$SPOOL_METRICS`` is ``1`` or ``true``, the file's ``metrics.enabled`` is true, or in
     development mode unless ``$SPOOL_METRICS`` is ``0`` or ``false``. Its token is the file's
     ``metrics.token`` or ``metrics.token_env``, else ``$SPOOL_METRICS_TOKEN``.
+
+    The web console is served at ``/console`` the same way: when ``console`` is true
+    (``spool-server --console``), ``$SPOOL_CONSOLE`` is ``1`` or ``true``, the file's
+    ``console.enabled`` is true, or in development mode unless ``$SPOOL_CONSOLE`` is ``0`` or
+    ``false``.
     """
     extra_allowed = _allowed_destinations(
         [
@@ -304,6 +324,7 @@ def load_settings(
     read_timeout = _seconds_from(environ, "SPOOL_HTTP_READ_TIMEOUT")
     metrics_switch = True if metrics else _switch_from(environ, "SPOOL_METRICS")
     metrics_token = environ.get("SPOOL_METRICS_TOKEN") or None
+    console_switch = True if console else _switch_from(environ, "SPOOL_CONSOLE")
     path = config_path if config_path is not None else environ.get("SPOOL_CONFIG") or None
     if path is not None:
         document = _read_file(Path(path))
@@ -329,6 +350,7 @@ def load_settings(
             metrics=MetricsSettings(
                 enabled=metrics_switch is not False, token=metrics_token, streams=()
             ),
+            console=console_switch is not False,
         )
     try:
         parsed = _ConfigFile.model_validate(document)
@@ -377,6 +399,7 @@ def load_settings(
             source=source,
             environ=environ,
         ),
+        console=parsed.console.enabled if console_switch is None else console_switch,
     )
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "Handler",
     "PathOperations",
     "PublicHandler",
+    "authorize",
     "bind_routes",
     "operations",
     "public_operations",
@@ -182,6 +183,24 @@ def _authorized(
         return await handler(request, access)
 
     return endpoint
+
+
+def authorize(
+    principal: Principal,
+    operation: SpecOperation,
+    names: dict[str, str],
+    *,
+    purpose: str | None = None,
+) -> Access:
+    """The access a caller other than a bound route (the web console) has to ``operation``, after
+    the same checks a bound route makes once the token and the names have passed (403
+    ``permission_denied``); ``names`` must already match their patterns.
+    """
+    if operation.permission is None:
+        raise SpecError(f"{operation.operation_id} needs no token, so it has no access to check")
+    access = Access(principal, names, operation.permission)
+    _check_operation(access, purpose)
+    return access
 
 
 def _check_operation(access: Access, purpose: str | None) -> None:

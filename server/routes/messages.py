@@ -46,7 +46,7 @@ from ._publish import Publishing, check_rate
 from ._query import query_cursor, query_int, query_value
 from ._responses import json_response, rfc3339, without_none
 
-__all__ = ["routes"]
+__all__ = ["check_message", "dead_letter_message", "may_see_message", "routes"]
 
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
 JSON_CONTENT_TYPE = "application/json"
@@ -286,17 +286,17 @@ def _url_group_json(group: UrlGroupRecord) -> dict[str, object]:
     }
 
 
-def _may_see(access: Access, message: MessageRecord) -> bool:
+def may_see_message(access: Access, message: MessageRecord) -> bool:
     """Whether the stated permission holds on the message's URL or its URL group."""
     names = [message.url] if message.url_group is None else [message.url, message.url_group]
     return any(access.covers(name) for name in names)
 
 
-def _check_message(access: Access, message: MessageRecord) -> None:
+def check_message(access: Access, message: MessageRecord) -> None:
     """403 ``permission_denied`` unless the stated permission holds on the message's URL or its
     URL group.
     """
-    if not _may_see(access, message):
+    if not may_see_message(access, message):
         raise access.refusal(f"{access.permission.resource} {message.message_id!r}")
 
 
@@ -370,7 +370,7 @@ register_url_convertor("message_id", _MessageIdSegment())
 async def get_message(request: Request, access: Access) -> Response:
     """getMessage: state, schedule and attempts."""
     message = await context_of(request).store.get_message(access.names["message_id"])
-    _check_message(access, message)
+    check_message(access, message)
     return json_response(_message_json(message))
 
 
@@ -383,7 +383,7 @@ async def list_messages(request: Request, access: Access) -> Response:
     page = await context_of(request).store.list_messages(
         state=state, url_group=url_group, limit=limit, cursor=cursor
     )
-    visible = [message for message in page.messages if _may_see(access, message)]
+    visible = [message for message in page.messages if may_see_message(access, message)]
     return json_response(
         {"messages": [_message_json(m) for m in visible], "next_cursor": page.next_cursor}
     )
@@ -393,7 +393,7 @@ async def cancel_message(request: Request, access: Access) -> Response:
     """cancelMessage: a scheduled message will not be delivered."""
     message_id = access.names["message_id"]
     store = context_of(request).store
-    _check_message(access, await store.get_message(message_id))
+    check_message(access, await store.get_message(message_id))
     cancelled = await store.cancel_message(message_id)
     return json_response(_message_json(cancelled))
 
@@ -453,7 +453,10 @@ async def list_dead_letters(request: Request, access: Access) -> Response:
     return json_response(document)
 
 
-async def _dead_letter_message(request: Request, access: Access) -> MessageRecord:
+async def dead_letter_message(request: Request, access: Access) -> MessageRecord:
+    """The message of the dead letter named in the path, if the token may see it (404
+    ``dead_letter_not_found`` when there is no such message, 403 when the token may not).
+    """
     message_id = access.names["message_id"]
     try:
         message = await context_of(request).store.get_message(message_id)
@@ -461,20 +464,20 @@ async def _dead_letter_message(request: Request, access: Access) -> MessageRecor
         raise ProblemError(
             404, "dead_letter_not_found", f"there is no dead letter {message_id!r}"
         ) from None
-    _check_message(access, message)
+    check_message(access, message)
     return message
 
 
 async def delete_dead_letter(request: Request, access: Access) -> Response:
     """deleteDeadLetter: forget it; the message stays readable."""
-    message = await _dead_letter_message(request, access)
+    message = await dead_letter_message(request, access)
     await context_of(request).store.delete_dead_letter(message.message_id)
     return Response(status_code=204)
 
 
 async def retry_dead_letter(request: Request, access: Access) -> Response:
     """retryDeadLetter: schedule it again with fresh retries."""
-    message = await _dead_letter_message(request, access)
+    message = await dead_letter_message(request, access)
     context = context_of(request)
     retried = await context.store.retry_dead_letter(message.message_id)
     context.notify_message_scheduled()

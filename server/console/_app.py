@@ -1,0 +1,106 @@
+"""The console's routes: sign-in and sign-out, the resource pages, and its own static files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..problems import ProblemError
+from . import _messages, _queues, _streams
+from ._pages import PREFIX, render
+from ._session import check_csrf, clear_cookie, form_fields, session_of, set_cookie, sign_in
+
+__all__ = ["console_routes"]
+
+_STATIC = Path(__file__).resolve().parent / "static"
+_HOME = f"{PREFIX}/streams"
+
+
+def _next_page(candidate: object) -> str:
+    """Where to go after signing in: a console page, never another site."""
+    if not isinstance(candidate, str):
+        return _HOME
+    parsed = urlparse(candidate)
+    if parsed.scheme or parsed.netloc or not parsed.path.startswith(f"{PREFIX}/"):
+        return _HOME
+    return parsed.path
+
+
+async def home(request: Request) -> Response:
+    """``/console``: the streams page, or the sign-in form first."""
+    target = _HOME if session_of(request) is not None else f"{PREFIX}/sign-in"
+    return RedirectResponse(target, status_code=303)
+
+
+async def sign_in_form(request: Request) -> Response:
+    """The sign-in form."""
+    return render(
+        request,
+        "sign_in.html",
+        session=None,
+        error="",
+        next_page=_next_page(request.query_params.get("next")),
+    )
+
+
+async def sign_in_submit(request: Request) -> Response:
+    """Check the token and keep it in the console's cookie; the form again when it is unknown."""
+    form = await form_fields(request)
+    token = form.get("token")
+    next_page = _next_page(form.get("next"))
+    try:
+        if token is None or not token.strip():
+            raise ProblemError(401, "unauthenticated", "enter an API token")
+        value = sign_in(request, token.strip())
+    except ProblemError:
+        return render(
+            request,
+            "sign_in.html",
+            session=None,
+            status=401,
+            error="That token is not known to this service.",
+            next_page=next_page,
+        )
+    response = RedirectResponse(next_page, status_code=303)
+    set_cookie(request, response, value)
+    return response
+
+
+async def sign_out(request: Request) -> Response:
+    """Forget the session (the form token is checked, so no other site can sign a visitor out)."""
+    session = session_of(request)
+    if session is not None:
+        try:
+            await check_csrf(request, session)
+        except ProblemError as error:
+            return render(
+                request,
+                "error.html",
+                session=session,
+                status=error.status,
+                code=error.code,
+                detail=error.detail,
+            )
+    response = RedirectResponse(f"{PREFIX}/sign-in", status_code=303)
+    clear_cookie(request, response)
+    return response
+
+
+def console_routes() -> list[BaseRoute]:
+    """Every route of the console, all under ``/console``."""
+    return [
+        Route(PREFIX, home, methods=["GET"]),
+        Route(f"{PREFIX}/", home, methods=["GET"]),
+        Route(f"{PREFIX}/sign-in", sign_in_form, methods=["GET"]),
+        Route(f"{PREFIX}/sign-in", sign_in_submit, methods=["POST"]),
+        Route(f"{PREFIX}/sign-out", sign_out, methods=["POST"]),
+        *_streams.routes,
+        *_queues.routes,
+        *_messages.routes,
+        Mount(f"{PREFIX}/static", app=StaticFiles(directory=_STATIC), name="console-static"),
+    ]

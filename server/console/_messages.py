@@ -1,0 +1,140 @@
+"""The console's message page: recent messages by state with their attempts, dead letters and URL
+groups, and the actions on them (cancel; retry or delete a dead letter).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import get_args
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..problems import ProblemError
+from ..routes._context import context_of
+from ..routes.messages import check_message, dead_letter_message, may_see_message
+from ..stores.base import DeadLetterRecord, MessageRecord, MessageState, UrlGroupRecord
+from ._pages import PREFIX, Visit, action, back_to, live, page, render
+
+__all__ = ["routes"]
+
+MESSAGE_STATES: tuple[MessageState, ...] = get_args(MessageState)
+# The page shows, and counts by state, this many of the newest messages.
+RECENT_MESSAGES = 100
+_DEAD_LETTERS_SHOWN = 100
+_PAGE_PATH = f"{PREFIX}/messages"
+
+
+async def _recent(request: Request, visit: Visit) -> list[MessageRecord]:
+    access = visit.access("GET", "/v1/messages")
+    listed = await context_of(request).store.list_messages(
+        state=None, url_group=None, limit=RECENT_MESSAGES, cursor=None
+    )
+    return [message for message in listed.messages if may_see_message(access, message)]
+
+
+async def _dead_letters(request: Request, visit: Visit) -> list[DeadLetterRecord]:
+    access = visit.access("GET", "/v1/dead-letters")
+    dead = await context_of(request).store.list_dead_letters(limit=_DEAD_LETTERS_SHOWN)
+    return [letter for letter in dead if access.covers(letter.url)]
+
+
+async def _url_groups(request: Request, visit: Visit) -> list[UrlGroupRecord] | None:
+    """The URL groups the token may see; None when it may see none at all."""
+    try:
+        access = visit.access("GET", "/v1/url-groups")
+    except ProblemError:
+        return None
+    groups = await context_of(request).store.list_url_groups()
+    return [group for group in groups if access.covers(group.name)]
+
+
+def _state(request: Request) -> MessageState | None:
+    state = request.query_params.get("state", "")
+    if not state:
+        return None
+    for known in MESSAGE_STATES:
+        if state == known:
+            return known
+    raise ProblemError(
+        422, "validation_failed", f"state: one of {', '.join(MESSAGE_STATES)}, not {state!r}"
+    )
+
+
+def _counts(messages: list[MessageRecord], dead: list[DeadLetterRecord]) -> dict[str, int]:
+    by_state = Counter(message.state for message in messages)
+    counts: dict[str, int] = {state: by_state[state] for state in MESSAGE_STATES}
+    counts["dead_letters"] = len(dead)
+    return counts
+
+
+async def messages_page(request: Request, visit: Visit) -> Response:
+    """Recent messages (of one state when asked) with their attempts, dead letters, URL groups."""
+    state = _state(request)
+    recent = await _recent(request, visit)
+    dead = await _dead_letters(request, visit)
+    shown = [message for message in recent if state is None or message.state == state]
+    return render(
+        request,
+        "messages.html",
+        session=visit.session,
+        states=MESSAGE_STATES,
+        state=state,
+        counts=_counts(recent, dead),
+        recent_limit=RECENT_MESSAGES,
+        messages=shown,
+        dead_letters=dead,
+        url_groups=await _url_groups(request, visit),
+        poll=f"{PREFIX}/live/messages",
+    )
+
+
+async def messages_live(request: Request, visit: Visit) -> dict[str, object]:
+    """The counts on the messages page."""
+    recent = await _recent(request, visit)
+    dead = await _dead_letters(request, visit)
+    return dict(_counts(recent, dead))
+
+
+async def cancel_message(request: Request, visit: Visit) -> Response:
+    """Cancel a scheduled message."""
+    access = visit.access("POST", "/v1/messages/{message_id}/cancel")
+    store = context_of(request).store
+    message_id = access.names["message_id"]
+    check_message(access, await store.get_message(message_id))
+    cancelled = await store.cancel_message(message_id)
+    return back_to(_PAGE_PATH, f"message {cancelled.message_id} is {cancelled.state}")
+
+
+async def retry_dead_letter(request: Request, visit: Visit) -> Response:
+    """Schedule a dead letter's message again with fresh retries."""
+    access = visit.access("POST", "/v1/dead-letters/{message_id}/retry")
+    message = await dead_letter_message(request, access)
+    context = context_of(request)
+    retried = await context.store.retry_dead_letter(message.message_id)
+    context.notify_message_scheduled()
+    return back_to(_PAGE_PATH, f"message {retried.message_id} is {retried.state} again")
+
+
+async def delete_dead_letter(request: Request, visit: Visit) -> Response:
+    """Forget a dead letter; its message stays readable."""
+    access = visit.access("DELETE", "/v1/dead-letters/{message_id}")
+    message = await dead_letter_message(request, access)
+    await context_of(request).store.delete_dead_letter(message.message_id)
+    return back_to(_PAGE_PATH, f"dead letter {message.message_id} deleted")
+
+
+routes = [
+    Route(_PAGE_PATH, page(messages_page), methods=["GET"]),
+    Route(f"{_PAGE_PATH}/{{message_id}}/cancel", action(cancel_message), methods=["POST"]),
+    Route(
+        f"{PREFIX}/dead-letters/{{message_id}}/retry", action(retry_dead_letter), methods=["POST"]
+    ),
+    Route(
+        f"{PREFIX}/dead-letters/{{message_id}}/delete",
+        action(delete_dead_letter),
+        methods=["POST"],
+    ),
+    Route(f"{PREFIX}/live/messages", live(messages_live), methods=["GET"]),
+]
