@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -298,11 +298,12 @@ class ServerProcess:
 
 @pytest.fixture
 def spool_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
-    """Start real servers: ``spool_server(store_url, config=None, workers=1, log_level="warning")``
-    returns a running
+    """Start real servers: ``spool_server(store_url, config=None, workers=1, log_level="warning",
+    arguments=())`` returns a running
     :class:`ServerProcess` on a free loopback port once it printed its ready line; every process
     started is stopped afterwards. ``config`` (a dict, written as the token file) gives the tokens;
     the first token's secret is the one returned. Without it the server runs in development mode.
+    ``arguments`` are added to the command line.
     """
     started: list[ServerProcess] = []
 
@@ -312,6 +313,7 @@ def spool_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
         config: dict[str, Any] | None = None,
         workers: int = 1,
         log_level: str = "warning",
+        arguments: Sequence[str] = (),
     ) -> ServerProcess:
         index = len(started)
         environment = {
@@ -319,6 +321,7 @@ def spool_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
         }
         command = [sys.executable, "-m", "server", "--store", store_url, "--port", "0"]
         command += ["--workers", str(workers), "--log-level", log_level]
+        command += arguments
         token = DEV_TOKEN
         if config is not None:
             config_path = tmp_path / f"spool-config-{index}.json"

@@ -18,6 +18,7 @@ __all__ = [
     "ADMIN_TOKEN",
     "BILLING_TOKEN",
     "CONSOLE_TOKENS",
+    "HOOKS_TOKEN",
     "ConsoleApp",
     "console_app",
     "csrf_of",
@@ -27,6 +28,8 @@ __all__ = [
 ADMIN_TOKEN = "admin-secret"
 # Sees only the billing-* names of every kind, and any message to https://billing.example.com/.
 BILLING_TOKEN = "billing-secret"
+# May publish and read messages to https://billing.example.com/ and nothing else.
+HOOKS_TOKEN = "hooks-secret"
 CONSOLE_TOKENS = (
     TokenConfig(
         id="admin",
@@ -42,6 +45,17 @@ CONSOLE_TOKENS = (
             Permission(resource="url_group", name="billing-*", actions=ALL_ACTIONS),
             Permission(
                 resource="message", name="https://billing.example.com/*", actions=ALL_ACTIONS
+            ),
+        ),
+    ),
+    TokenConfig(
+        id="hooks",
+        secret=HOOKS_TOKEN,
+        permissions=(
+            Permission(
+                resource="message",
+                name="https://billing.example.com/*",
+                actions=frozenset({"publish", "consume"}),
             ),
         ),
     ),

@@ -466,3 +466,53 @@ def test_a_bad_metrics_setting_is_a_config_error(
     config.write_text(json.dumps({**OPS_ONLY, "metrics": section}))
     with pytest.raises(ConfigError, match=re.escape(message)):
         load_settings(config_path=config, environ=environ)
+
+
+def test_the_console_is_on_in_development_mode_only_by_default(tmp_path: Path) -> None:
+    """Development mode serves the console; a configured service not until enabled."""
+    assert load_settings(environ={}).console
+    config = tmp_path / "spool.json"
+    config.write_text(json.dumps(OPS_ONLY))
+    assert not load_settings(config_path=config, environ={}).console
+    assert not load_settings(environ={"SPOOL_CONSOLE": "0"}).console
+
+
+@pytest.mark.parametrize(
+    ("switch", "section", "environ", "expected"),
+    [
+        (True, {"enabled": False}, {}, True),
+        (False, {"enabled": False}, {"SPOOL_CONSOLE": "1"}, True),
+        (False, {"enabled": True}, {}, True),
+        (False, {"enabled": True}, {"SPOOL_CONSOLE": "off"}, False),
+        (True, {"enabled": False}, {"SPOOL_CONSOLE": "0"}, True),
+    ],
+)
+def test_the_flag_the_environment_or_the_file_turns_the_console_on(
+    tmp_path: Path,
+    switch: bool,
+    section: dict[str, object],
+    environ: dict[str, str],
+    expected: bool,
+) -> None:
+    """``--console`` (``console=True``) wins, then ``$SPOOL_CONSOLE``, then ``console.enabled``."""
+    config = tmp_path / "spool.json"
+    config.write_text(json.dumps({**OPS_ONLY, "console": section}))
+    assert load_settings(config_path=config, console=switch, environ=environ).console is expected
+
+
+@pytest.mark.parametrize(
+    ("section", "environ", "message"),
+    [
+        ({"enabled": "yes"}, {}, "console.enabled"),
+        ({"enabled": True, "token": "x"}, {}, "console.token"),
+        ({}, {"SPOOL_CONSOLE": "maybe"}, "$SPOOL_CONSOLE must be 1 or 0"),
+    ],
+)
+def test_a_bad_console_setting_is_a_config_error(
+    tmp_path: Path, section: dict[str, object], environ: dict[str, str], message: str
+) -> None:
+    """Each mistake in the console section names itself."""
+    config = tmp_path / "spool.json"
+    config.write_text(json.dumps({**OPS_ONLY, "console": section}))
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_settings(config_path=config, environ=environ)

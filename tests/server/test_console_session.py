@@ -27,7 +27,9 @@ async def test_without_a_session_a_page_sends_the_visitor_to_sign_in(
         assert 'name="token"' in form.text and 'type="password"' in form.text
 
 
-async def test_signing_in_keeps_the_token_in_a_strict_http_only_cookie(sqlite_store_url: str) -> None:
+async def test_signing_in_keeps_the_token_in_a_strict_http_only_cookie(
+    sqlite_store_url: str,
+) -> None:
     """A known token: 303 to the page asked for, with an HttpOnly SameSite=Strict cookie scoped to
     /console, not Secure over plain http.
     """
@@ -74,7 +76,9 @@ async def test_a_forged_or_stale_cookie_is_no_session(sqlite_store_url: str) -> 
 
 
 @pytest.mark.parametrize("next_page", ["https://evil.example/", "//evil.example/x", "/v1/streams"])
-async def test_sign_in_never_sends_the_visitor_elsewhere(sqlite_store_url: str, next_page: str) -> None:
+async def test_sign_in_never_sends_the_visitor_elsewhere(
+    sqlite_store_url: str, next_page: str
+) -> None:
     """Only console pages are followed after signing in; anything else goes to the streams."""
     async with console_app(sqlite_store_url) as running:
         response = await running.console.post(
@@ -125,7 +129,9 @@ async def test_a_post_without_a_session_is_refused(sqlite_store_url: str) -> Non
         assert response.status_code == 401
 
 
-async def test_signing_out_needs_the_form_token_and_forgets_the_session(sqlite_store_url: str) -> None:
+async def test_signing_out_needs_the_form_token_and_forgets_the_session(
+    sqlite_store_url: str,
+) -> None:
     """Sign-out with a wrong form token is refused; with the right one the cookie goes."""
     async with console_app(sqlite_store_url) as running:
         csrf = await sign_in(running.console, BILLING_TOKEN)

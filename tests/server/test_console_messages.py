@@ -1,0 +1,157 @@
+"""The console's message page (server/console/_messages.py) on both stores: recent messages by
+state with their attempts, dead letters and URL groups, a scoped token's view, and the actions.
+
+Messages are settled through the store contract (no delivery engine runs in-process), as the
+delivery engine would settle them.
+"""
+
+from __future__ import annotations
+
+import time
+
+from server.stores.base import Store
+from tests.server._console import (
+    ADMIN_TOKEN,
+    BILLING_TOKEN,
+    HOOKS_TOKEN,
+    ConsoleApp,
+    console_app,
+    csrf_of,
+    sign_in,
+)
+from tests.server.stores._support import attempt, new_message
+
+BILLING_URL = "https://billing.example.com/hook"
+OTHER_URL = "https://payroll.example.com/hook"
+
+
+async def _failed(store: Store, url: str) -> str:
+    """A message to ``url`` whose only attempt failed, so it is a dead letter; its id."""
+    [receipt] = await store.publish_messages([new_message(url=url, retries=0)])
+    claimed = await store.claim_due_messages(now=time.time(), limit=10, lease_margin=30)
+    [lease] = [message.lease_id for message in claimed if message.message_id == receipt.message_id]
+    await store.record_attempt(
+        receipt.message_id,
+        attempt(1, status_code=500, response_excerpt="<b>oops</b> " + "x" * 300, error="HTTP 500"),
+        lease_id=str(lease),
+        outcome="failed",
+    )
+    return receipt.message_id
+
+
+async def _scheduled(store: Store, url: str) -> str:
+    [receipt] = await store.publish_messages([new_message(url=url, not_before=time.time() + 3600)])
+    return receipt.message_id
+
+
+def _store(running: ConsoleApp) -> Store:
+    assert isinstance(running.store, Store)
+    return running.store
+
+
+async def test_the_page_shows_attempts_dead_letters_and_url_groups(store_url: str) -> None:
+    """Counts by state, each attempt (status, duration, the answer's start, the error), the dead
+    letter, and the URL groups.
+    """
+    async with console_app(store_url) as running:
+        store = _store(running)
+        failed = await _failed(store, BILLING_URL)
+        scheduled = await _scheduled(store, BILLING_URL)
+        await running.api.put(
+            "/v1/url-groups/billing-hooks", json={"endpoints": [{"url": BILLING_URL}]}
+        )
+        await sign_in(running.console, ADMIN_TOKEN)
+        live = (await running.console.get("/console/live/messages")).json()
+        assert live == {
+            "scheduled": 1,
+            "delivering": 0,
+            "delivered": 0,
+            "failed": 1,
+            "cancelled": 0,
+            "dead_letters": 1,
+        }
+        page = await running.console.get("/console/messages")
+        assert failed in page.text and scheduled in page.text
+        assert "&lt;b&gt;oops&lt;/b&gt;" in page.text and "x" * 300 not in page.text
+        assert "12 ms" in page.text and "HTTP 500" in page.text
+        assert f'data-dead-letter="{failed}"' in page.text
+        assert "billing-hooks" in page.text
+        only_failed = await running.console.get("/console/messages?state=failed")
+        assert failed in only_failed.text and f'data-message="{scheduled}"' not in only_failed.text
+        assert (await running.console.get("/console/messages?state=lost")).status_code == 422
+
+
+async def test_a_scoped_token_sees_only_its_messages(store_url: str) -> None:
+    """The billing token sees messages and dead letters to its URL only, and may not act on
+    another's.
+    """
+    async with console_app(store_url) as running:
+        store = _store(running)
+        mine = await _failed(store, BILLING_URL)
+        theirs = await _failed(store, OTHER_URL)
+        scheduled = await _scheduled(store, OTHER_URL)
+        await running.api.put("/v1/url-groups/payroll", json={"endpoints": [{"url": OTHER_URL}]})
+        await sign_in(running.console, BILLING_TOKEN)
+        page = await running.console.get("/console/messages")
+        assert mine in page.text and theirs not in page.text and scheduled not in page.text
+        assert OTHER_URL not in page.text and "payroll" not in page.text
+        live = (await running.console.get("/console/live/messages")).json()
+        assert (live["failed"], live["dead_letters"], live["scheduled"]) == (1, 1, 0)
+        csrf = csrf_of(page)
+        for path in (
+            f"/console/dead-letters/{theirs}/retry",
+            f"/console/dead-letters/{theirs}/delete",
+            f"/console/messages/{scheduled}/cancel",
+        ):
+            refused = await running.console.post(path, data={"csrf": csrf})
+            assert refused.status_code == 403, path
+        assert [dead.message_id for dead in await store.list_dead_letters(limit=10)].count(
+            theirs
+        ) == 1
+        assert (await store.get_message(scheduled)).state == "scheduled"
+
+
+async def test_a_token_without_url_groups_still_sees_its_messages(store_url: str) -> None:
+    """A token with no URL group permission sees the page, saying it may not see URL groups."""
+    async with console_app(store_url) as running:
+        mine = await _failed(_store(running), BILLING_URL)
+        await sign_in(running.console, HOOKS_TOKEN)
+        page = await running.console.get("/console/messages")
+        assert page.status_code == 200
+        assert mine in page.text and "may not see URL groups" in page.text
+
+
+async def test_retry_delete_and_cancel(store_url: str) -> None:
+    """Retry schedules a dead letter's message again, delete forgets one, cancel stops a
+    scheduled message; a second retry is the API's 404.
+    """
+    async with console_app(store_url) as running:
+        store = _store(running)
+        retried = await _failed(store, BILLING_URL)
+        deleted = await _failed(store, BILLING_URL)
+        scheduled = await _scheduled(store, BILLING_URL)
+        csrf = await sign_in(running.console, BILLING_TOKEN)
+        retry = await running.console.post(
+            f"/console/dead-letters/{retried}/retry", data={"csrf": csrf}
+        )
+        assert retry.status_code == 303 and "scheduled+again" in retry.headers["location"]
+        assert (await store.get_message(retried)).state == "scheduled"
+        delete = await running.console.post(
+            f"/console/dead-letters/{deleted}/delete", data={"csrf": csrf}
+        )
+        assert delete.status_code == 303
+        assert [dead.message_id for dead in await store.list_dead_letters(limit=10)] == []
+        assert (await store.get_message(deleted)).state == "failed"
+        cancel = await running.console.post(
+            f"/console/messages/{scheduled}/cancel", data={"csrf": csrf}
+        )
+        assert cancel.status_code == 303
+        assert (await store.get_message(scheduled)).state == "cancelled"
+        again = await running.console.post(
+            f"/console/dead-letters/{retried}/retry", data={"csrf": csrf}
+        )
+        assert again.status_code == 404 and "dead_letter_not_found" in again.text
+        missing = await running.console.post(
+            "/console/dead-letters/msg_nothing/retry", data={"csrf": csrf}
+        )
+        assert missing.status_code == 404 and "dead_letter_not_found" in missing.text
