@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.slow
 def test_wheel_ships_the_packages_their_markers_and_the_api_document(tmp_path: Path) -> None:
-    """The wheel holds sdk, generated and server with py.typed, and openapi.yaml inside server."""
+    """The wheel holds sdk, generated and server with py.typed, openapi.yaml inside server, the
+    Redis store's Lua and the console's templates and static files.
+    """
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
         + ["-w", str(tmp_path), str(ROOT)],
@@ -25,6 +27,13 @@ def test_wheel_ships_the_packages_their_markers_and_the_api_document(tmp_path: P
     assert {"sdk/py.typed", "generated/py.typed", "server/openapi.yaml"} <= names
     lua = {path.relative_to(ROOT).as_posix() for path in (ROOT / "server").rglob("*.lua")}
     assert lua and lua <= names
+    console = ROOT / "server" / "console"
+    pages = {
+        path.relative_to(ROOT).as_posix()
+        for folder in ("templates", "static")
+        for path in (console / folder).iterdir()
+    }
+    assert "server/console/templates/base.html" in pages and pages <= names
     assert {"sdk/__init__.py", "generated/client.py", "server/app.py"} <= names
     shipped = zipfile.ZipFile(wheel).read("server/openapi.yaml")
     assert shipped == (ROOT / "openapi.yaml").read_bytes()
