@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     )
     from generated.api.queues import (
         ack_job,
+        delete_job,
         delete_queue,
         extend_lease,
         get_job,
@@ -71,6 +72,7 @@ __all__ = [
     "create_group",
     "delete_dead_letter",
     "delete_group",
+    "delete_job",
     "delete_queue",
     "delete_stream",
     "delete_url_group",

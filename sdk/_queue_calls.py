@@ -214,6 +214,9 @@ class QueueCalls:
     def retry(self, job_id: str) -> Call[Job]:
         return make_call(_endpoints.retry_job, self._job_info, self.name, job_id)
 
+    def delete_job(self, job_id: str) -> Call[None]:
+        return make_call(_endpoints.delete_job, lambda _: None, self.name, job_id)
+
     def lease(
         self,
         *,

@@ -219,6 +219,10 @@ class Queue:
         """Make a dead job ready again with fresh attempts."""
         return self._transport.send(self._calls.retry(job_id))
 
+    def delete_job(self, job_id: str) -> None:
+        """Delete a dead job now (ConflictError for a job in any other state)."""
+        self._transport.send(self._calls.delete_job(job_id))
+
     def lease(
         self,
         *,
@@ -331,6 +335,10 @@ class AsyncQueue:
     async def retry(self, job_id: str) -> Job:
         """Make a dead job ready again with fresh attempts."""
         return await self._transport.send(self._calls.retry(job_id))
+
+    async def delete_job(self, job_id: str) -> None:
+        """Delete a dead job now (ConflictError for a job in any other state)."""
+        await self._transport.send(self._calls.delete_job(job_id))
 
     async def lease(
         self,

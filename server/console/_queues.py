@@ -101,10 +101,21 @@ async def retry_job(request: Request, visit: Visit) -> Response:
     return back_to(f"{PREFIX}/queues/{queue}", f"job {job.job_id} is {job.state} again")
 
 
+async def delete_job(request: Request, visit: Visit) -> Response:
+    """Delete a dead job now."""
+    visit.access("DELETE", "/v1/queues/{queue}/jobs/{job_id}")
+    queue, job_id = request.path_params["queue"], request.path_params["job_id"]
+    await context_of(request).store.delete_job(queue, job_id)
+    return back_to(f"{PREFIX}/queues/{queue}", f"job {job_id} deleted")
+
+
 routes = [
     Route(f"{PREFIX}/queues", page(queues_page), methods=["GET"]),
     Route(f"{PREFIX}/queues/{{queue}}", page(queue_page), methods=["GET"]),
     Route(f"{PREFIX}/queues/{{queue}}/jobs/{{job_id}}/retry", action(retry_job), methods=["POST"]),
+    Route(
+        f"{PREFIX}/queues/{{queue}}/jobs/{{job_id}}/delete", action(delete_job), methods=["POST"]
+    ),
     Route(f"{PREFIX}/live/queues", live(queues_live), methods=["GET"]),
     Route(f"{PREFIX}/live/queues/{{queue}}", live(queue_live), methods=["GET"]),
 ]

@@ -1,4 +1,6 @@
-"""Queues: create and describe them, publish jobs, lease, ack, nack, extend and retry jobs."""
+"""Queues: create and describe them, publish jobs, lease, ack, nack, extend, retry and delete
+jobs.
+"""
 
 from __future__ import annotations
 
@@ -262,13 +264,20 @@ async def retry_job(request: Request, access: Access) -> Response:
     return json_response(_job_json(job))
 
 
+async def delete_job(request: Request, access: Access) -> Response:
+    """deleteJob: a dead job is gone now."""
+    name, job_id = access.names["queue"], access.names["job_id"]
+    await context_of(request).store.delete_job(name, job_id)
+    return Response(status_code=204)
+
+
 routes = [
     operations("/v1/queues", GET=list_queues),
     operations("/v1/queues/{queue}", PUT=put_queue, GET=get_queue, DELETE=delete_queue),
     operations("/v1/queues/{queue}/jobs", POST=publish_job, GET=list_jobs),
     operations("/v1/queues/{queue}/batch", POST=publish_jobs),
     operations("/v1/queues/{queue}/leases", POST=lease_jobs),
-    operations("/v1/queues/{queue}/jobs/{job_id}", GET=get_job),
+    operations("/v1/queues/{queue}/jobs/{job_id}", GET=get_job, DELETE=delete_job),
     operations("/v1/queues/{queue}/jobs/{job_id}/ack", POST=ack_job),
     operations("/v1/queues/{queue}/jobs/{job_id}/nack", POST=nack_job),
     operations("/v1/queues/{queue}/jobs/{job_id}/extend", POST=extend_lease),

@@ -242,6 +242,9 @@ async def test_job_inspection_and_manual_leasing(
     assert dict(listing.calls.last.request.url.params) == {"state": "dead", "limit": "10"}
     assert (await resolve(queue.job("job_1"))).last_error == "SMTP timeout"
     assert (await resolve(queue.retry("job_1"))).state == "ready"
+    deleted = api.delete("/v1/queues/jobs/jobs/job_1").mock(return_value=httpx.Response(204))
+    assert await resolve(queue.delete_job("job_1")) is None
+    assert deleted.called
 
     [leased_job] = await resolve(
         queue.lease(consumer="w1", topics=["email-jobs"], max_jobs=2, lease="1m", wait=1)

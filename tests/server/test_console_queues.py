@@ -1,5 +1,5 @@
 """The console's queue pages (server/console/_queues.py) on both stores: counts, jobs by state
-with attempts and errors, a scoped token's view, and retrying a dead job.
+with attempts and errors, a scoped token's view, and retrying or deleting a dead job.
 """
 
 from __future__ import annotations
@@ -86,3 +86,33 @@ async def test_retrying_a_dead_job_makes_it_ready(store_url: str) -> None:
         assert again.status_code == 409 and "invalid_state" in again.text
         live = (await running.console.get("/console/live/queues/billing-jobs")).json()
         assert live == {"ready": 2, "leased": 0, "scheduled": 1, "dead": 0}
+
+
+async def test_deleting_a_dead_job_removes_it(store_url: str) -> None:
+    """Delete: the dead job is gone; one that is not dead is the API's 409; another namespace's
+    is 403.
+    """
+    async with console_app(store_url) as running:
+        job_id = await _dead_job(running.api, "billing-jobs")
+        other = await _dead_job(running.api, "payroll")
+        csrf = await sign_in(running.console, BILLING_TOKEN)
+        page = await running.console.get("/console/queues/billing-jobs")
+        assert f"/console/queues/billing-jobs/jobs/{job_id}/delete" in page.text
+        done = await running.console.post(
+            f"/console/queues/billing-jobs/jobs/{job_id}/delete", data={"csrf": csrf}
+        )
+        assert done.status_code == 303 and "deleted" in done.headers["location"]
+        gone = await running.api.get(f"/v1/queues/billing-jobs/jobs/{job_id}")
+        assert gone.status_code == 404
+        [ready] = (
+            await running.api.get("/v1/queues/billing-jobs/jobs", params={"state": "ready"})
+        ).json()["jobs"]
+        conflict = await running.console.post(
+            f"/console/queues/billing-jobs/jobs/{ready['job_id']}/delete", data={"csrf": csrf}
+        )
+        assert conflict.status_code == 409 and "invalid_state" in conflict.text
+        refused = await running.console.post(
+            f"/console/queues/payroll/jobs/{other}/delete", data={"csrf": csrf}
+        )
+        assert refused.status_code == 403
+        assert (await running.api.get(f"/v1/queues/payroll/jobs/{other}")).status_code == 200

@@ -162,6 +162,7 @@ REFUSALS_OF_NO_PERMISSION = {
     "nackJob": "token 'nothing' may not consume on queue 'jobs'",
     "extendLease": "token 'nothing' may not consume on queue 'jobs'",
     "retryJob": "token 'nothing' may not admin on queue 'jobs'",
+    "deleteJob": "token 'nothing' may not admin on queue 'jobs'",
     "publishMessage": "token 'nothing' may not publish on messages",
     "publishMessages": "token 'nothing' may not publish on messages",
     "listMessages": "token 'nothing' may not consume on messages",

@@ -363,6 +363,24 @@ async def test_retrying_a_job_that_is_not_dead_is_a_conflict(api: RunningApp) ->
     assert_problem(response, 409, "invalid_state")
 
 
+async def test_delete_job_removes_a_dead_job_and_refuses_any_other(api: RunningApp) -> None:
+    """deleteJob: 204 for a dead job, which is then 404; 409 invalid_state for a ready one."""
+    await _create_queue(api, max_attempts=1)
+    await _publish(api, payload=1)
+    lease = await _lease_one(api)
+    await api.client.post(
+        f"/v1/queues/jobs/jobs/{lease['job_id']}/nack", json={"lease_id": lease["lease_id"]}
+    )
+    ready = await _publish(api, payload=2)
+    refused = await api.client.delete(f"/v1/queues/jobs/jobs/{ready['job_id']}")
+    assert_problem(refused, 409, "invalid_state")
+    deleted = await api.client.delete(f"/v1/queues/jobs/jobs/{lease['job_id']}")
+    assert deleted.status_code == 204 and deleted.content == b""
+    gone = await api.client.get(f"/v1/queues/jobs/jobs/{lease['job_id']}")
+    assert_problem(gone, 404, "job_not_found")
+    assert (await api.client.get("/v1/queues/jobs")).json()["stats"]["dead"] == 0
+
+
 async def test_extend_lease_moves_its_end(api: RunningApp) -> None:
     """extendLease sets the lease to end lease_seconds from now; a wrong lease id is a 409."""
     await _create_queue(api)

@@ -143,6 +143,13 @@ class QueuesContract(abc.ABC):
         """
         return await self._retry_job(queue, job_id)
 
+    async def delete_job(self, queue: str, job_id: str) -> None:
+        """Delete a ``dead`` job now rather than at the end of the queue's retention;
+        ``ConflictError("invalid_state")`` for any other state (``queue_not_found`` /
+        ``job_not_found``). A deduplication id it had still counts until its window ends.
+        """
+        await self._delete_job(queue, job_id)
+
     # Hooks ---------------------------------------------------------------------------------
 
     @abc.abstractmethod
@@ -217,3 +224,7 @@ class QueuesContract(abc.ABC):
     @abc.abstractmethod
     async def _retry_job(self, queue: str, job_id: str) -> JobRecord:
         """``retry_job``."""
+
+    @abc.abstractmethod
+    async def _delete_job(self, queue: str, job_id: str) -> None:
+        """``delete_job``."""

@@ -327,3 +327,13 @@ class RedisQueues(RedisCore):
         )
         self._notify()
         return job_record(queue, pairs(fields), now)
+
+    async def _delete_job(self, queue: str, job_id: str) -> None:
+        """Delete a dead job's hash and its place in the queue's indexes."""
+        await self._queue_script(
+            "delete_job",
+            queue,
+            [job_id],
+            now=self._clock(),
+            details={"job_id": job_id, "state_rule": "only dead jobs can be deleted"},
+        )

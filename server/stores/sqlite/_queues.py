@@ -375,6 +375,20 @@ class QueuesMixin(SQLiteCore):
         self._notify()
         return record
 
+    async def _delete_job(self, queue: str, job_id: str) -> None:
+        """Delete a dead job's row."""
+
+        def work(connection: sqlite3.Connection, now: float) -> None:
+            _require_queue(connection, queue)
+            job = _job_record(connection, queue, job_id, now)
+            if job.state != "dead":
+                raise ConflictError(
+                    "invalid_state", f"job {job_id!r} is {job.state}; only dead jobs can be deleted"
+                )
+            connection.execute("DELETE FROM jobs WHERE job_id = ?", (job_id,))
+
+        await self._run(work)
+
 
 def _queue_not_found(queue: str) -> NotFoundError:
     return NotFoundError("queue_not_found", f"queue {queue!r} does not exist")

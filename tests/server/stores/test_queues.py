@@ -1,4 +1,4 @@
-"""The queue half of the store contract (``Store.put_queue`` … ``Store.retry_job``), on every backend.
+"""The queue half of the store contract (``Store.put_queue`` … ``Store.delete_job``), on every backend.
 
 Time-dependent tests move the store's clock (the ``clock`` fixture) instead of sleeping.
 """
@@ -115,8 +115,21 @@ async def test_list_queues_by_name_and_delete_queue(store: Store) -> None:
             "missing", "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", "lease_x", lease_seconds=10
         ),
         lambda store: store.retry_job("missing", "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"),
+        lambda store: store.delete_job("missing", "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"),
     ],
-    ids=["get", "delete", "publish", "lease", "get_job", "list", "ack", "nack", "extend", "retry"],
+    ids=[
+        "get",
+        "delete",
+        "publish",
+        "lease",
+        "get_job",
+        "list",
+        "ack",
+        "nack",
+        "extend",
+        "retry",
+        "delete_job",
+    ],
 )
 async def test_a_missing_queue_is_queue_not_found(
     store: Store, call: Callable[[Store], Awaitable[object]]
@@ -614,8 +627,8 @@ async def test_retry_job_revives_a_dead_job_with_fresh_attempts(
     assert (leased.job_id, leased.attempt) == (receipt.job_id, 1)
 
 
-async def test_retry_job_refuses_jobs_that_are_not_dead(store: Store) -> None:
-    """Retrying a ready, delayed, leased or succeeded job is ``invalid_state``."""
+async def test_retry_and_delete_job_refuse_jobs_that_are_not_dead(store: Store) -> None:
+    """Retrying or deleting a ready, delayed, leased or succeeded job is ``invalid_state``."""
     await make_queue(store)
     [delayed] = await publish(store, "work", NewJob(topic="t", payload=1, delay=600))
     await publish(store, "work", NewJob(topic="t", payload=2), NewJob(topic="t", payload=3))
@@ -624,6 +637,35 @@ async def test_retry_job_refuses_jobs_that_are_not_dead(store: Store) -> None:
     await store.ack_job("work", succeeded.job_id, succeeded.lease_id)
     [ready] = await publish(store, "work", NewJob(topic="t", payload=4))
     for job_id in (ready.job_id, delayed.job_id, leased.job_id, succeeded.job_id):
-        with pytest.raises(ConflictError) as raised:
-            await store.retry_job("work", job_id)
-        assert raised.value.code == "invalid_state"
+        for action in (store.retry_job, store.delete_job):
+            with pytest.raises(ConflictError) as raised:
+                await action("work", job_id)
+            assert raised.value.code == "invalid_state"
+    states = {job.job_id: job.state for job in await store.list_jobs("work", state=None, limit=10)}
+    assert states[ready.job_id] == "ready" and states[succeeded.job_id] == "succeeded"
+    assert len(states) == 4
+
+
+async def test_delete_job_removes_a_dead_job_at_once(store: Store, clock: FakeClock) -> None:
+    """A dead job deleted is gone from the job, the listings and the counts; a second delete is
+    ``job_not_found``, and the queue's other jobs stay.
+    """
+    await make_queue(store, max_attempts=1, lease_seconds=10)
+    [dead, kept] = await publish(
+        store, "work", NewJob(topic="t", payload=1), NewJob(topic="t", payload=2)
+    )
+    await lease(store, max_jobs=1)
+    clock.advance(11)
+    assert (await store.get_job("work", dead.job_id)).state == "dead"
+    await store.delete_job("work", dead.job_id)
+    with pytest.raises(NotFoundError) as raised:
+        await store.get_job("work", dead.job_id)
+    assert raised.value.code == "job_not_found"
+    with pytest.raises(NotFoundError) as again:
+        await store.delete_job("work", dead.job_id)
+    assert again.value.code == "job_not_found"
+    assert [job.job_id for job in await store.list_jobs("work", state=None, limit=10)] == [
+        kept.job_id
+    ]
+    assert await store.list_jobs("work", state="dead", limit=10) == []
+    assert (await store.get_queue("work")).stats == QueueStats(ready=1, delayed=0, leased=0, dead=0)

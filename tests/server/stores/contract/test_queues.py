@@ -118,6 +118,7 @@ async def test_accepted_calls_reach_their_hooks_with_their_arguments() -> None:
     await store.get_job("q", "j")
     await store.list_jobs("q", state="dead", limit=1)
     await store.retry_job("q", "j")
+    await store.delete_job("q", "j")
     assert recording.calls == [
         ("_put_queue", ("q", settings), {}),
         ("_get_queue", ("q",), {}),
@@ -140,4 +141,5 @@ async def test_accepted_calls_reach_their_hooks_with_their_arguments() -> None:
         ("_get_job", ("q", "j"), {}),
         ("_list_jobs", ("q",), {"state": "dead", "limit": 1}),
         ("_retry_job", ("q", "j"), {}),
+        ("_delete_job", ("q", "j"), {}),
     ]
