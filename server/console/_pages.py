@@ -29,13 +29,13 @@ from ._session import CSRF_FIELD, Session, check_csrf, session_of
 
 __all__ = [
     "PREFIX",
-    "Visit",
     "View",
+    "Visit",
     "action",
+    "back_to",
     "live",
     "page",
     "render",
-    "back_to",
 ]
 
 PREFIX = "/console"
@@ -130,13 +130,19 @@ def back_to(path: str, notice: str) -> RedirectResponse:
     return RedirectResponse(f"{path}?{urlencode({'notice': notice})}", status_code=303)
 
 
-def _error_page(request: Request, session: Session | None, error: Exception) -> HTMLResponse:
+def _problem(error: ProblemError | StoreError) -> tuple[int, str, str]:
+    """The status, code and detail the API would answer ``error`` with."""
     if isinstance(error, ProblemError):
-        status, code, detail = error.status, error.code, error.detail
-    else:
-        assert isinstance(error, StoreError)
-        status = 422 if error.code == "validation_failed" else error.status
-        code, detail = error.code, error.detail
+        return error.status, error.code, error.detail
+    # As the API's handler does: a store's own input check is a validation failure.
+    status = 422 if error.code == "validation_failed" else error.status
+    return status, error.code, error.detail
+
+
+def _error_page(
+    request: Request, session: Session | None, error: ProblemError | StoreError
+) -> HTMLResponse:
+    status, code, detail = _problem(error)
     return render(request, "error.html", session=session, status=status, code=code, detail=detail)
 
 
@@ -183,8 +189,8 @@ def live(view: Callable[[Request, Visit], Awaitable[dict[str, object]]]) -> Endp
         try:
             document = await view(request, Visit(request, session))
         except (ProblemError, StoreError) as error:
-            status = error.status if isinstance(error, ProblemError) else error.status
-            return JSONResponse({"error": error.code}, status_code=status)
+            status, code, _ = _problem(error)
+            return JSONResponse({"error": code}, status_code=status)
         return JSONResponse(document, headers={"Cache-Control": "no-store"})
 
     return endpoint
