@@ -207,3 +207,22 @@ def retry(state: State, queue: str, job_id: str) -> None:
       spool jobs retry emails job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
     """
     show(state.client().init_queue(queue).retry(job_id), as_json=state.as_json)
+
+
+@jobs.command(name="delete")
+@click.argument("queue")
+@click.argument("job_id")
+@common_options
+@pass_state
+def delete_job(state: State, queue: str, job_id: str) -> None:
+    """Delete a dead job now (a job in any other state is refused, exit 4).
+
+    \b
+    Example:
+      spool jobs delete emails job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
+    """
+    state.client().init_queue(queue).delete_job(job_id)
+    if state.as_json:
+        print_json({"deleted": job_id})
+    else:
+        click.echo(f"deleted {job_id}")

@@ -34,6 +34,7 @@ def test_the_command_tree_is_what_the_readme_documents() -> None:
             "dlq retry",
             "health",
             "jobs",
+            "jobs delete",
             "jobs get",
             "jobs ls",
             "jobs retry",

@@ -28,8 +28,10 @@ def test_create_ls_info_delete(spool: Spool, client: sdk.Client, name: str) -> N
     assert "queue_not_found" in missing.stderr
 
 
-def test_jobs_ls_get_and_retry(spool: Spool, client: sdk.Client, name: str) -> None:
-    """Jobs are listed by state, read one by one, and a dead one is made ready again."""
+def test_jobs_ls_get_retry_and_delete(spool: Spool, client: sdk.Client, name: str) -> None:
+    """Jobs are listed by state, read one by one, and a dead one is made ready again, or deleted
+    (only when dead).
+    """
     client.queues.create(name, max_attempts=1)
     queue = client.init_queue(name)
     receipt = queue.publish("email", {"to": "a"})
@@ -44,4 +46,12 @@ def test_jobs_ls_get_and_retry(spool: Spool, client: sdk.Client, name: str) -> N
     assert [(job["job_id"], job["last_error"]) for job in dead] == [(receipt.job_id, "boom")]
     retried = parsed(spool("jobs", "retry", name, receipt.job_id, "--json"))
     assert retried["state"] == "ready"
+    refused = spool("jobs", "delete", name, receipt.job_id)
+    assert refused.exit_code == 4 and "invalid_state" in refused.stderr
+    [leased_again] = queue.lease(consumer="test")
+    queue.nack(leased_again, error="boom again")
+    assert parsed(spool("jobs", "delete", name, receipt.job_id, "--json")) == {
+        "deleted": receipt.job_id
+    }
+    assert spool("jobs", "get", name, receipt.job_id).exit_code == 3
     assert spool("jobs", "ls", name, "--state", "nonsense").exit_code == 2
