@@ -33,18 +33,18 @@ def _after(entry_id: str) -> str | None:
     return None
 
 
-async def _lag(request: Request, stream: str, group: GroupInfo) -> int:
-    """How many entries the group has not been given yet, up to ``LAG_LIMIT``."""
+async def _lag(request: Request, stream: str, group: GroupInfo) -> str:
+    """How many entries the group has not been given yet; ``LAG_LIMIT+`` from that many on."""
     start = _after(group.last_delivered_id)
     if start is None:
-        return 0
+        return "0"
     entries = await context_of(request).store.range(
         stream, start=start, end="+", count=LAG_LIMIT, reverse=False
     )
-    return len(entries)
+    return f"{LAG_LIMIT}+" if len(entries) >= LAG_LIMIT else str(len(entries))
 
 
-async def _numbers(request: Request, visit: Visit) -> tuple[StreamInfo, dict[str, int]]:
+async def _numbers(request: Request, visit: Visit) -> tuple[StreamInfo, dict[str, str]]:
     visit.access("GET", "/v1/streams/{stream}")
     visit.access("GET", "/v1/streams/{stream}/entries")
     stream = request.path_params["stream"]

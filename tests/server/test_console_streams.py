@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import httpx
 
+from server.console._streams import LAG_LIMIT
 from tests.server._console import ADMIN_TOKEN, BILLING_TOKEN, console_app, csrf_of, sign_in
 
 
@@ -53,7 +54,7 @@ async def test_the_stream_page_shows_ends_groups_lag_and_entries(store_url: str)
             "first_id": info["first_id"],
             "last_id": info["last_id"],
             "pending/g": 1,
-            "lag/g": 3,
+            "lag/g": "3",
         }
         assert page.text.count('class="entry"') == 4
         assert "&#34;n&#34;: 3" in page.text
@@ -87,3 +88,15 @@ async def test_unknown_and_invalid_streams_are_error_pages(store_url: str) -> No
         assert (await running.console.get("/console/live/streams/nothing-here")).json() == {
             "error": "stream_not_found"
         }
+
+
+async def test_lag_is_counted_up_to_its_limit(sqlite_store_url: str) -> None:
+    """A group further behind than LAG_LIMIT entries shows the limit and a plus."""
+    async with console_app(sqlite_store_url) as running:
+        for _ in range(3):
+            bodies = [{"body": n} for n in range(LAG_LIMIT // 2)]
+            await running.api.post("/v1/streams/long/batch", json={"entries": bodies})
+        await running.api.post("/v1/streams/long/groups", json={"group": "g", "start_id": "0"})
+        await sign_in(running.console, ADMIN_TOKEN)
+        live = (await running.console.get("/console/live/streams/long")).json()
+        assert live["lag/g"] == f"{LAG_LIMIT}+"
