@@ -12,8 +12,16 @@ from starlette.staticfiles import StaticFiles
 
 from ..problems import ProblemError
 from . import _messages, _queues, _streams
-from ._pages import PREFIX, render
-from ._session import check_csrf, clear_cookie, form_fields, session_of, set_cookie, sign_in
+from ._pages import PREFIX, error_page, render
+from ._session import (
+    check_csrf,
+    check_origin,
+    clear_cookie,
+    form_fields,
+    session_of,
+    set_cookie,
+    sign_in,
+)
 
 __all__ = ["console_routes"]
 
@@ -54,6 +62,10 @@ async def sign_in_submit(request: Request) -> Response:
     token = form.get("token")
     next_page = _next_page(form.get("next"))
     try:
+        check_origin(request)
+    except ProblemError as error:
+        return error_page(request, None, error)
+    try:
         if token is None or not token.strip():
             raise ProblemError(401, "unauthenticated", "enter an API token")
         value = sign_in(request, token.strip())
@@ -78,14 +90,7 @@ async def sign_out(request: Request) -> Response:
         try:
             await check_csrf(request, session)
         except ProblemError as error:
-            return render(
-                request,
-                "error.html",
-                session=session,
-                status=error.status,
-                code=error.code,
-                detail=error.detail,
-            )
+            return error_page(request, session, error)
     response = RedirectResponse(f"{PREFIX}/sign-in", status_code=303)
     clear_cookie(request, response)
     return response

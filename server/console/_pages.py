@@ -33,6 +33,7 @@ __all__ = [
     "Visit",
     "action",
     "back_to",
+    "error_page",
     "live",
     "page",
     "render",
@@ -44,13 +45,15 @@ _TEMPLATES = Path(__file__).resolve().parent / "templates"
 _EXCERPT_CHARACTERS = 160
 
 # The console serves everything it uses itself; the policy makes the browser hold it to that.
+# Referrers stay within the console: "no-referrer" would make a browser send its own forms with
+# ``Origin: null``, which the origin check refuses.
 _SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
         "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 
@@ -139,9 +142,10 @@ def _problem(error: ProblemError | StoreError) -> tuple[int, str, str]:
     return status, error.code, error.detail
 
 
-def _error_page(
+def error_page(
     request: Request, session: Session | None, error: ProblemError | StoreError
 ) -> HTMLResponse:
+    """The page saying what the API would have answered: its status, code and words."""
     status, code, detail = _problem(error)
     return render(request, "error.html", session=session, status=status, code=code, detail=detail)
 
@@ -158,7 +162,7 @@ def page(view: View) -> Endpoint:
         try:
             return await view(request, Visit(request, session))
         except (ProblemError, StoreError) as error:
-            return _error_page(request, session, error)
+            return error_page(request, session, error)
 
     return endpoint
 
@@ -174,7 +178,7 @@ def action(view: View) -> Endpoint:
             await check_csrf(request, session)
             return await view(request, Visit(request, session))
         except (ProblemError, StoreError) as error:
-            return _error_page(request, session, error)
+            return error_page(request, session, error)
 
     return endpoint
 

@@ -15,7 +15,7 @@ import dataclasses
 import hashlib
 import hmac
 import secrets
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlsplit
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -29,6 +29,7 @@ __all__ = [
     "CSRF_FIELD",
     "Session",
     "check_csrf",
+    "check_origin",
     "clear_cookie",
     "form_fields",
     "session_of",
@@ -121,8 +122,29 @@ async def form_fields(request: Request) -> dict[str, str]:
     return dict(parse_qsl(body, keep_blank_values=True))
 
 
+def check_origin(request: Request) -> None:
+    """403 ``permission_denied`` for a form posted from a page of another host.
+
+    Browsers name the page a POST comes from in ``Origin``; one naming another host than the
+    request's own is refused before anything else, the sign-in form included (whose post has no
+    session, hence no form token, to check). The scheme is not compared: behind a proxy that ends
+    TLS the service may see http where the browser saw https.
+    """
+    origin = request.headers.get("origin")
+    if origin is None:
+        return
+    host = request.headers.get("host", "")
+    if origin == "null" or urlsplit(origin).netloc.lower() != host.lower():
+        raise ProblemError(
+            403, "permission_denied", "the form came from another site; load the page again"
+        )
+
+
 async def check_csrf(request: Request, session: Session) -> None:
-    """403 ``permission_denied`` unless the posted form carries this session's form token."""
+    """403 ``permission_denied`` unless the form comes from this host and carries this session's
+    form token.
+    """
+    check_origin(request)
     presented = (await form_fields(request)).get(CSRF_FIELD)
     if presented is None or not hmac.compare_digest(presented.encode(), session.csrf.encode()):
         raise ProblemError(

@@ -27,6 +27,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import WebDriverWait
 
 import sdk
@@ -178,11 +179,18 @@ def _sign_in(browser: WebDriver, data: Seeded) -> None:
     browser.get(f"{data.service.base_url}/console")
     assert browser.current_url.startswith(f"{data.service.base_url}/console/sign-in")
     browser.find_element(By.ID, "token").send_keys("not the token")
-    browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    _follow(browser, By.CSS_SELECTOR, "form button[type=submit]")
     assert "not known" in browser.find_element(By.CSS_SELECTOR, ".error").text
     browser.find_element(By.ID, "token").send_keys(data.service.token)
-    browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    _follow(browser, By.CSS_SELECTOR, "form button[type=submit]")
     assert browser.current_url == f"{data.service.base_url}/console/streams"
+
+
+def _follow(browser: WebDriver, by: str, target: str) -> None:
+    """Click a link or a form's button and wait until the next page has replaced this one."""
+    page = browser.find_element(By.TAG_NAME, "html")
+    browser.find_element(by, target).click()
+    WebDriverWait(browser, _WAIT_SECONDS).until(staleness_of(page))
 
 
 def _text(browser: WebDriver, selector: str) -> str:
@@ -223,7 +231,7 @@ def test_streams_pages_show_groups_lag_and_entries_and_trim(
     assert row.text == "5"
     _check_page(browser, seeded, tmp_path / "streams.png")
 
-    browser.find_element(By.LINK_TEXT, seeded.stream).click()
+    _follow(browser, By.LINK_TEXT, seeded.stream)
     info = seeded.client.streams.info(seeded.stream)
     assert _text(browser, "#stream-length") == "5"
     assert _text(browser, '[data-live="first_id"]') == info.first_id
@@ -242,7 +250,7 @@ def test_streams_pages_show_groups_lag_and_entries_and_trim(
     maxlen = browser.find_element(By.ID, "maxlen")
     maxlen.clear()
     maxlen.send_keys("2")
-    browser.find_element(By.CSS_SELECTOR, "#trim button").click()
+    _follow(browser, By.CSS_SELECTOR, "#trim button")
     assert "trimmed 4; 2 left" in _text(browser, ".notice")
     assert _text(browser, "#stream-length") == "2"
     assert seeded.client.streams.length(seeded.stream) == 2
@@ -263,13 +271,13 @@ def test_queue_pages_show_counts_and_retry_a_dead_job(
     assert counts == {"ready": "1", "leased": "0", "scheduled": "1", "dead": "1"}
     _check_page(browser, seeded, tmp_path / "queues.png")
 
-    browser.find_element(By.LINK_TEXT, seeded.queue).click()
+    _follow(browser, By.LINK_TEXT, seeded.queue)
     job = f'[data-job="{seeded.dead_job_id}"]'
     assert "printer on fire" in _text(browser, job)
     assert "1/1" in _text(browser, job)
     _check_page(browser, seeded, tmp_path / "queue.png")
 
-    browser.find_element(By.CSS_SELECTOR, f"{job} button.retry").click()
+    _follow(browser, By.CSS_SELECTOR, f"{job} button.retry")
     assert f"job {seeded.dead_job_id} is ready again" in _text(browser, ".notice")
     assert _text(browser, "#count-dead") == "0"
     assert _text(browser, "#count-ready") == "2"
@@ -296,7 +304,7 @@ def test_messages_page_shows_attempts_and_dead_letters_and_retries_one(
 
     seeded.receiver.answer_with(Answer(200, b"thanks"))
     letter = f'[data-dead-letter="{seeded.dead_message_id}"]'
-    browser.find_element(By.CSS_SELECTOR, f"{letter} button.retry").click()
+    _follow(browser, By.CSS_SELECTOR, f"{letter} button.retry")
     assert f"message {seeded.dead_message_id} is scheduled again" in _text(browser, ".notice")
     assert _text(browser, "#count-dead-letters") == "0"
     _wait_for_text(browser, "#count-delivered", "1")
@@ -304,7 +312,7 @@ def test_messages_page_shows_attempts_and_dead_letters_and_retries_one(
 
     browser.get(f"{base}/console/messages?state=scheduled")
     scheduled = f'[data-message="{seeded.scheduled_message_id}"]'
-    browser.find_element(By.CSS_SELECTOR, f"{scheduled} button.cancel").click()
+    _follow(browser, By.CSS_SELECTOR, f"{scheduled} button.cancel")
     assert "cancelled" in _text(browser, ".notice")
     assert seeded.client.messages.get(seeded.scheduled_message_id).state == "cancelled"
     browser.save_screenshot(str(tmp_path / "messages-after.png"))

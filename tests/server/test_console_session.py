@@ -144,3 +144,36 @@ async def test_signing_out_needs_the_form_token_and_forgets_the_session(
         assert signed_out.status_code == 303
         assert signed_out.headers["location"] == "/console/sign-in"
         assert (await running.console.get("/console/streams")).status_code == 303
+
+
+async def test_a_form_posted_from_another_site_is_refused(sqlite_store_url: str) -> None:
+    """An Origin naming another host: 403 for the sign-in form and for an action, even with the
+    right form token; the service's own host (any scheme, as behind a TLS proxy) is accepted.
+    """
+    async with console_app(sqlite_store_url) as running:
+        await running.api.post("/v1/streams/orders/entries", json={"body": 1})
+        for origin in ("https://evil.example", "null"):
+            refused = await running.console.post(
+                "/console/sign-in", data={"token": ADMIN_TOKEN}, headers={"Origin": origin}
+            )
+            assert refused.status_code == 403 and "set-cookie" not in refused.headers
+        signed_in = await running.console.post(
+            "/console/sign-in",
+            data={"token": ADMIN_TOKEN},
+            headers={"Origin": "https://spool.test"},
+        )
+        assert signed_in.status_code == 303
+        csrf = csrf_of(await running.console.get("/console/streams"))
+        forged = await running.console.post(
+            "/console/streams/orders/trim",
+            data={"maxlen": "0", "csrf": csrf},
+            headers={"Origin": "https://evil.example"},
+        )
+        assert forged.status_code == 403
+        assert (await running.api.get("/v1/streams/orders")).json()["length"] == 1
+        own = await running.console.post(
+            "/console/streams/orders/trim",
+            data={"maxlen": "0", "csrf": csrf},
+            headers={"Origin": "http://spool.test"},
+        )
+        assert own.status_code == 303
