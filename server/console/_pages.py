@@ -58,9 +58,7 @@ _SECURITY_HEADERS = {
 }
 
 
-def _time(timestamp: float | None) -> str:
-    if timestamp is None:
-        return "—"
+def _time(timestamp: float) -> str:
     moment = datetime.fromtimestamp(timestamp, tz=UTC)
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 

@@ -121,12 +121,25 @@ async def test_the_form_token_belongs_to_one_sign_in(sqlite_store_url: str) -> N
 
 
 async def test_a_post_without_a_session_is_refused(sqlite_store_url: str) -> None:
-    """No cookie at all: 401 and nothing done."""
+    """No cookie at all: 401 and nothing done; the live numbers are 401 too."""
     async with console_app(sqlite_store_url) as running:
         response = await running.console.post(
             "/console/streams/orders/trim", data={"maxlen": "0", "csrf": "x"}
         )
         assert response.status_code == 401
+        live = await running.console.get("/console/live/queues")
+        assert (live.status_code, live.json()) == (401, {"error": "unauthenticated"})
+
+
+async def test_only_a_url_encoded_form_carries_the_form_token(sqlite_store_url: str) -> None:
+    """The form token in a JSON body is not read: 403."""
+    async with console_app(sqlite_store_url) as running:
+        await running.api.post("/v1/streams/orders/entries", json={"body": 1})
+        csrf = await sign_in(running.console, ADMIN_TOKEN)
+        response = await running.console.post(
+            "/console/streams/orders/trim", json={"maxlen": "0", "csrf": csrf}
+        )
+        assert response.status_code == 403
 
 
 async def test_signing_out_needs_the_form_token_and_forgets_the_session(

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import httpx
 
-from server.console._streams import LAG_LIMIT
+from server.console._streams import LAG_LIMIT, _after
+from server.stores.base import MAX_ID_PART
 from tests.server._console import ADMIN_TOKEN, BILLING_TOKEN, console_app, csrf_of, sign_in
 
 
@@ -100,3 +101,10 @@ async def test_lag_is_counted_up_to_its_limit(sqlite_store_url: str) -> None:
         await sign_in(running.console, ADMIN_TOKEN)
         live = (await running.console.get("/console/live/streams/long")).json()
         assert live["lag/g"] == f"{LAG_LIMIT}+"
+
+
+def test_the_id_after_another_carries_into_the_milliseconds() -> None:
+    """Lag is read from the id after the group's last delivered one, whatever its parts."""
+    assert _after("5-7") == "5-8"
+    assert _after(f"5-{MAX_ID_PART}") == "6-0"
+    assert _after(f"{MAX_ID_PART}-{MAX_ID_PART}") is None
