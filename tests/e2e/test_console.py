@@ -23,11 +23,11 @@ from typing import TypeVar
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import WebDriverWait
 
 import sdk
@@ -187,10 +187,19 @@ def _sign_in(browser: WebDriver, data: Seeded) -> None:
 
 
 def _follow(browser: WebDriver, by: str, target: str) -> None:
-    """Click a link or a form's button and wait until the next page has replaced this one."""
-    page = browser.find_element(By.TAG_NAME, "html")
+    """Click a link or a form's button and wait until the next page has replaced this one and
+    finished loading.
+    """
+    # A mark on this page's window, which the next page's fresh window lacks.
+    browser.execute_script("window.spoolLeftPage = true")
     browser.find_element(by, target).click()
-    WebDriverWait(browser, _WAIT_SECONDS).until(staleness_of(page))
+    # Chromium may answer a script with an error while one document gives way to the next.
+    waiting = WebDriverWait(browser, _WAIT_SECONDS, ignored_exceptions=(WebDriverException,))
+    waiting.until(
+        lambda _: browser.execute_script(
+            "return !window.spoolLeftPage && document.readyState === 'complete'"
+        )
+    )
 
 
 def _text(browser: WebDriver, selector: str) -> str:
