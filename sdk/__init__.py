@@ -22,6 +22,7 @@ from ._codec import *
 from ._dead_letters import *
 from ._durations import *
 from ._exceptions import *
+from ._message_options import MessageOptions
 from ._messages import *
 from ._publisher import *
 from ._queues import *

@@ -17,7 +17,7 @@ from ._http import (
 from ._limits import (
     COUNT_MAX,
 )
-from ._messages import _receipt
+from ._message_reading import read_receipt
 
 if TYPE_CHECKING:
     from generated.models import (
@@ -42,7 +42,7 @@ class _DeadLetterCalls:
 
     @staticmethod
     def retry(message_id: str) -> Call[MessageReceipt]:
-        return make_call(_endpoints.retry_dead_letter, _receipt, message_id)
+        return make_call(_endpoints.retry_dead_letter, read_receipt, message_id)
 
     @staticmethod
     def delete(message_id: str) -> Call[None]:

@@ -12,6 +12,7 @@ from ._checks import check_count, check_resource_name
 from ._exceptions import InvalidArgumentError
 from ._http import Call, make_call
 from ._limits import COUNT_MAX
+from ._message_reading import read_message
 from ._pages import Page
 
 if TYPE_CHECKING:
@@ -45,6 +46,4 @@ def message_page(
 
 
 def _message_page(result: GeneratedMessageList) -> Page[Message]:
-    from ._messages import _message
-
-    return Page([_message(message) for message in result.messages], result.next_cursor)
+    return Page([read_message(message) for message in result.messages], result.next_cursor)

@@ -17,7 +17,7 @@ from ._http import (
     make_call,
     optional,
 )
-from ._messages import _check_url
+from ._message_options import check_url
 
 if TYPE_CHECKING:
     from generated.models import (
@@ -42,7 +42,7 @@ class _UrlGroupCalls:
             item = item_or_url if isinstance(item_or_url, UrlEndpoint) else UrlEndpoint(item_or_url)
             generated.append(
                 GeneratedUrlEndpoint(
-                    url=_check_url(item.url, name="endpoint url"),
+                    url=check_url(item.url, name="endpoint url"),
                     name=UNSET if item.name is None else item.name,
                 )
             )

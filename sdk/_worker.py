@@ -6,205 +6,46 @@ claimed again once it has been idle for `redeliver_after`; a pending entry trimm
 comes back from the claim as deleted, and is no longer pending, so there is nothing left to do;
 nor is an entry that used up the group's `max_deliveries`, which the claim moved to the stream's
 dead-letter stream instead of handing it out again.
-Queues: jobs are leased, handed to the handler, then acked, or nacked when it raised.
+Queues: jobs are leased, handed to the handler, then acked, or nacked when it raised
+(sdk/_worker_jobs.py).
 
-A handler's non-None return value goes to every publisher stacked on it; a PublishError there
-fails the message like any exception, so it is delivered again and every publisher runs again.
-
-With OpenTelemetry in use (sdk/_tracing.py), each handler runs, with its publishers, in a
-CONSUMER span ``spool process <stream or queue>`` linked to the trace the entry or job was
-published under.
+The bounds and progress of a run are in sdk/_worker_run.py, how a handler and its publishers are
+called in sdk/_worker_handlers.py.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
-import os
-import re
-import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _retry
-from ._checks import check_group_name
-from ._durations import Duration, to_millis, to_timedelta
 from ._exceptions import APIError, ConfigurationError, ConflictError
-from ._limits import WAIT_MS_MAX
-from ._publisher import AsyncPublisher, Publisher, publishers_of
 from ._queues import AsyncQueue, Queue
 from ._retry import RetryPolicy, is_retryable
 from ._streams import AsyncStreams, Streams
 from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
-from ._tracing import consume_tracing
+from ._worker_handlers import AsyncHandlers, SyncHandlers, log_failure
+from ._worker_jobs import STOPPED, asettle, settle
+from ._worker_run import RunOptions, RunProgress, StreamState
 
 if TYPE_CHECKING:
     import asyncio
 
-    from ._types import DeliveredEntry, LeasedJob
+    from ._types import DeliveredEntry
 
-__all__ = ["AsyncWorker", "RunOptions", "SyncWorker", "default_consumer_name"]
+__all__ = ["AsyncWorker", "RunOptions", "SyncWorker"]
 
 logger = logging.getLogger("spool")
 
-# How long a loop with nothing to do and no long poll pauses, so it does not spin a core.
-IDLE_PAUSE = 0.1
-# Keeps a long poll well inside the HTTP timeout, so waiting is never mistaken for a dead service.
-_POLL_SHARE_OF_TIMEOUT = 0.5
-
-
-def default_consumer_name() -> str:
-    """`<host>-<pid>`, cut to what the API accepts as a consumer name."""
-    name = re.sub(r"[^A-Za-z0-9_.:-]", "-", f"{socket.gethostname()}-{os.getpid()}")
-    return ("c" + name if not name[:1].isalnum() else name)[:64]
-
-
-@dataclass(frozen=True, slots=True)
-class RunOptions:
-    """The bounds of one `run()`."""
-
-    consumer: str
-    max_messages: int | None
-    stop_after_seconds: float | None
-    poll_wait_ms: int
-
-    @classmethod
-    def build(
-        cls,
-        *,
-        consumer: str | None,
-        max_messages: int | None,
-        stop_after: Duration | None,
-        poll_wait: Duration,
-        request_timeout: float | None,
-    ) -> RunOptions:
-        """Validated options; the long poll is capped below the HTTP read timeout."""
-        name = check_group_name(consumer or default_consumer_name(), what="consumer")
-        if max_messages is not None and (
-            isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 1
-        ):
-            raise ConfigurationError(f"max_messages must be an int >= 1, got {max_messages!r}")
-        wait_ms = to_millis(poll_wait, name="poll_wait", minimum=0, maximum=WAIT_MS_MAX)
-        if request_timeout is not None:
-            wait_ms = min(wait_ms, int(request_timeout * 1000 * _POLL_SHARE_OF_TIMEOUT))
-        return cls(
-            consumer=name,
-            max_messages=max_messages,
-            stop_after_seconds=None
-            if stop_after is None
-            else to_timedelta(stop_after, name="stop_after").total_seconds(),
-            poll_wait_ms=wait_ms,
-        )
-
-
-@dataclass(slots=True)
-class _Run:
-    """The progress of one `run()`: messages handled, deadline, the stop flag."""
-
-    options: RunOptions
-    stop: threading.Event
-    subscriptions: int
-    handled: int = 0
-    deadline: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.options.stop_after_seconds is not None:
-            self.deadline = time.monotonic() + self.options.stop_after_seconds
-
-    def finished(self) -> bool:
-        """Whether the loop must stop before handling anything else."""
-        if self.stop.is_set():
-            return True
-        if self.options.max_messages is not None and self.handled >= self.options.max_messages:
-            return True
-        return self.deadline is not None and time.monotonic() >= self.deadline
-
-    def batch(self, count: int) -> int:
-        """How many messages to fetch now: never more than the budget left."""
-        if self.options.max_messages is None:
-            return count
-        return max(1, min(count, self.options.max_messages - self.handled))
-
-    def wait_ms(self, *, sharers: int) -> int:
-        """The long poll of one subscription: poll_wait shared by `sharers` subscriptions that
-        wait one after the other (0 for none: there is work elsewhere), within the deadline.
-        """
-        if sharers == 0:
-            return 0
-        wait = self.options.poll_wait_ms // sharers
-        if self.deadline is not None:
-            wait = min(wait, max(0, int((self.deadline - time.monotonic()) * 1000)))
-        return wait
-
-    def idle_pause(self) -> float:
-        """How long to pause after a round that found nothing without waiting on the service."""
-        if self.deadline is None:
-            return IDLE_PAUSE
-        return max(0.0, min(IDLE_PAUSE, self.deadline - time.monotonic()))
-
-
-@dataclass(slots=True)
-class _StreamState:
-    """Whether a stream subscription's group exists, and where its pending-list scan stands."""
-
-    group_ready: bool = False
-    cursor: str = "0-0"
-    next_at: float = 0.0
-
-    def claim_due(self) -> bool:
-        """Whether to scan the pending list for entries idle long enough to deliver again."""
-        return time.monotonic() >= self.next_at
-
-    def advance(self, next_start_id: str, redeliver_after_ms: int) -> None:
-        """Continue the scan at `next_start_id`; at the end, wait `redeliver_after` for the next."""
-        self.cursor = next_start_id
-        if next_start_id == "0-0":
-            # The scan reached the end: look again once anything failing now could be idle enough.
-            self.next_at = time.monotonic() + redeliver_after_ms / 1000
-
-
-def _error_text(error: BaseException) -> str:
-    return f"{type(error).__name__}: {error}"
-
-
-def _describe(subscription: Subscription) -> str:
-    if isinstance(subscription, StreamSubscription):
-        return f"stream {subscription.stream.name!r} (group {subscription.group!r})"
-    topics = ", ".join(subscription.topics) or "all topics"
-    return f"queue {subscription.queue!r} ({topics})"
-
-
-def _handler_name(handler: Callable[..., Any]) -> str:
-    return str(getattr(handler, "__qualname__", repr(handler)))
-
-
-PublisherT = TypeVar("PublisherT", Publisher, AsyncPublisher)
 T = TypeVar("T")
 
 
-def _publishers(
-    subscriptions: list[Subscription], kind: type[PublisherT], client: str
-) -> dict[int, list[PublisherT]]:
-    """Each subscription's publishers, refusing any this kind of client cannot call or await."""
-    found: dict[int, list[PublisherT]] = {}
-    for subscription in subscriptions:
-        publishers = found[id(subscription)] = []
-        for publisher in publishers_of(subscription.handler):
-            if not isinstance(publisher, kind):
-                raise ConfigurationError(
-                    f"{_handler_name(subscription.handler)} has {publisher!r}, which {client} "
-                    "cannot run: create its publishers with the same kind of client"
-                )
-            publishers.append(publisher)
-    return found
-
-
 class _WorkerBase:
-    """What the sync and async loops share: options, progress and the log lines."""
+    """What the sync and async loops share: options, progress and the waits after failures."""
 
     def __init__(
         self, subscriptions: list[Subscription], options: RunOptions, stop: threading.Event
@@ -216,31 +57,10 @@ class _WorkerBase:
             )
         self._subscriptions = list(subscriptions)
         self._options = options
-        self._run = _Run(options=options, stop=stop, subscriptions=len(self._subscriptions))
-        self._streams_state = {id(s): _StreamState() for s in self._subscriptions}
+        self._run = RunProgress(options=options, stop=stop, subscriptions=len(self._subscriptions))
+        self._streams_state = {id(s): StreamState() for s in self._subscriptions}
         # Only its backoff is used: the loop itself waits out outages for as long as they last.
         self._policy = RetryPolicy(max_retries=0)
-        self._tracing = consume_tracing()
-
-    def _log_failure(self, subscription: Subscription, message_id: str, error: Exception) -> None:
-        logger.error(
-            "%s failed on %s of %s; it will be delivered again",
-            _handler_name(subscription.handler),
-            message_id,
-            _describe(subscription),
-            exc_info=error,
-        )
-
-    def _lease_ended(self, sub: QueueSubscription, job: LeasedJob, error: ConflictError) -> None:
-        """A lease that ended before the ack or nack is not fatal: the job comes back by itself."""
-        if error.code != "lease_expired":
-            raise error
-        logger.warning(
-            "the lease on job %s of %s ended before the handler finished; "
-            "it will be delivered again (consider a longer lease)",
-            job.job_id,
-            _describe(sub),
-        )
 
     def _transient(self, error: APIError, failures: int) -> float:
         """Seconds to wait after the `failures`-th failed loop request in a row; non-retryable
@@ -268,7 +88,7 @@ class SyncWorker(_WorkerBase):
         queue: Callable[[str], Queue],
     ) -> None:
         super().__init__(subscriptions, options, stop)
-        self._publishers = _publishers(self._subscriptions, Publisher, "Client.run()")
+        self._handlers = SyncHandlers(self._subscriptions)
         self._streams = streams
         self._queue = queue
 
@@ -352,13 +172,15 @@ class SyncWorker(_WorkerBase):
         for entry in entries:
             if self._run.finished():
                 break
-            error = self._handle(sub, entry.body, message_id=entry.id, trace=entry.traceparent)
+            error = self._handlers.handle(
+                sub, entry.body, message_id=entry.id, trace=entry.traceparent
+            )
             self._run.handled += 1
             handled += 1
             if error is None:
                 self._streams.ack(sub.stream, sub.group, [entry.id])
             else:
-                self._log_failure(sub, f"entry {entry.id}", error)
+                log_failure(sub, f"entry {entry.id}", error)
         return handled
 
     def _poll_queue(self, sub: QueueSubscription, wait_ms: int) -> int:
@@ -373,55 +195,15 @@ class SyncWorker(_WorkerBase):
         handled = 0
         for job in jobs:
             if self._run.finished():
-                queue.nack(job, error="worker stopped before handling the job")
+                queue.nack(job, error=STOPPED)
                 continue
-            error = self._handle(sub, job.payload, message_id=job.job_id, trace=job.traceparent)
+            error = self._handlers.handle(
+                sub, job.payload, message_id=job.job_id, trace=job.traceparent
+            )
             self._run.handled += 1
             handled += 1
-            self._settle(queue, sub, job, error)
+            settle(queue, sub, job, error)
         return handled
-
-    def _settle(
-        self, queue: Queue, sub: QueueSubscription, job: LeasedJob, error: Exception | None
-    ) -> None:
-        try:
-            if error is None:
-                queue.ack(job)
-                return
-            self._log_failure(sub, f"job {job.job_id} (attempt {job.attempt})", error)
-            queue.nack(job, retry_delay=sub.retry_delay_seconds, error=_error_text(error))
-        except ConflictError as conflict:
-            self._lease_ended(sub, job, conflict)
-
-    def _handle(
-        self, sub: Subscription, body: Any, *, message_id: str, trace: str | None
-    ) -> Exception | None:
-        """``_call``, in its CONSUMER span when tracing is in use."""
-        if self._tracing is None:
-            return self._call(sub, body)
-        with self._tracing.processing(sub, message_id=message_id, traceparent=trace) as span:
-            return span.outcome(self._call(sub, body))
-
-    def _call(self, sub: Subscription, body: Any) -> Exception | None:
-        """Run the handler and its publishers; the exception that failed the message, if any."""
-        try:
-            result = sub.handler(body)
-        except Exception as error:
-            return error
-        if inspect.isawaitable(result):
-            if inspect.iscoroutine(result):
-                result.close()
-            raise ConfigurationError(
-                f"{_handler_name(sub.handler)} returned an awaitable: "
-                "run async handlers on an AsyncClient"
-            )
-        if result is not None:
-            try:
-                for publisher in self._publishers[id(sub)]:
-                    publisher.publish(result)
-            except Exception as error:
-                return error
-        return None
 
 
 class AsyncWorker(_WorkerBase):
@@ -437,7 +219,7 @@ class AsyncWorker(_WorkerBase):
         queue: Callable[[str], AsyncQueue],
     ) -> None:
         super().__init__(subscriptions, options, stop)
-        self._publishers = _publishers(self._subscriptions, AsyncPublisher, "AsyncClient.run()")
+        self._handlers = AsyncHandlers(self._subscriptions)
         self._streams = streams
         self._queue = queue
         # The tasks waiting in a long poll right now: once the run is finished, waiting on is
@@ -557,7 +339,7 @@ class AsyncWorker(_WorkerBase):
         for entry in entries:
             if self._run.finished():
                 break
-            error = await self._handle(
+            error = await self._handlers.handle(
                 sub, entry.body, message_id=entry.id, trace=entry.traceparent
             )
             self._run.handled += 1
@@ -565,7 +347,7 @@ class AsyncWorker(_WorkerBase):
             if error is None:
                 await self._streams.ack(sub.stream, sub.group, [entry.id])
             else:
-                self._log_failure(sub, f"entry {entry.id}", error)
+                log_failure(sub, f"entry {entry.id}", error)
         return handled
 
     async def _poll_queue(self, sub: QueueSubscription, wait_ms: int) -> int:
@@ -582,49 +364,12 @@ class AsyncWorker(_WorkerBase):
         handled = 0
         for job in jobs:
             if self._run.finished():
-                await queue.nack(job, error="worker stopped before handling the job")
+                await queue.nack(job, error=STOPPED)
                 continue
-            error = await self._handle(
+            error = await self._handlers.handle(
                 sub, job.payload, message_id=job.job_id, trace=job.traceparent
             )
             self._run.handled += 1
             handled += 1
-            await self._settle(queue, sub, job, error)
+            await asettle(queue, sub, job, error)
         return handled
-
-    async def _settle(
-        self, queue: AsyncQueue, sub: QueueSubscription, job: LeasedJob, error: Exception | None
-    ) -> None:
-        try:
-            if error is None:
-                await queue.ack(job)
-                return
-            self._log_failure(sub, f"job {job.job_id} (attempt {job.attempt})", error)
-            await queue.nack(job, retry_delay=sub.retry_delay_seconds, error=_error_text(error))
-        except ConflictError as conflict:
-            self._lease_ended(sub, job, conflict)
-
-    async def _handle(
-        self, sub: Subscription, body: Any, *, message_id: str, trace: str | None
-    ) -> Exception | None:
-        """``_call``, in its CONSUMER span when tracing is in use."""
-        if self._tracing is None:
-            return await self._call(sub, body)
-        with self._tracing.processing(sub, message_id=message_id, traceparent=trace) as span:
-            return span.outcome(await self._call(sub, body))
-
-    async def _call(self, sub: Subscription, body: Any) -> Exception | None:
-        """Run the handler and its publishers; the exception that failed the message, if any."""
-        try:
-            result = sub.handler(body)
-            if inspect.isawaitable(result):
-                result = await result
-        except Exception as error:
-            return error
-        if result is not None:
-            try:
-                for publisher in self._publishers[id(sub)]:
-                    await publisher.publish(result)
-            except Exception as error:
-                return error
-        return None

@@ -9,7 +9,7 @@ import click
 from rich.text import Text
 
 import sdk
-from sdk._worker import default_consumer_name
+from sdk._worker_run import default_consumer_name
 
 from ._context import State, common_options, pass_state
 from ._output import cell, console, print_json

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from sdk._durations import to_timedelta
-from sdk._worker import default_consumer_name
+from sdk._worker_run import default_consumer_name
 
 from ._context import State, common_options, pass_state
 from ._output import error_console, print_json

@@ -98,3 +98,27 @@ def leased(
         "lease_expires_at": "2026-11-29T12:00:30Z",
         "published_at": "2026-11-29T12:00:00Z",
     }
+
+
+RECEIPT = {"message_id": "msg_1", "url": "https://my-api.test/hook", "deduplicated": False}
+MESSAGE = {
+    "message_id": "msg_1",
+    "url": "https://my-api.test/hook",
+    "method": "POST",
+    "content_type": "application/json",
+    "headers": {"X-Tenant": "acme"},
+    "state": "delivered",
+    "retries": 3,
+    "timeout": 30,
+    "created_at": "2026-11-29T12:00:00Z",
+    "not_before": "2026-11-29T12:00:03Z",
+    "attempts": [
+        {
+            "attempt": 1,
+            "started_at": "2026-11-29T12:00:03Z",
+            "duration_ms": 41,
+            "status_code": 200,
+            "response_excerpt": "ok",
+        }
+    ],
+}

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
 import respx
 
 import sdk
 from sdk import _retry
-from tests.sdk._support import API_KEY, BASE_URL
+from tests.sdk._support import API_KEY, BASE_URL, RECEIPT
+from tests.sdk._worker_support import GROUP
 
 
 @pytest.fixture(autouse=True)
@@ -80,3 +82,27 @@ def delivering_client() -> Iterator[sdk.Client]:
     """A real embedded service, shared by the tests that need real signed deliveries."""
     with sdk.Client.embedded() as client:
         yield client
+
+
+@pytest.fixture
+def group(api: respx.MockRouter) -> respx.Route:
+    """createGroup of the orders stream answering 201 (the run() tests)."""
+    return api.post("/v1/streams/orders/groups").mock(
+        return_value=httpx.Response(
+            201, json={"group": "billing", "consumers": 0, "pending": 0, "last_delivered_id": "0-0"}
+        )
+    )
+
+
+@pytest.fixture
+def ack(api: respx.MockRouter) -> respx.Route:
+    """ackEntries of the orders stream's billing group answering 1 (the run() tests)."""
+    return api.post(f"{GROUP}/ack").mock(return_value=httpx.Response(200, json={"acked": 1}))
+
+
+@pytest.fixture
+def publish(api: respx.MockRouter) -> respx.Route:
+    """publishMessage answering with one receipt."""
+    return api.post("/v1/messages").mock(
+        return_value=httpx.Response(202, json={"messages": [RECEIPT]})
+    )

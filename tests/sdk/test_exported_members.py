@@ -175,6 +175,9 @@ def test_importing_the_sdk_defers_what_a_first_call_or_answer_needs() -> None:
         "sdk._types",
         "sdk._embedded",
         "sdk._worker",
+        "sdk._worker_handlers",
+        "sdk._worker_jobs",
+        "sdk._worker_run",
     )
     probe = (
         "import sys, sdk\n"

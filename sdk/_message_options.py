@@ -1,0 +1,140 @@
+"""The options of a message publish (`MessageOptions`) and the checks of their values, made
+before any request: destinations, methods, headers and retry delays.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, get_args
+
+from ._arguments import HttpMethod
+from ._durations import Duration, Timestamp, parse_duration_text, to_millis
+from ._exceptions import InvalidArgumentError
+from ._limits import URL_PATTERN
+
+if TYPE_CHECKING:
+    from generated.models import PublishMessageRequestHeaders
+
+__all__ = [
+    "MessageOptions",
+    "check_method",
+    "check_option_names",
+    "check_url",
+    "lists_options",
+    "request_headers",
+    "retry_delay_text",
+]
+
+_METHODS: dict[str, HttpMethod] = {method: method for method in get_args(HttpMethod)}
+
+
+class MessageOptions(TypedDict, total=False):
+    """Options of `messages.publish` and `messages.publish_json`; None means "not given".
+
+    `delay` and `timeout` take durations (`"3s"`, `30`, a timedelta); `not_before` an aware
+    datetime or Unix seconds, at most 7 days ahead by the service's clock, as far as `delay` goes
+    (later: a `PublishError` caused by `UnprocessableEntityError`). `retry_delay` is a duration (a
+    fixed wait) or the API's expression in milliseconds over `retried`, such as
+    `"1000 * pow(2, retried)"`. `idempotency_key` makes the publish safe to repeat; one is
+    generated per call when it is not given.
+    """
+
+    content_type: str | None
+    method: HttpMethod | None
+    headers: Mapping[str, str] | None
+    delay: Duration | None
+    not_before: Timestamp | None
+    retries: int | None
+    retry_delay: str | timedelta | None
+    callback: str | None
+    failure_callback: str | None
+    timeout: Duration | None
+    deduplication_id: str | None
+    content_based_deduplication: bool
+    idempotency_key: str | None
+
+
+_OPTION_NAMES = frozenset(MessageOptions.__annotations__)
+_OPTIONS_HELP = """
+
+        Options, all keyword-only and optional (see `MessageOptions`): `content_type`, `method`,
+        `headers`, `delay`, `not_before`, `retries`, `retry_delay`, `callback`,
+        `failure_callback`, `timeout`, `deduplication_id`, `content_based_deduplication`,
+        `idempotency_key`. Any other keyword is a TypeError, as for every other publish.
+"""
+PublishT = TypeVar("PublishT", bound=Callable[..., Any])
+
+
+def lists_options(method: PublishT) -> PublishT:
+    """`method` with the message options in its docstring, which `**options` hides from help()."""
+    method.__doc__ = (method.__doc__ or "").rstrip() + _OPTIONS_HELP
+    return method
+
+
+def check_option_names(options: Mapping[str, Any], method: str) -> None:
+    # `**options: Unpack[MessageOptions]` is checked by type checkers only; at run time a typo
+    # such as `dealy=` would be dropped in silence and the message sent with the defaults.
+    for name in options:
+        if name not in _OPTION_NAMES:
+            close = difflib.get_close_matches(name, _OPTION_NAMES, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(
+                f"messages.{method}() got an unexpected keyword argument {name!r}{hint}"
+            )
+
+
+# What a refused URL's message leaves out: user info, which may hold a password.
+_USER_INFO = re.compile(r"(?<=://)[^/?#@]*@")
+
+
+@cache
+def _url_rule() -> re.Pattern[str]:
+    # Compiled on first use rather than at import: the URL rule is a long pattern.
+    return re.compile(URL_PATTERN)
+
+
+def check_url(url: str, *, name: str) -> str:
+    # fullmatch: the pattern's `$` would let re.match take a trailing newline, which the service
+    # (reading it as JSON Schema does) refuses.
+    if not isinstance(url, str) or not _url_rule().fullmatch(url):
+        shown = _USER_INFO.sub("<user info>@", url) if isinstance(url, str) else url
+        raise InvalidArgumentError(
+            f"{name} must be an http:// or https:// URL with a host and no user info (see the "
+            f"limits in openapi.yaml), got {shown!r}"
+        )
+    return url
+
+
+def check_method(method: str) -> HttpMethod:
+    if method not in _METHODS:
+        raise InvalidArgumentError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
+    return _METHODS[method]
+
+
+def request_headers(headers: Mapping[str, str]) -> PublishMessageRequestHeaders:
+    from generated.models import PublishMessageRequestHeaders
+
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise InvalidArgumentError("headers must map str names to str values")
+    return PublishMessageRequestHeaders.from_dict(dict(headers))
+
+
+def retry_delay_text(value: str | timedelta) -> str:
+    # A duration is a fixed wait; any other string is the API's own expression, which the
+    # service validates (400 invalid_retry_delay) at publish time.
+    if isinstance(value, timedelta):
+        duration: timedelta | None = value
+    elif isinstance(value, str):
+        duration = parse_duration_text(value)
+    else:
+        raise InvalidArgumentError(
+            f"retry_delay must be a duration or an expression string, got {value!r}"
+        )
+    if duration is None:
+        return str(value)
+    return str(to_millis(duration, name="retry_delay", minimum=0, maximum=sys.maxsize))

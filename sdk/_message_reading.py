@@ -1,0 +1,74 @@
+"""Reading the service's message answers into the SDK's receipts and messages."""
+
+from __future__ import annotations
+
+import builtins
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from ._http import optional
+
+if TYPE_CHECKING:
+    from generated.models import (
+        Message as GeneratedMessage,
+        MessageReceipt as GeneratedMessageReceipt,
+        MessageReceiptList as GeneratedMessageReceiptList,
+    )
+
+    from ._types import Message, MessageReceipt
+
+__all__ = ["read_message", "read_one_receipt", "read_receipt", "read_receipts"]
+
+
+def read_receipt(receipt: GeneratedMessageReceipt) -> MessageReceipt:
+    from ._types import MessageReceipt
+
+    return MessageReceipt(
+        message_id=receipt.message_id, url=receipt.url, deduplicated=receipt.deduplicated
+    )
+
+
+def read_receipts(result: GeneratedMessageReceiptList) -> builtins.list[MessageReceipt]:
+    return [read_receipt(receipt) for receipt in result.messages]
+
+
+def read_one_receipt(result: GeneratedMessageReceiptList) -> MessageReceipt:
+    receipts = read_receipts(result)
+    if len(receipts) != 1:
+        raise ValueError(f"a message to one URL got {len(receipts)} receipts")
+    return receipts[0]
+
+
+def read_message(message: GeneratedMessage) -> Message:
+    from ._types import DeliveryAttempt, Message
+
+    return Message(
+        message_id=message.message_id,
+        url=message.url,
+        url_group=optional(message.url_group),
+        method=message.method,
+        content_type=message.content_type,
+        headers=dict(message.headers.additional_properties),
+        state=message.state,
+        retries=message.retries,
+        retry_delay=optional(message.retry_delay),
+        timeout=timedelta(seconds=message.timeout),
+        created_at=message.created_at,
+        not_before=message.not_before,
+        next_attempt_at=optional(message.next_attempt_at),
+        callback=optional(message.callback),
+        failure_callback=optional(message.failure_callback),
+        deduplication_id=optional(message.deduplication_id),
+        attempts=[
+            DeliveryAttempt(
+                attempt=attempt.attempt,
+                started_at=attempt.started_at,
+                duration=timedelta(milliseconds=attempt.duration_ms),
+                status_code=optional(attempt.status_code),
+                response_excerpt=optional(attempt.response_excerpt),
+                error=optional(attempt.error),
+            )
+            for attempt in message.attempts
+        ],
+        traceparent=optional(message.traceparent),
+    )

@@ -1,0 +1,134 @@
+"""The bounds of one `run()` (its options) and its progress: messages handled, the deadline, the
+stop flag, and where each stream subscription's pending-list scan stands.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import threading
+import time
+from dataclasses import dataclass
+
+from ._checks import check_group_name
+from ._durations import Duration, to_millis, to_timedelta
+from ._exceptions import ConfigurationError
+from ._limits import WAIT_MS_MAX
+
+__all__ = ["RunOptions", "RunProgress", "StreamState", "default_consumer_name"]
+
+# How long a loop with nothing to do and no long poll pauses, so it does not spin a core.
+IDLE_PAUSE = 0.1
+# Keeps a long poll well inside the HTTP timeout, so waiting is never mistaken for a dead service.
+_POLL_SHARE_OF_TIMEOUT = 0.5
+
+
+def default_consumer_name() -> str:
+    """`<host>-<pid>`, cut to what the API accepts as a consumer name."""
+    name = re.sub(r"[^A-Za-z0-9_.:-]", "-", f"{socket.gethostname()}-{os.getpid()}")
+    return ("c" + name if not name[:1].isalnum() else name)[:64]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """The bounds of one `run()`."""
+
+    consumer: str
+    max_messages: int | None
+    stop_after_seconds: float | None
+    poll_wait_ms: int
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        consumer: str | None,
+        max_messages: int | None,
+        stop_after: Duration | None,
+        poll_wait: Duration,
+        request_timeout: float | None,
+    ) -> RunOptions:
+        """Validated options; the long poll is capped below the HTTP read timeout."""
+        name = check_group_name(consumer or default_consumer_name(), what="consumer")
+        if max_messages is not None and (
+            isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 1
+        ):
+            raise ConfigurationError(f"max_messages must be an int >= 1, got {max_messages!r}")
+        wait_ms = to_millis(poll_wait, name="poll_wait", minimum=0, maximum=WAIT_MS_MAX)
+        if request_timeout is not None:
+            wait_ms = min(wait_ms, int(request_timeout * 1000 * _POLL_SHARE_OF_TIMEOUT))
+        return cls(
+            consumer=name,
+            max_messages=max_messages,
+            stop_after_seconds=None
+            if stop_after is None
+            else to_timedelta(stop_after, name="stop_after").total_seconds(),
+            poll_wait_ms=wait_ms,
+        )
+
+
+@dataclass(slots=True)
+class RunProgress:
+    """The progress of one `run()`: messages handled, deadline, the stop flag."""
+
+    options: RunOptions
+    stop: threading.Event
+    subscriptions: int
+    handled: int = 0
+    deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.options.stop_after_seconds is not None:
+            self.deadline = time.monotonic() + self.options.stop_after_seconds
+
+    def finished(self) -> bool:
+        """Whether the loop must stop before handling anything else."""
+        if self.stop.is_set():
+            return True
+        if self.options.max_messages is not None and self.handled >= self.options.max_messages:
+            return True
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def batch(self, count: int) -> int:
+        """How many messages to fetch now: never more than the budget left."""
+        if self.options.max_messages is None:
+            return count
+        return max(1, min(count, self.options.max_messages - self.handled))
+
+    def wait_ms(self, *, sharers: int) -> int:
+        """The long poll of one subscription: poll_wait shared by `sharers` subscriptions that
+        wait one after the other (0 for none: there is work elsewhere), within the deadline.
+        """
+        if sharers == 0:
+            return 0
+        wait = self.options.poll_wait_ms // sharers
+        if self.deadline is not None:
+            wait = min(wait, max(0, int((self.deadline - time.monotonic()) * 1000)))
+        return wait
+
+    def idle_pause(self) -> float:
+        """How long to pause after a round that found nothing without waiting on the service."""
+        if self.deadline is None:
+            return IDLE_PAUSE
+        return max(0.0, min(IDLE_PAUSE, self.deadline - time.monotonic()))
+
+
+@dataclass(slots=True)
+class StreamState:
+    """Whether a stream subscription's group exists, and where its pending-list scan stands."""
+
+    group_ready: bool = False
+    cursor: str = "0-0"
+    next_at: float = 0.0
+
+    def claim_due(self) -> bool:
+        """Whether to scan the pending list for entries idle long enough to deliver again."""
+        return time.monotonic() >= self.next_at
+
+    def advance(self, next_start_id: str, redeliver_after_ms: int) -> None:
+        """Continue the scan at `next_start_id`; at the end, wait `redeliver_after` for the next."""
+        self.cursor = next_start_id
+        if next_start_id == "0-0":
+            # The scan reached the end: look again once anything failing now could be idle enough.
+            self.next_at = time.monotonic() + redeliver_after_ms / 1000

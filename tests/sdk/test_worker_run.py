@@ -1,0 +1,66 @@
+"""run()'s bounds and progress (sdk/_worker_run.py): options, the budget and the long poll."""
+
+from __future__ import annotations
+
+import pytest
+import respx
+
+import sdk
+from tests.sdk._support import resolve, sent_json
+from tests.sdk._worker_support import (
+    GROUP,
+    ORDERS,
+    ClientFactory,
+    claim_answer,
+    entry,
+    read_answer,
+)
+
+
+async def test_stop_after_zero_sends_nothing(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
+) -> None:
+    """A deadline already passed ends the run before any request."""
+    client.subscribe(ORDERS)(lambda body: None)
+    await resolve(client.run(stop_after=0))
+    assert api.calls.call_count == 0
+
+
+async def test_subscriptions_share_the_long_poll(
+    make_client: ClientFactory, api: respx.MockRouter, group: respx.Route, ack: respx.Route
+) -> None:
+    """A sync client's subscriptions, polled in turn, split poll_wait after a round that found
+    nothing; an async client's each wait the whole of it at once. It never exceeds half the HTTP
+    timeout.
+    """
+    client = make_client(timeout=1.0)
+    api.post(f"{GROUP}/claim").mock(return_value=claim_answer())
+    read = api.post(f"{GROUP}/read").mock(
+        side_effect=[read_answer(), read_answer(), *[read_answer(entry("1-0", "a"))] * 4]
+    )
+    client.subscribe(ORDERS)(lambda body: None)
+    client.subscribe(sdk.Stream("orders", group="billing"))(lambda body: None)
+    await resolve(client.run(max_messages=2, poll_wait="10s"))
+    waits = [sent_json(call)["wait_ms"] for call in read.calls]
+    if isinstance(client, sdk.Client):
+        # A first round without waiting, then (it found nothing) a shared long poll.
+        assert waits[:3] == [0, 0, 250]
+    else:
+        assert set(waits) == {500}
+
+
+async def test_configuration_mistakes_are_refused(
+    client: sdk.Client | sdk.AsyncClient,
+) -> None:
+    """No subscriptions, a Stream without group, a bad consumer or budget: ConfigurationError."""
+    with pytest.raises(sdk.ConfigurationError, match="nothing to run"):
+        await resolve(client.run())
+    with pytest.raises(sdk.ConfigurationError, match="consumer group"):
+        client.subscribe(sdk.Stream("orders"))
+    with pytest.raises(sdk.ConfigurationError, match="Stream"):
+        client.subscribe("orders")  # type: ignore[arg-type]
+    client.subscribe(ORDERS)(lambda body: None)
+    with pytest.raises(sdk.InvalidNameError):
+        await resolve(client.run(consumer="not valid"))
+    with pytest.raises(sdk.ConfigurationError, match="max_messages"):
+        await resolve(client.run(max_messages=0))
