@@ -30,21 +30,19 @@ from ..delivery.retry_delay import RetryDelayError, compile_retry_delay
 from ..destinations import DestinationNotAllowed
 from ..problems import ProblemError
 from ..stores.base import (
-    DeliveryAttemptRecord,
-    MessageReceipt,
     MessageRecord,
     NewMessage,
     NotFoundError,
     UrlEndpoint,
-    UrlGroupRecord,
 )
 from ..stores.cursors import message_cursor_position
+from . import _documents as documents
 from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
 from ._context import AppContext, context_of
 from ._operations import Access, operations
 from ._publish import Publishing, check_rate
 from ._query import query_cursor, query_int, query_value
-from ._responses import json_response, rfc3339, without_none
+from ._responses import json_response
 
 __all__ = ["check_message", "dead_letter_message", "may_see_message", "routes"]
 
@@ -222,70 +220,6 @@ async def _plan(
     ]
 
 
-def _receipt_json(receipt: MessageReceipt) -> dict[str, object]:
-    return {
-        "message_id": receipt.message_id,
-        "url": receipt.url,
-        "deduplicated": receipt.deduplicated,
-    }
-
-
-def _attempt_json(attempt: DeliveryAttemptRecord) -> dict[str, object]:
-    return {
-        "attempt": attempt.attempt,
-        "started_at": rfc3339(attempt.started_at),
-        "duration_ms": attempt.duration_ms,
-        **without_none(
-            {
-                "status_code": attempt.status_code,
-                "response_excerpt": attempt.response_excerpt,
-                "error": attempt.error,
-            }
-        ),
-    }
-
-
-def _message_json(message: MessageRecord) -> dict[str, object]:
-    return {
-        "message_id": message.message_id,
-        "url": message.url,
-        "method": message.method,
-        "content_type": message.content_type,
-        "headers": message.headers,
-        "state": message.state,
-        "retries": message.retries,
-        "timeout": message.timeout,
-        "created_at": rfc3339(message.created_at),
-        "not_before": rfc3339(message.not_before),
-        "attempts": [_attempt_json(attempt) for attempt in message.attempts],
-        **without_none(
-            {
-                "url_group": message.url_group,
-                "retry_delay": message.retry_delay,
-                "next_attempt_at": None
-                if message.next_attempt_at is None
-                else rfc3339(message.next_attempt_at),
-                "callback": message.callback,
-                "failure_callback": message.failure_callback,
-                "deduplication_id": message.deduplication_id,
-                "traceparent": message.traceparent,
-            }
-        ),
-    }
-
-
-def _url_group_json(group: UrlGroupRecord) -> dict[str, object]:
-    return {
-        "name": group.name,
-        "endpoints": [
-            without_none({"url": endpoint.url, "name": endpoint.name})
-            for endpoint in group.endpoints
-        ],
-        "created_at": rfc3339(group.created_at),
-        "updated_at": rfc3339(group.updated_at),
-    }
-
-
 def may_see_message(access: Access, message: MessageRecord) -> bool:
     """Whether the stated permission holds on the message's URL or its URL group."""
     names = [message.url] if message.url_group is None else [message.url, message.url_group]
@@ -313,7 +247,7 @@ async def publish_message(request: Request, access: Access) -> Response:
             planned, idempotency=publishing.claim, traceparent=publishing.traceparent
         )
     context.notify_message_scheduled()
-    document: dict[str, object] = {"messages": [_receipt_json(r) for r in receipts]}
+    document = documents.message_receipt_list(receipts)
     return await publishing.answer(
         document, replayed=any(receipt.replayed for receipt in receipts), status=202
     )
@@ -344,12 +278,7 @@ async def publish_messages(request: Request, access: Access) -> Response:
             flat, idempotency=publishing.claim, traceparent=publishing.traceparent
         )
     context.notify_message_scheduled()
-    # Grouped by the receipts' own items, not by this request's plans: a replay answers what the
-    # first request's plans (its URL groups' endpoints then) were.
-    results: list[dict[str, list[dict[str, object]]]] = [{"messages": []} for _ in body.messages]
-    for receipt in receipts:
-        results[receipt.item]["messages"].append(_receipt_json(receipt))
-    document: dict[str, object] = {"results": results}
+    document = documents.message_batch_result(len(body.messages), receipts)
     return await publishing.answer(
         document, replayed=any(receipt.replayed for receipt in receipts), status=202
     )
@@ -371,7 +300,7 @@ async def get_message(request: Request, access: Access) -> Response:
     """getMessage: state, schedule and attempts."""
     message = await context_of(request).store.get_message(access.names["message_id"])
     check_message(access, message)
-    return json_response(_message_json(message))
+    return json_response(documents.message(message))
 
 
 async def list_messages(request: Request, access: Access) -> Response:
@@ -384,9 +313,7 @@ async def list_messages(request: Request, access: Access) -> Response:
         state=state, url_group=url_group, limit=limit, cursor=cursor
     )
     visible = [message for message in page.messages if may_see_message(access, message)]
-    return json_response(
-        {"messages": [_message_json(m) for m in visible], "next_cursor": page.next_cursor}
-    )
+    return json_response(documents.message_list(visible, page.next_cursor))
 
 
 async def cancel_message(request: Request, access: Access) -> Response:
@@ -395,14 +322,14 @@ async def cancel_message(request: Request, access: Access) -> Response:
     store = context_of(request).store
     check_message(access, await store.get_message(message_id))
     cancelled = await store.cancel_message(message_id)
-    return json_response(_message_json(cancelled))
+    return json_response(documents.message(cancelled))
 
 
 async def list_url_groups(request: Request, access: Access) -> Response:
     """listUrlGroups: the groups the token's permission covers."""
     groups = await context_of(request).store.list_url_groups()
     visible = [group for group in groups if access.covers(group.name)]
-    return json_response({"url_groups": [_url_group_json(group) for group in visible]})
+    return json_response(documents.url_group_list(visible))
 
 
 async def put_url_group(request: Request, access: Access) -> Response:
@@ -414,14 +341,14 @@ async def put_url_group(request: Request, access: Access) -> Response:
     group = await context.store.put_url_group(
         name, [UrlEndpoint(url=endpoint.url, name=endpoint.name) for endpoint in body.endpoints]
     )
-    return json_response(_url_group_json(group))
+    return json_response(documents.url_group(group))
 
 
 async def get_url_group(request: Request, access: Access) -> Response:
     """getUrlGroup: the group's endpoints."""
     name = access.names["url_group"]
     group = await context_of(request).store.get_url_group(name)
-    return json_response(_url_group_json(group))
+    return json_response(documents.url_group(group))
 
 
 async def delete_url_group(request: Request, access: Access) -> Response:
@@ -436,21 +363,7 @@ async def list_dead_letters(request: Request, access: Access) -> Response:
     limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
     dead_letters = await context_of(request).store.list_dead_letters(limit=limit)
     visible = [dead for dead in dead_letters if access.covers(dead.url)]
-    document = {
-        "dead_letters": [
-            {
-                "message_id": dead.message_id,
-                "url": dead.url,
-                "attempts": dead.attempts,
-                "failed_at": rfc3339(dead.failed_at),
-                **without_none(
-                    {"last_error": dead.last_error, "last_status_code": dead.last_status_code}
-                ),
-            }
-            for dead in visible
-        ]
-    }
-    return json_response(document)
+    return json_response(documents.dead_letter_list(visible))
 
 
 async def dead_letter_message(request: Request, access: Access) -> MessageRecord:
@@ -481,14 +394,14 @@ async def retry_dead_letter(request: Request, access: Access) -> Response:
     context = context_of(request)
     retried = await context.store.retry_dead_letter(message.message_id)
     context.notify_message_scheduled()
-    document = {"message_id": retried.message_id, "url": retried.url, "deduplicated": False}
+    document = documents.message_receipt(retried.message_id, retried.url, deduplicated=False)
     return json_response(document, 202)
 
 
 async def get_signing_keys(request: Request, _access: Access) -> Response:
     """getSigningKeys: the current and next key."""
     keys = context_of(request).settings.signing_keys
-    return json_response({"current": keys.current, "next": keys.next})
+    return json_response(documents.signing_keys(keys.current, keys.next))
 
 
 routes = [

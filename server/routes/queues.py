@@ -19,90 +19,16 @@ from generated.pydantic_models import (
 )
 
 from ..problems import ProblemError
-from ..stores.base import (
-    JobReceipt,
-    JobRecord,
-    LeasedJob,
-    NewJob,
-    QueueRecord,
-    QueueSettings,
-)
+from ..stores.base import NewJob, QueueSettings
+from . import _documents as documents
 from ._body import ensure_finite, may_hold_non_finite, read_json
 from ._context import context_of
 from ._operations import Access, operations
 from ._publish import Publishing, check_rate
 from ._query import query_int, query_value
-from ._responses import json_response, rfc3339, without_none
+from ._responses import json_response
 
 __all__ = ["routes"]
-
-
-def _queue_json(queue: QueueRecord) -> dict[str, object]:
-    return {
-        "name": queue.name,
-        "max_attempts": queue.settings.max_attempts,
-        "lease_seconds": queue.settings.lease_seconds,
-        "retention_seconds": queue.settings.retention_seconds,
-        "deduplication_window_seconds": queue.settings.deduplication_window_seconds,
-        "created_at": rfc3339(queue.created_at),
-        "stats": {
-            "ready": queue.stats.ready,
-            "delayed": queue.stats.delayed,
-            "leased": queue.stats.leased,
-            "dead": queue.stats.dead,
-        },
-    }
-
-
-def _job_json(job: JobRecord) -> dict[str, object]:
-    optional = without_none(
-        {
-            "lease_expires_at": None
-            if job.lease_expires_at is None
-            else rfc3339(job.lease_expires_at),
-            "leased_by": job.leased_by,
-            "last_error": job.last_error,
-            "deduplication_id": job.deduplication_id,
-            "traceparent": job.traceparent,
-        }
-    )
-    return {
-        "job_id": job.job_id,
-        "queue": job.queue,
-        "topic": job.topic,
-        "payload": job.payload,
-        "state": job.state,
-        "attempts": job.attempts,
-        "max_attempts": job.max_attempts,
-        "published_at": rfc3339(job.published_at),
-        "available_at": rfc3339(job.available_at),
-        **optional,
-    }
-
-
-def _leased_json(job: LeasedJob) -> dict[str, object]:
-    document: dict[str, object] = {
-        "job_id": job.job_id,
-        "queue": job.queue,
-        "topic": job.topic,
-        "payload": job.payload,
-        "attempt": job.attempt,
-        "lease_id": job.lease_id,
-        "lease_expires_at": rfc3339(job.lease_expires_at),
-        "published_at": rfc3339(job.published_at),
-    }
-    if job.traceparent is not None:
-        document["traceparent"] = job.traceparent
-    return document
-
-
-def _receipt_json(receipt: JobReceipt) -> dict[str, object]:
-    return {
-        "job_id": receipt.job_id,
-        "queue": receipt.queue,
-        "topic": receipt.topic,
-        "deduplicated": receipt.deduplicated,
-    }
 
 
 def _new_job(
@@ -128,7 +54,7 @@ async def list_queues(request: Request, access: Access) -> Response:
     """listQueues: the queues the token's permission covers."""
     queues = await context_of(request).store.list_queues()
     visible = [queue for queue in queues if access.covers(queue.name)]
-    return json_response({"queues": [_queue_json(queue) for queue in visible]})
+    return json_response(documents.queue_list(visible))
 
 
 async def put_queue(request: Request, access: Access) -> Response:
@@ -142,14 +68,14 @@ async def put_queue(request: Request, access: Access) -> Response:
         deduplication_window_seconds=body.deduplication_window_seconds,
     )
     queue, created = await context_of(request).store.put_queue(name, settings)
-    return json_response(_queue_json(queue), 201 if created else 200)
+    return json_response(documents.queue(queue), 201 if created else 200)
 
 
 async def get_queue(request: Request, access: Access) -> Response:
     """getQueue: settings and counts."""
     name = access.names["queue"]
     queue = await context_of(request).store.get_queue(name)
-    return json_response(_queue_json(queue))
+    return json_response(documents.queue(queue))
 
 
 async def delete_queue(request: Request, access: Access) -> Response:
@@ -172,7 +98,9 @@ async def publish_job(request: Request, access: Access) -> Response:
         [receipt] = await store.publish_jobs(
             name, [job], idempotency=publishing.claim, traceparent=publishing.traceparent
         )
-    return await publishing.answer(_receipt_json(receipt), replayed=receipt.replayed, status=202)
+    return await publishing.answer(
+        documents.job_receipt(receipt), replayed=receipt.replayed, status=202
+    )
 
 
 async def publish_jobs(request: Request, access: Access) -> Response:
@@ -192,7 +120,7 @@ async def publish_jobs(request: Request, access: Access) -> Response:
         receipts = await store.publish_jobs(
             name, jobs, idempotency=publishing.claim, traceparent=publishing.traceparent
         )
-    document: dict[str, object] = {"receipts": [_receipt_json(r) for r in receipts]}
+    document = documents.job_receipt_list(receipts)
     return await publishing.answer(
         document, replayed=any(receipt.replayed for receipt in receipts), status=202
     )
@@ -204,7 +132,7 @@ async def list_jobs(request: Request, access: Access) -> Response:
     state = query_value(request, "state", JobState, default=None)
     limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
     jobs = await context_of(request).store.list_jobs(name, state=state, limit=limit)
-    return json_response({"jobs": [_job_json(job) for job in jobs]})
+    return json_response(documents.job_list(jobs))
 
 
 async def lease_jobs(request: Request, access: Access) -> Response:
@@ -219,14 +147,14 @@ async def lease_jobs(request: Request, access: Access) -> Response:
         lease_seconds=body.lease_seconds,
         wait_ms=body.wait_ms,
     )
-    return json_response({"jobs": [_leased_json(job) for job in leased]})
+    return json_response(documents.leased_job_list(leased))
 
 
 async def get_job(request: Request, access: Access) -> Response:
     """getJob: a job's state and attempts."""
     name, job_id = access.names["queue"], access.names["job_id"]
     job = await context_of(request).store.get_job(name, job_id)
-    return json_response(_job_json(job))
+    return json_response(documents.job(job))
 
 
 async def ack_job(request: Request, access: Access) -> Response:
@@ -234,7 +162,7 @@ async def ack_job(request: Request, access: Access) -> Response:
     name, job_id = access.names["queue"], access.names["job_id"]
     body, _ = await read_json(request, LeaseRef)
     job = await context_of(request).store.ack_job(name, job_id, body.lease_id)
-    return json_response(_job_json(job))
+    return json_response(documents.job(job))
 
 
 async def nack_job(request: Request, access: Access) -> Response:
@@ -244,7 +172,7 @@ async def nack_job(request: Request, access: Access) -> Response:
     job = await context_of(request).store.nack_job(
         name, job_id, body.lease_id, retry_delay=body.retry_delay, error=body.error
     )
-    return json_response(_job_json(job))
+    return json_response(documents.job(job))
 
 
 async def extend_lease(request: Request, access: Access) -> Response:
@@ -254,14 +182,14 @@ async def extend_lease(request: Request, access: Access) -> Response:
     job = await context_of(request).store.extend_lease(
         name, job_id, body.lease_id, lease_seconds=body.lease_seconds
     )
-    return json_response(_job_json(job))
+    return json_response(documents.job(job))
 
 
 async def retry_job(request: Request, access: Access) -> Response:
     """retryJob: a dead job is ready again with fresh attempts."""
     name, job_id = access.names["queue"], access.names["job_id"]
     job = await context_of(request).store.retry_job(name, job_id)
-    return json_response(_job_json(job))
+    return json_response(documents.job(job))
 
 
 async def delete_job(request: Request, access: Access) -> Response:

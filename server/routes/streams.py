@@ -18,14 +18,15 @@ from generated.pydantic_models import (
     TrimRequest,
 )
 
-from ..stores.base import DeliveredEntry, Entry, GroupInfo, StreamInfo, StreamSummary, Trim
+from ..stores.base import Trim
 from ..stores.cursors import stream_cursor_position
+from . import _documents as documents
 from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
 from ._context import context_of
 from ._operations import Access, operations
 from ._publish import Publishing, check_rate
 from ._query import query_bool, query_cursor, query_int, query_value
-from ._responses import json_response, without_none
+from ._responses import json_response
 
 __all__ = ["routes"]
 
@@ -47,60 +48,6 @@ def _trim(maxlen: int | None, minid: MinId | None, approximate: bool) -> Trim:
     return Trim(maxlen=maxlen, minid=None if minid is None else minid.root, approximate=approximate)
 
 
-def _group_json(group: GroupInfo) -> dict[str, object]:
-    return without_none(
-        {
-            "group": group.group,
-            "consumers": group.consumers,
-            "pending": group.pending,
-            "last_delivered_id": group.last_delivered_id,
-            "max_deliveries": group.max_deliveries,
-        }
-    )
-
-
-def _stream_json(info: StreamInfo) -> dict[str, object]:
-    return without_none(
-        {
-            "stream": info.stream,
-            "length": info.length,
-            "first_id": info.first_id,
-            "last_id": info.last_id,
-            "groups": [_group_json(group) for group in info.groups],
-        }
-    )
-
-
-def _delivered_json(entry: DeliveredEntry) -> dict[str, object]:
-    document: dict[str, object] = {
-        "id": entry.id,
-        "body": entry.body,
-        "delivery_count": entry.delivery_count,
-    }
-    if entry.traceparent is not None:
-        document["traceparent"] = entry.traceparent
-    return document
-
-
-def _entry_json(entry: Entry) -> dict[str, object]:
-    document: dict[str, object] = {"id": entry.id, "body": entry.body}
-    if entry.traceparent is not None:
-        document["traceparent"] = entry.traceparent
-    return document
-
-
-def _summary_json(summary: StreamSummary) -> dict[str, object]:
-    return without_none(
-        {
-            "stream": summary.stream,
-            "length": summary.length,
-            "first_id": summary.first_id,
-            "last_id": summary.last_id,
-            "group_count": summary.group_count,
-        }
-    )
-
-
 async def list_streams(request: Request, access: Access) -> Response:
     """listStreams: a page of streams by name, those the token's permission covers."""
     prefix = query_value(request, "prefix", StreamNamePrefix, default="")
@@ -108,16 +55,14 @@ async def list_streams(request: Request, access: Access) -> Response:
     cursor = query_cursor(request, stream_cursor_position)
     page = await context_of(request).store.list_streams(prefix=prefix, limit=limit, cursor=cursor)
     visible = [summary for summary in page.streams if access.covers(summary.stream)]
-    return json_response(
-        {"streams": [_summary_json(s) for s in visible], "next_cursor": page.next_cursor}
-    )
+    return json_response(documents.stream_list(visible, page.next_cursor))
 
 
 async def get_stream(request: Request, access: Access) -> Response:
     """getStream: length, ends and groups."""
     stream = access.names["stream"]
     info = await context_of(request).store.stream_info(stream)
-    return json_response(_stream_json(info))
+    return json_response(documents.stream_info(info))
 
 
 async def delete_stream(request: Request, access: Access) -> Response:
@@ -147,12 +92,7 @@ async def append_entry(request: Request, access: Access) -> Response:
             idempotency=publishing.claim,
             traceparent=publishing.traceparent,
         )
-    document: dict[str, object] = {
-        "id": result.ids[0],
-        "stream": stream,
-        "length": result.length,
-        "trimmed": result.trimmed,
-    }
+    document = documents.append_entry_result(result.ids[0], stream, result.length, result.trimmed)
     return await publishing.answer(document, replayed=result.replayed, status=201)
 
 
@@ -178,12 +118,7 @@ async def append_entries(request: Request, access: Access) -> Response:
             idempotency=publishing.claim,
             traceparent=publishing.traceparent,
         )
-    document: dict[str, object] = {
-        "stream": stream,
-        "ids": result.ids,
-        "length": result.length,
-        "trimmed": result.trimmed,
-    }
+    document = documents.append_entries_result(stream, result.ids, result.length, result.trimmed)
     return await publishing.answer(document, replayed=result.replayed, status=201)
 
 
@@ -201,11 +136,7 @@ async def range_entries(request: Request, access: Access) -> Response:
     entries = await context_of(request).store.range(
         stream, start=start, end=end, count=count, reverse=reverse
     )
-    document = {
-        "stream": stream,
-        "entries": [_entry_json(entry) for entry in entries],
-    }
-    return json_response(document)
+    return json_response(documents.entry_list(stream, entries))
 
 
 async def trim_stream(request: Request, access: Access) -> Response:
@@ -214,7 +145,7 @@ async def trim_stream(request: Request, access: Access) -> Response:
     body, _ = await read_json(request, TrimRequest)
     trim = _trim(body.maxlen, body.minid, body.approximate)
     result = await context_of(request).store.trim(stream, trim)
-    return json_response({"stream": stream, "length": result.length, "trimmed": result.trimmed})
+    return json_response(documents.trim_result(stream, result.length, result.trimmed))
 
 
 async def create_group(request: Request, access: Access) -> Response:
@@ -228,7 +159,7 @@ async def create_group(request: Request, access: Access) -> Response:
         mkstream=body.mkstream,
         max_deliveries=None if body.max_deliveries is None else body.max_deliveries.root,
     )
-    return json_response(_group_json(group), 201)
+    return json_response(documents.group_info(group), 201)
 
 
 async def delete_group(request: Request, access: Access) -> Response:
@@ -245,12 +176,7 @@ async def read_group(request: Request, access: Access) -> Response:
     entries = await context_of(request).store.read_group(
         stream, group, consumer=body.consumer.root, count=body.count, wait_ms=body.wait_ms
     )
-    document = {
-        "stream": stream,
-        "group": group,
-        "entries": [_delivered_json(entry) for entry in entries],
-    }
-    return json_response(document)
+    return json_response(documents.delivered_entry_list(stream, group, entries))
 
 
 async def ack_entries(request: Request, access: Access) -> Response:
@@ -258,7 +184,7 @@ async def ack_entries(request: Request, access: Access) -> Response:
     stream, group = access.names["stream"], access.names["group"]
     body, _ = await read_json(request, AckRequest)
     acked = await context_of(request).store.ack(stream, group, [item.root for item in body.ids])
-    return json_response({"acked": acked})
+    return json_response(documents.ack_result(acked))
 
 
 async def claim_entries(request: Request, access: Access) -> Response:
@@ -273,14 +199,14 @@ async def claim_entries(request: Request, access: Access) -> Response:
         count=body.count,
         start_id="0-0" if body.start_id is None else body.start_id.root,
     )
-    document = {
-        "stream": stream,
-        "group": group,
-        "next_start_id": result.next_start_id,
-        "entries": [_delivered_json(entry) for entry in result.entries],
-        "deleted_ids": result.deleted_ids,
-        "dead_lettered_ids": result.dead_lettered_ids,
-    }
+    document = documents.claim_result(
+        stream,
+        group,
+        result.next_start_id,
+        result.entries,
+        result.deleted_ids,
+        result.dead_lettered_ids,
+    )
     return json_response(document)
 
 
@@ -289,20 +215,7 @@ async def list_pending(request: Request, access: Access) -> Response:
     stream, group = access.names["stream"], access.names["group"]
     count = query_int(request, "count", default=100, minimum=1, maximum=1000)
     pending = await context_of(request).store.pending(stream, group, count=count)
-    document = {
-        "stream": stream,
-        "group": group,
-        "pending": [
-            {
-                "id": item.id,
-                "consumer": item.consumer,
-                "idle_ms": item.idle_ms,
-                "delivery_count": item.delivery_count,
-            }
-            for item in pending
-        ],
-    }
-    return json_response(document)
+    return json_response(documents.pending_list(stream, group, pending))
 
 
 routes = [

@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from .. import __version__
 from ..problems import ProblemError
+from . import _documents as documents
 from ._context import context_of
 from ._operations import public_operations
 from ._responses import json_response
@@ -30,7 +31,7 @@ async def get_health(request: Request) -> Response:
         raise ProblemError(
             503, "unavailable", "store does not answer", headers={"Retry-After": "1"}
         )
-    return json_response({"status": "ok", "store": store.kind, "version": __version__})
+    return json_response(documents.health(store.kind, __version__))
 
 
 async def get_openapi_document(request: Request) -> Response:
