@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import builtins
 import sys
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
-import httpx
 import pytest
 from flask import Flask, request
 
 import sdk
 from sdk.flask import verify_spool_signature
-from tests.sdk._receiving import NEXT, OTHER_RECEIVER, RECEIVER, outcome, served_wsgi, signed
+from tests.sdk._receiving import (
+    NEXT,
+    RECEIVER,
+    RealDeliveries,
+    served_wsgi,
+    signed,
+)
 
 BODY = b'{"user": 42}'
 
@@ -156,64 +163,14 @@ def test_without_flask_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch
 
 
 @pytest.mark.slow
-class TestRealDeliveries:
+class TestRealDeliveries(RealDeliveries):
     """The service delivers to a Flask app on Werkzeug: its signatures pass, others do not."""
 
-    def test_a_delivery_passes_and_a_tampered_copy_does_not(
-        self, delivering_client: sdk.Client
-    ) -> None:
-        """A real delivery verifies; its signature on other bytes is refused."""
-        seen: list[dict[str, Any]] = []
-        keys = delivering_client.messages.signing_keys()
-        receiver = sdk.Receiver(current_signing_key=keys.current, next_signing_key=keys.next)
-        with served_wsgi(lambda _: flask_app(seen, receiver=receiver)) as origin:
-            receipt = delivering_client.messages.publish_json(
-                url=f"{origin}/hooks/signup", body={"user": 42}, retries=0
-            )
-            assert outcome(delivering_client, receipt.message_id).state == "delivered"
-            headers = {
-                name: value
-                for name, value in seen[0]["headers"].items()
-                if name.lower() in ("spool-signature", "content-type")
-            }
-            tampered = httpx.post(
-                f"{origin}/hooks/signup", content=b'{"user": 43}', headers=headers
-            )
-        _problem(
-            tampered.status_code, tampered.json(), tampered.headers["content-type"], "body_mismatch"
-        )
-        assert seen[0]["json"] == {"user": 42}
-        assert len(seen) == 1
+    def serve(self, make_app: Callable[[str], Any]) -> AbstractContextManager[str]:
+        return served_wsgi(make_app)
 
-    def test_a_receiver_with_other_keys_refuses_it(self, delivering_client: sdk.Client) -> None:
-        """The service's attempt gets 401, with the reason in the answer it keeps."""
-        with served_wsgi(lambda _: flask_app([], receiver=OTHER_RECEIVER)) as origin:
-            receipt = delivering_client.messages.publish_json(
-                url=f"{origin}/hooks/a", body={}, retries=0
-            )
-            message = outcome(delivering_client, receipt.message_id)
-        assert message.state == "failed"
-        assert message.attempts[-1].status_code == 401
-        assert "bad_signature" in (message.attempts[-1].response_excerpt or "")
+    def app(self, seen: list[dict[str, Any]], *, receiver: sdk.Receiver, **options: Any) -> Any:
+        return flask_app(seen, receiver=receiver, **options)
 
-    def test_the_proxy_case_needs_public_url(self, delivering_client: sdk.Client) -> None:
-        """Behind a proxy that strips /public and rewrites Host, only public_url makes it pass."""
-        keys = delivering_client.messages.signing_keys()
-        receiver = sdk.Receiver(current_signing_key=keys.current, next_signing_key=keys.next)
-        for public, state, status in [(False, "failed", 401), (True, "delivered", 200)]:
-            seen: list[dict[str, Any]] = []
-
-            def proxied_app(
-                origin: str, public: bool = public, seen: list[dict[str, Any]] = seen
-            ) -> Any:
-                public_url = f"{origin}/public" if public else None
-                app = flask_app(seen, receiver=receiver, public_url=public_url)
-                return behind_proxy(app, prefix="/public")
-
-            with served_wsgi(proxied_app) as origin:
-                receipt = delivering_client.messages.publish_json(
-                    url=f"{origin}/public/hooks/a", body={"n": 1}, retries=0
-                )
-                message = outcome(delivering_client, receipt.message_id)
-            assert (message.state, message.attempts[-1].status_code) == (state, status)
-        assert seen[0]["json"] == {"n": 1}
+    def behind_proxy(self, app: Any, *, prefix: str) -> Any:
+        return behind_proxy(app, prefix=prefix)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import httpx
@@ -16,9 +17,9 @@ import sdk
 from sdk.starlette import SpoolSignatureMiddleware
 from tests.sdk._receiving import (
     NEXT,
-    OTHER_RECEIVER,
     RECEIVER,
-    outcome,
+    RealDeliveries,
+    assert_problem,
     served_asgi,
     signed,
 )
@@ -73,14 +74,6 @@ def asgi_client(app: Any) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
 
 
-def _problem(response: httpx.Response, reason: str) -> None:
-    assert response.status_code == 401
-    assert response.headers["content-type"] == "application/problem+json"
-    document = response.json()
-    assert (document["status"], document["code"]) == (401, reason)
-    assert reason in document["detail"]
-
-
 async def test_a_signed_request_reaches_the_endpoint_with_its_body() -> None:
     """The endpoint reads the same raw bytes, and its JSON, after the middleware verified them."""
     seen: list[dict[str, Any]] = []
@@ -103,7 +96,7 @@ async def test_a_plain_starlette_app_is_guarded_alike() -> None:
     async with asgi_client(app) as client:
         response = await client.post(url, content=BODY, headers=signed(url, BODY))
         assert response.json() == {"body": BODY.decode()}
-        _problem(await client.post(url, content=BODY), "malformed")
+        assert_problem(await client.post(url, content=BODY), "malformed")
 
 
 @pytest.mark.parametrize(
@@ -122,7 +115,7 @@ async def test_refused_requests_get_a_401_problem_and_never_reach_the_endpoint(
     seen: list[dict[str, Any]] = []
     headers = signed(signed_for, BODY, key=key)
     async with asgi_client(fastapi_app(seen)) as client:
-        _problem(await client.post("/hooks/a", content=body, headers=headers), reason)
+        assert_problem(await client.post("/hooks/a", content=body, headers=headers), reason)
     assert seen == []
 
 
@@ -149,7 +142,7 @@ async def test_public_url_is_joined_to_the_path_and_query() -> None:
         response = await client.post("/hooks/a?x=1", content=BODY, headers=signed(public, BODY))
         assert response.status_code == 200
         refused = await client.post("/hooks/a?x=1", content=BODY, headers=signed(local, BODY))
-        _problem(refused, "url_mismatch")
+        assert_problem(refused, "url_mismatch")
 
 
 async def test_a_body_in_chunks_is_read_whole_and_handed_on_whole() -> None:
@@ -226,61 +219,14 @@ def test_bad_settings_fail_when_the_middleware_is_made() -> None:
 
 
 @pytest.mark.slow
-class TestRealDeliveries:
+class TestRealDeliveries(RealDeliveries):
     """The service delivers to a FastAPI app on uvicorn: its signatures pass, others do not."""
 
-    def test_a_delivery_passes(self, delivering_client: sdk.Client) -> None:
-        """A real delivery verifies; the endpoint reads its body and the service sees 200."""
-        seen: list[dict[str, Any]] = []
-        keys = delivering_client.messages.signing_keys()
-        receiver = sdk.Receiver(current_signing_key=keys.current, next_signing_key=keys.next)
-        with served_asgi(lambda _: fastapi_app(seen, receiver=receiver)) as origin:
-            receipt = delivering_client.messages.publish_json(
-                url=f"{origin}/hooks/signup", body={"user": 42}, retries=0
-            )
-            assert outcome(delivering_client, receipt.message_id).state == "delivered"
-            # The same signature on other bytes is refused: what a tampering proxy would send.
-            headers = {
-                name: value
-                for name, value in seen[0]["headers"].items()
-                if name in ("spool-signature", "content-type")
-            }
-            tampered = httpx.post(
-                f"{origin}/hooks/signup", content=b'{"user": 43}', headers=headers
-            )
-            _problem(tampered, "body_mismatch")
-        assert seen[0]["json"] == {"user": 42}
-        assert len(seen) == 1
+    def serve(self, make_app: Callable[[str], Any]) -> AbstractContextManager[str]:
+        return served_asgi(make_app)
 
-    def test_a_receiver_with_other_keys_refuses_it(self, delivering_client: sdk.Client) -> None:
-        """The service's attempt gets 401, with the reason in the answer it keeps."""
-        with served_asgi(lambda _: fastapi_app([], receiver=OTHER_RECEIVER)) as origin:
-            receipt = delivering_client.messages.publish_json(
-                url=f"{origin}/hooks/a", body={}, retries=0
-            )
-            message = outcome(delivering_client, receipt.message_id)
-        assert message.state == "failed"
-        assert message.attempts[-1].status_code == 401
-        assert "bad_signature" in (message.attempts[-1].response_excerpt or "")
+    def app(self, seen: list[dict[str, Any]], *, receiver: sdk.Receiver, **options: Any) -> Any:
+        return fastapi_app(seen, receiver=receiver, **options)
 
-    def test_the_proxy_case_needs_public_url(self, delivering_client: sdk.Client) -> None:
-        """Behind a proxy that strips /public and rewrites Host, only public_url makes it pass."""
-        keys = delivering_client.messages.signing_keys()
-        receiver = sdk.Receiver(current_signing_key=keys.current, next_signing_key=keys.next)
-        for public, state, status in [(False, "failed", 401), (True, "delivered", 200)]:
-            seen: list[dict[str, Any]] = []
-
-            def proxied_app(
-                origin: str, public: bool = public, seen: list[dict[str, Any]] = seen
-            ) -> Any:
-                public_url = f"{origin}/public" if public else None
-                app = fastapi_app(seen, receiver=receiver, public_url=public_url)
-                return behind_proxy(app, prefix="/public")
-
-            with served_asgi(proxied_app) as origin:
-                receipt = delivering_client.messages.publish_json(
-                    url=f"{origin}/public/hooks/a", body={"n": 1}, retries=0
-                )
-                message = outcome(delivering_client, receipt.message_id)
-            assert (message.state, message.attempts[-1].status_code) == (state, status)
-        assert json.loads(seen[0]["raw"]) == {"n": 1}
+    def behind_proxy(self, app: Any, *, prefix: str) -> Any:
+        return behind_proxy(app, prefix=prefix)
