@@ -12,7 +12,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,15 +117,45 @@ async def test_the_file_runs_wal_with_full_sync_and_foreign_keys(
     assert await sqlite_store._run(settings, write=False) == ("wal", full, 1, SCHEMA_VERSION)
 
 
+# Schema versions -----------------------------------------------------------------------------
+
+# What a file of schema version 4 or older lacks: the columns that keep a publish's traceparent.
+_WITHOUT_TRACEPARENT = (
+    "ALTER TABLE stream_entries DROP COLUMN traceparent",
+    "ALTER TABLE jobs DROP COLUMN traceparent",
+    "ALTER TABLE messages DROP COLUMN traceparent",
+)
+
+
+def _rewind(url: str, version: int, statements: Sequence[str]) -> None:
+    """Make the closed file at ``url`` a file of schema ``version``: run ``statements`` (which
+    undo what the later versions added) on it, then record the version.
+    """
+    path = url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as connection:
+        for statement in statements:
+            connection.execute(statement)
+        connection.execute("UPDATE schema_version SET version = ?", (version,))
+    connection.close()
+
+
+@contextlib.asynccontextmanager
+async def _opened(url: str) -> AsyncIterator[SQLiteStore]:
+    """The store of ``url``, opened (and so upgraded) and closed afterwards."""
+    store = SQLiteStore.from_url(url)
+    await store.open()
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
 async def test_a_file_from_a_newer_spool_is_refused(sqlite_store_url: str) -> None:
     """Opening a file whose schema version is newer than this code's fails clearly."""
     first = SQLiteStore.from_url(sqlite_store_url)
     await first.open()
     await first.close()
-    path = sqlite_store_url.removeprefix("sqlite:///")
-    with sqlite3.connect(path) as connection:
-        connection.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
-    connection.close()
+    _rewind(sqlite_store_url, SCHEMA_VERSION + 1, [])
     newer = SQLiteStore.from_url(sqlite_store_url)
     with pytest.raises(RuntimeError, match="newer"):
         await newer.open()
@@ -152,19 +182,17 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         next_attempt_at=0.0,
     )
     await first.close()
-    path = sqlite_store_url.removeprefix("sqlite:///")
-    with sqlite3.connect(path) as connection:
-        connection.execute("ALTER TABLE messages DROP COLUMN lease_id")
-        connection.execute("ALTER TABLE messages DROP COLUMN retries_used")
-        connection.execute("ALTER TABLE stream_groups DROP COLUMN max_deliveries")
-        connection.execute("ALTER TABLE stream_entries DROP COLUMN traceparent")
-        connection.execute("ALTER TABLE jobs DROP COLUMN traceparent")
-        connection.execute("ALTER TABLE messages DROP COLUMN traceparent")
-        connection.execute("UPDATE schema_version SET version = 1")
-    connection.close()
-    upgraded = SQLiteStore.from_url(sqlite_store_url)
-    await upgraded.open()
-    try:
+    _rewind(
+        sqlite_store_url,
+        1,
+        [
+            "ALTER TABLE messages DROP COLUMN lease_id",
+            "ALTER TABLE messages DROP COLUMN retries_used",
+            "ALTER TABLE stream_groups DROP COLUMN max_deliveries",
+            *_WITHOUT_TRACEPARENT,
+        ],
+    )
+    async with _opened(sqlite_store_url) as upgraded:
         assert (await upgraded.get_message(retried.message_id)).retries_used == 1
         assert (await upgraded.get_message(fresh.message_id)).retries_used == 0
         claimed_again = await upgraded.claim_due_messages(
@@ -180,8 +208,6 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
             return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
 
         assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 6
-    finally:
-        await upgraded.close()
 
 
 async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_store_url: str) -> None:
@@ -192,26 +218,20 @@ async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_stor
     first = SQLiteStore.from_url(sqlite_store_url)
     await first.open()
     await first.close()
-    path = sqlite_store_url.removeprefix("sqlite:///")
-    with sqlite3.connect(path) as connection:
-        connection.execute("DROP TABLE idempotency")
-        connection.execute(
+    _rewind(
+        sqlite_store_url,
+        2,
+        [
+            "DROP TABLE idempotency",
             """CREATE TABLE idempotency (key TEXT PRIMARY KEY, request_hash TEXT NOT NULL,
-                   status INTEGER, body BLOB, expires_at REAL NOT NULL) WITHOUT ROWID"""
-        )
-        connection.execute(
-            "INSERT INTO idempotency VALUES ('in-progress', 'hash-a', NULL, NULL, ?)",
-            (time.time() + 3600,),
-        )
-        connection.execute("ALTER TABLE stream_groups DROP COLUMN max_deliveries")
-        connection.execute("ALTER TABLE stream_entries DROP COLUMN traceparent")
-        connection.execute("ALTER TABLE jobs DROP COLUMN traceparent")
-        connection.execute("ALTER TABLE messages DROP COLUMN traceparent")
-        connection.execute("UPDATE schema_version SET version = 2")
-    connection.close()
-    upgraded = SQLiteStore.from_url(sqlite_store_url)
-    await upgraded.open()
-    try:
+                   status INTEGER, body BLOB, expires_at REAL NOT NULL) WITHOUT ROWID""",
+            "INSERT INTO idempotency VALUES ('in-progress', 'hash-a', NULL, NULL, "
+            f"{time.time() + 3600})",
+            "ALTER TABLE stream_groups DROP COLUMN max_deliveries",
+            *_WITHOUT_TRACEPARENT,
+        ],
+    )
+    async with _opened(sqlite_store_url) as upgraded:
         claim = IdempotencyClaim(key="in-progress", request_hash="hash-a", ttl=60)
         result = await upgraded.append(
             "events", [1], trim=None, nomkstream=False, idempotency=claim
@@ -219,8 +239,6 @@ async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_stor
         assert not result.replayed
         again = await upgraded.append("events", [1], trim=None, nomkstream=False, idempotency=claim)
         assert again.replayed
-    finally:
-        await upgraded.close()
 
 
 async def test_a_file_of_schema_version_3_keeps_its_groups_without_a_delivery_limit(
@@ -233,21 +251,17 @@ async def test_a_file_of_schema_version_3_keeps_its_groups_without_a_delivery_li
     await first.open()
     await first.append("orders", [1], trim=None, nomkstream=False)
     await first.close()
-    path = sqlite_store_url.removeprefix("sqlite:///")
-    with sqlite3.connect(path) as connection:
-        connection.execute("DROP TABLE rate_buckets")
-        connection.execute("ALTER TABLE stream_groups DROP COLUMN max_deliveries")
-        connection.execute(
-            "INSERT INTO stream_groups (stream, name, last_ms, last_seq) VALUES ('orders', 'old', 0, 0)"
-        )
-        connection.execute("ALTER TABLE stream_entries DROP COLUMN traceparent")
-        connection.execute("ALTER TABLE jobs DROP COLUMN traceparent")
-        connection.execute("ALTER TABLE messages DROP COLUMN traceparent")
-        connection.execute("UPDATE schema_version SET version = 3")
-    connection.close()
-    upgraded = SQLiteStore.from_url(sqlite_store_url)
-    await upgraded.open()
-    try:
+    _rewind(
+        sqlite_store_url,
+        3,
+        [
+            "DROP TABLE rate_buckets",
+            "ALTER TABLE stream_groups DROP COLUMN max_deliveries",
+            "INSERT INTO stream_groups (stream, name, last_ms, last_seq) VALUES ('orders', 'old', 0, 0)",
+            *_WITHOUT_TRACEPARENT,
+        ],
+    )
+    async with _opened(sqlite_store_url) as upgraded:
         [group] = (await upgraded.stream_info("orders")).groups
         assert group.max_deliveries is None
         await upgraded.read_group("orders", "old", consumer="a", count=10, wait_ms=0)
@@ -258,8 +272,6 @@ async def test_a_file_of_schema_version_3_keeps_its_groups_without_a_delivery_li
             assert [entry.delivery_count for entry in claimed.entries] == [times]
             assert claimed.dead_lettered_ids == []
         assert await upgraded.take_rate_token("t", per_second=1, burst=1) == 0
-    finally:
-        await upgraded.close()
 
 
 async def test_a_file_of_schema_version_4_keeps_its_items_without_a_traceparent(
@@ -276,16 +288,8 @@ async def test_a_file_of_schema_version_4_keeps_its_items_without_a_traceparent(
     [old_job] = await first.publish_jobs("jobs", [NewJob("t", 1)])
     [old_message] = await first.publish_messages([new_message()])
     await first.close()
-    path = sqlite_store_url.removeprefix("sqlite:///")
-    with sqlite3.connect(path) as connection:
-        connection.execute("ALTER TABLE stream_entries DROP COLUMN traceparent")
-        connection.execute("ALTER TABLE jobs DROP COLUMN traceparent")
-        connection.execute("ALTER TABLE messages DROP COLUMN traceparent")
-        connection.execute("UPDATE schema_version SET version = 4")
-    connection.close()
-    upgraded = SQLiteStore.from_url(sqlite_store_url)
-    await upgraded.open()
-    try:
+    _rewind(sqlite_store_url, 4, _WITHOUT_TRACEPARENT)
+    async with _opened(sqlite_store_url) as upgraded:
         [entry] = await upgraded.range("orders", start="-", end="+", count=10, reverse=False)
         assert entry.traceparent is None
         [delivered] = await upgraded.read_group(
@@ -301,8 +305,6 @@ async def test_a_file_of_schema_version_4_keeps_its_items_without_a_traceparent(
         await upgraded.append("orders", [2], trim=None, nomkstream=False, traceparent=TRACEPARENT)
         [_, new_entry] = await upgraded.range("orders", start="-", end="+", count=10, reverse=False)
         assert new_entry.traceparent == TRACEPARENT
-    finally:
-        await upgraded.close()
 
 
 async def test_a_file_of_schema_version_5_gains_the_message_listing_indexes(
@@ -315,15 +317,10 @@ async def test_a_file_of_schema_version_5_gains_the_message_listing_indexes(
     await first.open()
     [receipt] = await first.publish_messages([new_message(url_group="partners")])
     await first.close()
-    path = sqlite_store_url.removeprefix("sqlite:///")
-    with sqlite3.connect(path) as connection:
-        connection.execute("DROP INDEX messages_by_state")
-        connection.execute("DROP INDEX messages_by_url_group")
-        connection.execute("UPDATE schema_version SET version = 5")
-    connection.close()
-    upgraded = SQLiteStore.from_url(sqlite_store_url)
-    await upgraded.open()
-    try:
+    _rewind(
+        sqlite_store_url, 5, ["DROP INDEX messages_by_state", "DROP INDEX messages_by_url_group"]
+    )
+    async with _opened(sqlite_store_url) as upgraded:
 
         def plans(connection: sqlite3.Connection, _now: float) -> list[str]:
             query = "EXPLAIN QUERY PLAN SELECT seq FROM messages WHERE {} ORDER BY seq DESC"
@@ -340,8 +337,6 @@ async def test_a_file_of_schema_version_5_gains_the_message_listing_indexes(
             state="scheduled", url_group="partners", limit=5, cursor=None
         )
         assert [message.message_id for message in page.messages] == [receipt.message_id]
-    finally:
-        await upgraded.close()
 
 
 async def test_expired_idempotency_records_are_deleted_by_later_writes(
