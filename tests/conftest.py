@@ -199,13 +199,10 @@ def store_url(request: pytest.FixtureRequest) -> str:
 async def store(store_url: str) -> AsyncIterator[object]:
     """An opened store of each backend in turn."""
     from server.stores import store_from_url
+    from tests._stores import opened
 
-    opened = store_from_url(store_url)
-    await opened.open()
-    try:
-        yield opened
-    finally:
-        await opened.close()
+    async with opened(store_from_url(store_url)) as store:
+        yield store
 
 
 # The HTTP layer: apps with their lifespan running, and real server processes ------------------

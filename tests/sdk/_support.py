@@ -8,6 +8,8 @@ from typing import Any
 
 import httpx
 
+import sdk
+
 BASE_URL = "http://spool.test"
 API_KEY = "sk_test_0123456789_secret"
 
@@ -122,3 +124,17 @@ MESSAGE = {
         }
     ],
 }
+
+
+# Each synchronous class and its asyncio twin. Their methods are written twice on purpose (each
+# sends a call built once, in shared code), so these tests catch a change made to one twin only.
+TWINS = [
+    (sdk.Client, sdk.AsyncClient),
+    (sdk.Streams, sdk.AsyncStreams),
+    (sdk.Queues, sdk.AsyncQueues),
+    (sdk.Queue, sdk.AsyncQueue),
+    (sdk.Messages, sdk.AsyncMessages),
+    (sdk.UrlGroups, sdk.AsyncUrlGroups),
+    (sdk.DeadLetters, sdk.AsyncDeadLetters),
+    (sdk.Publisher, sdk.AsyncPublisher),
+]

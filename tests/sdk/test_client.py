@@ -9,18 +9,7 @@ import pytest
 import respx
 
 import sdk
-from tests.sdk._support import BASE_URL
-
-PAIRS = [
-    (sdk.Client, sdk.AsyncClient),
-    (sdk.Streams, sdk.AsyncStreams),
-    (sdk.Queues, sdk.AsyncQueues),
-    (sdk.Queue, sdk.AsyncQueue),
-    (sdk.Messages, sdk.AsyncMessages),
-    (sdk.UrlGroups, sdk.AsyncUrlGroups),
-    (sdk.DeadLetters, sdk.AsyncDeadLetters),
-    (sdk.Publisher, sdk.AsyncPublisher),
-]
+from tests.sdk._support import BASE_URL, TWINS
 
 # Methods that send nothing, so they are plain methods on both clients.
 LOCAL = {"publisher", "subscribe", "stop", "__call__"}
@@ -35,7 +24,7 @@ def public_methods(cls: type) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize(("sync_class", "async_class"), PAIRS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize(("sync_class", "async_class"), TWINS, ids=lambda cls: cls.__name__)
 def test_sync_and_async_surfaces_are_identical(sync_class: type, async_class: type) -> None:
     """Same method names and parameters; the async twin awaits whatever sends a request."""
     sync_methods = public_methods(sync_class)
@@ -60,7 +49,7 @@ def test_both_clients_have_the_same_resources() -> None:
     """client.streams/queues/messages/url_groups/dead_letters exist on both, as twins."""
     sync_client = sdk.Client(BASE_URL)
     async_client = sdk.AsyncClient(BASE_URL)
-    twins = dict(PAIRS)
+    twins = dict(TWINS)
     for name in ("streams", "queues", "messages", "url_groups", "dead_letters"):
         assert twins[type(getattr(sync_client, name))] is type(getattr(async_client, name))
     sync_client.close()

@@ -15,6 +15,7 @@ import pytest
 
 import sdk
 from tests.conftest import ROOT
+from tests.sdk._support import TWINS
 
 PUBLIC_NAMES = [
     "APIConnectionError",
@@ -201,19 +202,6 @@ def test_the_deferred_results_are_the_result_module() -> None:
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         sdk.Nope  # noqa: B018
 
-
-# Each synchronous class and its asyncio twin. Their methods are written twice on purpose (each
-# sends a call built once, in shared code), so these tests catch a change made to one twin only.
-TWINS = [
-    (sdk.Client, sdk.AsyncClient),
-    (sdk.Streams, sdk.AsyncStreams),
-    (sdk.Queues, sdk.AsyncQueues),
-    (sdk.Queue, sdk.AsyncQueue),
-    (sdk.Messages, sdk.AsyncMessages),
-    (sdk.UrlGroups, sdk.AsyncUrlGroups),
-    (sdk.DeadLetters, sdk.AsyncDeadLetters),
-    (sdk.Publisher, sdk.AsyncPublisher),
-]
 
 # Methods of the async twins that return at once rather than a coroutine: decorators and stop().
 NOT_AWAITED = {"publisher", "stop", "subscribe"}

@@ -16,6 +16,7 @@ import redis
 from server.stores import InvalidStoreURL, store_from_url
 from server.stores.base import IdempotencyClaim, NewJob, QueueSettings, StoreUnavailableError
 from server.stores.redis import RedisStore
+from tests._stores import opened
 from tests.conftest import local_redis_cluster
 
 pytestmark = pytest.mark.redis
@@ -24,12 +25,8 @@ pytestmark = pytest.mark.redis
 @pytest.fixture
 async def cluster_store(redis_cluster_store_url: str) -> AsyncIterator[RedisStore]:
     """An opened Redis store on the test cluster, with a private prefix."""
-    store = RedisStore.from_url(redis_cluster_store_url)
-    await store.open()
-    try:
+    async with opened(RedisStore.from_url(redis_cluster_store_url)) as store:
         yield store
-    finally:
-        await store.close()
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ from server.stores.base import (
     Trim,
 )
 from server.stores.redis import DEFAULT_PREFIX, RedisStore
+from tests._stores import opened
 
 pytestmark = pytest.mark.redis
 
@@ -67,12 +68,8 @@ asyncio.run(main(sys.argv[1], sys.argv[2]))
 @pytest.fixture
 async def redis_store(redis_store_url: str) -> AsyncIterator[RedisStore]:
     """An opened Redis store with a private prefix."""
-    store = RedisStore.from_url(redis_store_url)
-    await store.open()
-    try:
+    async with opened(RedisStore.from_url(redis_store_url)) as store:
         yield store
-    finally:
-        await store.close()
 
 
 @pytest.fixture

@@ -29,19 +29,23 @@ from server.stores.base import (
     Trim,
 )
 from server.stores.sqlite import SCHEMA_VERSION, SQLiteStore, approximate_trim_slack
+from tests._stores import opened
 from tests.conftest import ROOT
 from tests.server.stores._support import TRACEPARENT, FakeClock, attempt, new_message
+
+
+def _opened(url: str) -> contextlib.AbstractAsyncContextManager[SQLiteStore]:
+    """The SQLite store of ``url``, opened (and so upgraded to this code's schema) and closed
+    afterwards.
+    """
+    return opened(SQLiteStore.from_url(url))
 
 
 @pytest.fixture
 async def sqlite_store(sqlite_store_url: str) -> AsyncIterator[SQLiteStore]:
     """An opened SQLite store in a fresh directory."""
-    store = SQLiteStore.from_url(sqlite_store_url)
-    await store.open()
-    try:
+    async with _opened(sqlite_store_url) as store:
         yield store
-    finally:
-        await store.close()
 
 
 # URLs --------------------------------------------------------------------------------------
@@ -137,17 +141,6 @@ def _rewind(url: str, version: int, statements: Sequence[str]) -> None:
             connection.execute(statement)
         connection.execute("UPDATE schema_version SET version = ?", (version,))
     connection.close()
-
-
-@contextlib.asynccontextmanager
-async def _opened(url: str) -> AsyncIterator[SQLiteStore]:
-    """The store of ``url``, opened (and so upgraded) and closed afterwards."""
-    store = SQLiteStore.from_url(url)
-    await store.open()
-    try:
-        yield store
-    finally:
-        await store.close()
 
 
 async def test_a_file_from_a_newer_spool_is_refused(sqlite_store_url: str) -> None:
