@@ -66,11 +66,16 @@ def redis_prefix() -> str:
 def redis_store_url(redis_url: str, redis_prefix: str) -> Iterator[str]:
     """A Redis store URL with a private prefix; its keys are removed afterwards."""
     yield f"{redis_url}?prefix={redis_prefix}"
+    delete_redis_prefix(redis_url, redis_prefix)
+
+
+def delete_redis_prefix(redis_url: str, prefix: str) -> None:
+    """Remove every key under ``prefix`` from the Redis at ``redis_url``."""
     import redis
 
     client = redis.Redis.from_url(redis_url)
     try:
-        for key in client.scan_iter(match=f"{redis_prefix}*", count=1000):
+        for key in client.scan_iter(match=f"{prefix}*", count=1000):
             client.delete(key)
     finally:
         client.close()
@@ -293,6 +298,56 @@ class ServerProcess:
         return self.log_path.read_text(errors="replace")
 
 
+class ServerStarter:
+    """Starts ``python -m server`` processes that log into one directory, and stops them all."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.started: list[ServerProcess] = []
+
+    def __call__(
+        self,
+        store_url: str,
+        *,
+        config: dict[str, Any] | None = None,
+        workers: int = 1,
+        log_level: str = "warning",
+        arguments: Sequence[str] = (),
+    ) -> ServerProcess:
+        """A running server on ``store_url`` once it printed its ready line; ``arguments`` are
+        added to the command line.
+        """
+        index = len(self.started)
+        environment = {
+            key: value for key, value in os.environ.items() if not key.startswith("SPOOL_")
+        }
+        command = [sys.executable, "-m", "server", "--store", store_url, "--port", "0"]
+        command += ["--workers", str(workers), "--log-level", log_level]
+        command += arguments
+        token = DEV_TOKEN
+        if config is not None:
+            config_path = self.directory / f"spool-config-{index}.json"
+            config_path.write_text(json.dumps(config))
+            command += ["--config", str(config_path)]
+            token = config["tokens"][0]["token"]
+        log_path = self.directory / f"spool-server-{index}.log"
+        with log_path.open("wb") as log:
+            process = subprocess.Popen(
+                command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=log
+            )
+        server = ServerProcess(process=process, base_url="", token=token, log_path=log_path)
+        self.started.append(server)
+        server.base_url = _read_ready_line(server)
+        return server
+
+    def stop_all(self) -> None:
+        """Stop every server started, gracefully."""
+        for server in self.started:
+            server.stop()
+            if server.process.stdout is not None:
+                server.process.stdout.close()
+
+
 @pytest.fixture
 def spool_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     """Start real servers: ``spool_server(store_url, config=None, workers=1, log_level="warning",
@@ -302,44 +357,9 @@ def spool_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     the first token's secret is the one returned. Without it the server runs in development mode.
     ``arguments`` are added to the command line.
     """
-    started: list[ServerProcess] = []
-
-    def start(
-        store_url: str,
-        *,
-        config: dict[str, Any] | None = None,
-        workers: int = 1,
-        log_level: str = "warning",
-        arguments: Sequence[str] = (),
-    ) -> ServerProcess:
-        index = len(started)
-        environment = {
-            key: value for key, value in os.environ.items() if not key.startswith("SPOOL_")
-        }
-        command = [sys.executable, "-m", "server", "--store", store_url, "--port", "0"]
-        command += ["--workers", str(workers), "--log-level", log_level]
-        command += arguments
-        token = DEV_TOKEN
-        if config is not None:
-            config_path = tmp_path / f"spool-config-{index}.json"
-            config_path.write_text(json.dumps(config))
-            command += ["--config", str(config_path)]
-            token = config["tokens"][0]["token"]
-        log_path = tmp_path / f"spool-server-{index}.log"
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(
-                command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=log
-            )
-        server = ServerProcess(process=process, base_url="", token=token, log_path=log_path)
-        started.append(server)
-        server.base_url = _read_ready_line(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-        if server.process.stdout is not None:
-            server.process.stdout.close()
+    starter = ServerStarter(tmp_path)
+    yield starter
+    starter.stop_all()
 
 
 def _read_ready_line(server: ServerProcess, timeout: float = 60.0) -> str:

@@ -10,7 +10,8 @@ through ``schemathesis.toml`` (test_independent_contract.py makes that run).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import uuid
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -21,7 +22,14 @@ from schemathesis.python import asgi
 
 from server.app import create_app
 from server.config import Settings
-from tests.conftest import DEV_TOKEN, ROOT, TEST_DESTINATIONS, ServerProcess
+from tests.conftest import (
+    DEV_TOKEN,
+    ROOT,
+    TEST_DESTINATIONS,
+    ServerProcess,
+    ServerStarter,
+    delete_redis_prefix,
+)
 from tests.server import schemathesis_hooks
 
 if TYPE_CHECKING:
@@ -91,14 +99,24 @@ file_schema = schemathesis.openapi.from_path(ROOT / "openapi.yaml", config=CONFI
 EVERYTHING = [{"resource": "*", "name": "*", "actions": ["publish", "consume", "admin"]}]
 
 
-@pytest.fixture
-def redis_server(redis_store_url: str, spool_server: Callable[..., ServerProcess]) -> ServerProcess:
-    """A server process on a private Redis prefix, with the development token."""
+@pytest.fixture(scope="module")
+def redis_server(
+    redis_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    """One server process for every operation (as in an independent run), on a private Redis
+    prefix, with the development token; a process per operation spent most of the time starting.
+    """
     config = {
         "tokens": [{"id": "dev", "token": DEV_TOKEN, "permissions": EVERYTHING}],
         "destinations": {"allow": list(TEST_DESTINATIONS)},
     }
-    return spool_server(redis_store_url, config=config)
+    prefix = f"spooltest-{uuid.uuid4().hex[:12]}"
+    starter = ServerStarter(tmp_path_factory.mktemp("contract-redis"))
+    try:
+        yield starter(f"{redis_url}?prefix={prefix}", config=config)
+    finally:
+        starter.stop_all()
+        delete_redis_prefix(redis_url, prefix)
 
 
 @pytest.mark.slow
