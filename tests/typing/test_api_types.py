@@ -9,7 +9,7 @@ from mypy import api as mypy_api
 from tests.conftest import ROOT
 
 
-def test_the_public_api_type_checks_strictly(tmp_path: Path) -> None:
+def test_the_public_api_type_checks_strictly(mypy_cache: Path) -> None:
     """No errors, and the assert_type lines in api.py hold."""
     stdout, stderr, status = mypy_api.run(
         [
@@ -17,7 +17,7 @@ def test_the_public_api_type_checks_strictly(tmp_path: Path) -> None:
             "--config-file",
             str(ROOT / "pyproject.toml"),
             "--cache-dir",
-            str(tmp_path / "mypy-cache"),
+            str(mypy_cache),
             str(ROOT / "tests" / "typing" / "api.py"),
         ]
     )

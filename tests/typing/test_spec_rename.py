@@ -70,7 +70,7 @@ def _rename_in_spec(checkout: Path, *renames: tuple[str, str, str]) -> None:
     spec_path.write_text(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True), "utf-8")
 
 
-def _generate_and_type_check(checkout: Path) -> subprocess.CompletedProcess[str]:
+def _generate_and_type_check(checkout: Path, mypy_cache: Path) -> subprocess.CompletedProcess[str]:
     """Regenerate generated/ in `checkout` as `make generate` does, then mypy --strict its sdk/."""
     tools = str(Path(sys.executable).parent)
     environment = {
@@ -97,7 +97,7 @@ def _generate_and_type_check(checkout: Path) -> subprocess.CompletedProcess[str]
             "--config-file",
             "pyproject.toml",
             "--cache-dir",
-            str(checkout.parent / "mypy-cache"),
+            str(mypy_cache),
             "sdk",
         ],
         cwd=checkout,
@@ -108,20 +108,22 @@ def _generate_and_type_check(checkout: Path) -> subprocess.CompletedProcess[str]
     )
 
 
-def test_the_unmodified_spec_type_checks(tmp_path: Path) -> None:
+def test_the_unmodified_spec_type_checks(tmp_path: Path, mypy_cache: Path) -> None:
     """The same copy, generation and mypy run pass when nothing is renamed."""
     checkout = _checkout_copy(tmp_path)
     _rename_in_spec(checkout)
-    result = _generate_and_type_check(checkout)
+    result = _generate_and_type_check(checkout, mypy_cache)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_a_renamed_field_fails_type_checking_where_the_facade_uses_it(tmp_path: Path) -> None:
+def test_a_renamed_field_fails_type_checking_where_the_facade_uses_it(
+    tmp_path: Path, mypy_cache: Path
+) -> None:
     """mypy names the facade's file, the generated model and the old field, and nothing else."""
     checkout = _checkout_copy(tmp_path)
     _rename_in_spec(checkout, RESPONSE_RENAME, REQUEST_RENAME)
     generated = checkout / "generated" / "models"
-    result = _generate_and_type_check(checkout)
+    result = _generate_and_type_check(checkout, mypy_cache)
     assert "entry_id: str" in (generated / "append_entry_result.py").read_text("utf-8")
     assert "max_len: int | Unset" in (generated / "append_entry_request.py").read_text("utf-8")
 
