@@ -45,6 +45,20 @@ def _redis_answers(url: str) -> bool:
         return False
 
 
+def _start_order(item: pytest.Item) -> tuple[float, bool]:
+    timeout = item.get_closest_marker("timeout")
+    allowed = float(timeout.args[0]) if timeout is not None and timeout.args else 0.0
+    return (-allowed, item.get_closest_marker("slow") is None)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Start the longest tests first: those allowed more than the suite's timeout, then the slow
+    ones, each group in collection order. Under xdist's work stealing (`make test`) the quick tests
+    then fill in around them, instead of one worker running a long test alone at the end.
+    """
+    items.sort(key=_start_order)
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     """The test Redis URL; skips (or, with SPOOL_REQUIRE_REDIS=1 as in CI, fails) without Redis."""
