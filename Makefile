@@ -41,16 +41,23 @@ lint: $(STAMP) $(SPECTRAL) ## ruff, mypy --strict, Spectral on openapi.yaml, lua
 	$(SPECTRAL) lint --ruleset .spectral.yaml --fail-severity warn openapi.yaml
 	$(BIN)/python .ci/luacheck.py
 
-test: $(STAMP) ## Everything CI runs: generated code check, lint, and the test suite
+# A worker per core; an idle worker takes queued tests from a busy one, so the long tests, which
+# the suite starts first (tests/conftest.py), do not leave one worker running alone at the end.
+PYTEST := $(BIN)/python -m pytest -n auto --dist worksteal
+# Line and branch coverage of sdk/ and server/ (pyproject.toml), the `python -m server` processes
+# the tests start included; below the floor the run fails.
+COVERAGE := --cov --cov-report=term
+
+test: $(STAMP) ## Everything CI runs: generated code check, lint, and the test suite with coverage
 	$(MAKE) --no-print-directory check-generated
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest -n auto
+	$(PYTEST) $(COVERAGE)
 
-coverage: $(STAMP) ## The test suite with line and branch coverage of sdk/ and server/
-	$(BIN)/python -m pytest -n auto --cov --cov-report=term --cov-report=html:.coverage-html
+coverage: $(STAMP) ## The test suite as make test runs it, with an HTML report in .coverage-html/
+	$(PYTEST) $(COVERAGE) --cov-report=html:.coverage-html
 
 contract: $(STAMP) ## The contract tests at 100 examples per operation, on SQLite and Redis
-	SPOOL_CONTRACT_EXAMPLES=100 $(BIN)/python -m pytest -n auto tests/server/test_contract.py tests/server/test_independent_contract.py
+	SPOOL_CONTRACT_EXAMPLES=100 $(PYTEST) tests/server/test_contract.py tests/server/test_independent_contract.py
 
 serve: $(STAMP) ## Run the reference service on the embedded SQLite store
 	$(BIN)/python -m server
