@@ -65,9 +65,18 @@ class TurnTakingCluster(RedisCluster):
     commands again one by one) runs in the turn it already holds.
     """
 
-    def __init__(self, *, max_connections: int, wait_seconds: float, **options: Any) -> None:
+    def __init__(
+        self,
+        *,
+        max_connections: int,
+        wait_seconds: float,
+        deadline_seconds: float | None,
+        **options: Any,
+    ) -> None:
         super().__init__(max_connections=max_connections, **options)
-        self.turns = Turns(max_connections, wait_seconds=wait_seconds)
+        self.turns = Turns(
+            max_connections, wait_seconds=wait_seconds, deadline_seconds=deadline_seconds
+        )
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         """Run the command in a turn."""

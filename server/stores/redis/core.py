@@ -10,14 +10,14 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from redis.asyncio.client import Pipeline
 from redis.commands.core import AsyncScript
-from redis.exceptions import RedisClusterException, RedisError
+from redis.exceptions import NoScriptError, RedisClusterException, RedisError, ResponseError
 
 from .. import InvalidStoreURL
 from ..base import IdempotencyClaim, Store
 from .arguments import number_text
 from .cluster import CLUSTER_SCHEMES, parse_cluster_url
 from .connection import Client, new_client, require_redis_7
-from .errors import script_errors
+from .errors import script_failure
 from .indexes import backfill_listing_indexes
 from .keys import DEFAULT_PREFIX, StoreKeys, split_prefix, valid_prefix
 from .scripts import SCRIPTS
@@ -151,8 +151,29 @@ class RedisCore(Store):
         client: Pipeline | None = None,
     ) -> Any:
         """Run a script, turning its ``SPOOL <code>`` refusals into typed errors."""
-        with script_errors(details):
-            return await self._scripts[name](keys=keys, args=args, client=client)
+        try:
+            if client is not None:
+                return await self._scripts[name](keys=keys, args=args, client=client)
+            return await self._evalsha(self._scripts[name], keys, args)
+        except (ResponseError, UnicodeEncodeError) as exc:
+            failure = script_failure(exc, details)
+            if failure is exc:
+                raise
+            raise failure from exc
+
+    async def _evalsha(
+        self, script: AsyncScript, keys: Sequence[str], args: Sequence[str | int | float]
+    ) -> Any:
+        """EVALSHA, loading the script first when Redis has forgotten it (SCRIPT FLUSH, a
+        restart), as redis-py's ``Script`` does; called directly, the ``Script`` object's own
+        call (an import and two tuple copies per call) is left out of every publish.
+        """
+        redis = self._redis
+        try:
+            return await redis.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            script.sha = await redis.script_load(script.script)
+            return await redis.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
 
     async def _write_once(
         self,

@@ -26,7 +26,7 @@ __all__ = [
     "outages_raise_unavailable",
     "redis_errors",
     "script_code",
-    "script_errors",
+    "script_failure",
     "store_error",
 ]
 
@@ -92,20 +92,23 @@ def script_code(exc: ResponseError) -> str | None:
     return text[len(_SCRIPT_ERROR_PREFIX) :].split(" ", 1)[0]
 
 
-@contextlib.contextmanager
-def script_errors(details: Mapping[str, str]) -> Iterator[None]:
-    """Turn a script's ``SPOOL <code> [<word>]`` error into the matching typed store error."""
-    try:
-        yield
-    except ResponseError as exc:
-        code = script_code(exc)
-        if code is not None:
-            raise _script_error(code, exc, details) from exc
-        if _is_argument_error(exc):
-            raise store_error("validation_failed", _refusal(exc)) from exc
-        raise
-    except UnicodeEncodeError as exc:
-        raise store_error("validation_failed", f"text that is not valid UTF-8: {exc}") from exc
+def script_failure(
+    exc: ResponseError | UnicodeEncodeError, details: Mapping[str, str]
+) -> Exception:
+    """What a failed script raises instead of ``exc``: the typed store error of its
+    ``SPOOL <code> [<word>]`` refusal or of an argument Redis refused, else ``exc`` itself.
+
+    A function the script runner calls in its ``except``, not a context manager around every
+    script, which cost a generator per publish.
+    """
+    if isinstance(exc, UnicodeEncodeError):
+        return store_error("validation_failed", f"text that is not valid UTF-8: {exc}")
+    code = script_code(exc)
+    if code is not None:
+        return _script_error(code, exc, details)
+    if _is_argument_error(exc):
+        return store_error("validation_failed", _refusal(exc))
+    return exc
 
 
 def _script_error(code: str, exc: ResponseError, details: Mapping[str, str]) -> StoreError:

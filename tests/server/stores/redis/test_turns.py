@@ -1,5 +1,6 @@
 """Turns (server/stores/redis/turns.py): a client's commands share a bounded number of connections,
-waiting for a free one rather than failing, and a free one costs no timer.
+waiting for a free one rather than failing, a free one costs no timer, and a turn's deadline
+bounds how long Redis may take.
 """
 
 from __future__ import annotations
@@ -7,7 +8,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import (
+    ConnectionError as RedisConnectionError,
+    TimeoutError as RedisTimeoutError,
+)
 
 from server.stores.redis import RedisStore
 from server.stores.redis.turns import Turns, TurnTakingRedis
@@ -17,7 +21,7 @@ async def test_a_task_waits_for_a_turn_and_fails_when_none_comes() -> None:
     """With every turn held, another task waits; past ``wait_seconds`` it fails as redis-py's
     blocking pool did, and a turn given back lets the next task in.
     """
-    turns = Turns(1, wait_seconds=0.05)
+    turns = Turns(1, wait_seconds=0.05, deadline_seconds=None)
     holding = asyncio.Event()
     release = asyncio.Event()
 
@@ -39,7 +43,7 @@ async def test_a_task_waits_for_a_turn_and_fails_when_none_comes() -> None:
 
 async def test_a_task_holding_a_turn_takes_no_second_one() -> None:
     """What runs inside a turn on the task's own behalf does not wait for another turn."""
-    turns = Turns(1, wait_seconds=0.05)
+    turns = Turns(1, wait_seconds=0.05, deadline_seconds=None)
     async with turns.one(), turns.one():
         pass
     async with turns.one():
@@ -48,11 +52,53 @@ async def test_a_task_holding_a_turn_takes_no_second_one() -> None:
 
 async def test_a_free_turn_arms_no_timer() -> None:
     """Only a task that has to wait arms the timeout: a free turn schedules nothing."""
-    turns = Turns(2, wait_seconds=30.0)
+    turns = Turns(2, wait_seconds=30.0, deadline_seconds=None)
     loop = asyncio.get_running_loop()
     scheduled = len(loop._scheduled)  # type: ignore[attr-defined]
     async with turns.one():
         assert len(loop._scheduled) == scheduled  # type: ignore[attr-defined]
+
+
+async def test_a_turn_past_its_deadline_ends_in_a_redis_timeout() -> None:
+    """What runs in a turn is cancelled at the deadline, as redis-py's socket timeout would end a
+    read, and the turn is free again for the next task.
+    """
+    turns = Turns(1, wait_seconds=0.05, deadline_seconds=0.05)
+    with pytest.raises(RedisTimeoutError, match=r"did not answer within 0\.05 s"):
+        async with turns.one():
+            await asyncio.sleep(5)
+    async with turns.one():
+        pass
+
+
+async def test_a_turn_within_a_turn_keeps_the_outer_deadline() -> None:
+    """A pipeline's own commands run in its turn: they arm no deadline of their own."""
+    turns = Turns(1, wait_seconds=0.05, deadline_seconds=30.0)
+    loop = asyncio.get_running_loop()
+    async with turns.one():
+        scheduled = len(loop._scheduled)  # type: ignore[attr-defined]
+        async with turns.one():
+            assert len(loop._scheduled) == scheduled  # type: ignore[attr-defined]
+
+
+@pytest.mark.redis
+async def test_connections_have_no_socket_timeout_of_their_own(redis_store_url: str) -> None:
+    """The URL's ``socket_timeout`` becomes the turns' deadline; the connections go without, so
+    redis-py sends a command without a task of its own (``asyncio.wait_for``).
+    """
+    store = RedisStore.from_url(f"{redis_store_url}&socket_timeout=2.5")
+    await store.open()
+    try:
+        client = store._redis
+        assert isinstance(client, TurnTakingRedis)
+        assert client.turns.deadline_seconds == 2.5
+        assert client.connection_pool.connection_kwargs["socket_timeout"] is None
+        await store.append("s", [1], trim=None, nomkstream=False)
+        waiting = store._waiting_redis
+        assert isinstance(waiting, TurnTakingRedis)
+        assert waiting.turns.deadline_seconds is None
+    finally:
+        await store.close()
 
 
 @pytest.mark.redis
