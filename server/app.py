@@ -19,7 +19,6 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
 
 from starlette.applications import Starlette
-from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -55,6 +54,7 @@ __all__ = [
 ]
 
 REQUEST_ID_HEADER = "X-Request-Id"
+_REQUEST_ID_HEADER_NAME = REQUEST_ID_HEADER.lower().encode("latin-1")
 _REQUEST_ID_SCOPE_KEY = "spool.request_id"
 # A caller's own request id is kept when it is short and plain, so logs on both sides line up.
 _INCOMING_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -245,7 +245,10 @@ class _RequestIdMiddleware:
             nonlocal response_started
             if message["type"] == "http.response.start":
                 response_started = True
-                MutableHeaders(scope=message).append(REQUEST_ID_HEADER, request_id)
+                # The raw pair, as Starlette's MutableHeaders would append it, without building
+                # a headers object per response.
+                id_header = (_REQUEST_ID_HEADER_NAME, request_id.encode("latin-1"))
+                message["headers"] = [*message.get("headers", ()), id_header]
             await send(message)
 
         try:

@@ -7,6 +7,10 @@ of every proxy in front) for as long as it likes. Here a request must arrive who
 body, within ``read_timeout`` seconds of its first byte (of the connection, for the first
 request); otherwise the connection is closed, and the app sees the client as gone.
 
+Each connection has at most one timer, which a request in time never cancels: a request moves the
+deadline (a float), and the timer, when it fires early, sleeps on to the deadline it finds. A timer
+armed and cancelled per request cost a handle and a heap push and pop on every publish.
+
 The timeout comes from the app's settings through the lifespan state (``READ_TIMEOUT_STATE_KEY``),
 so every worker process of ``spool-server --workers N`` applies the same one.
 """
@@ -46,25 +50,30 @@ _MALFORMED_RESPONSE = (
 class H11ReadDeadlineProtocol(H11Protocol):
     """uvicorn's h11 protocol with the read deadline and the problem+json 400."""
 
-    _read_deadline: asyncio.TimerHandle | None = None
+    # When the request being read must have arrived whole (None: none is being read).
+    _deadline: float | None = None
+    _timer: asyncio.TimerHandle | None = None
     _discarding = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._arm_read_deadline()
+        self._start_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm_read_deadline()
+        self._deadline = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         if self._discarding:
             return
-        if self._waiting_for_a_request():
-            self._arm_read_deadline()
+        if self._deadline is None and self._waiting_for_a_request():
+            self._start_reading()
         super().data_received(data)
         if not self._reading():
-            self._disarm_read_deadline()
+            self._deadline = None
 
     def send_400_response(self, msg: str) -> None:
         # uvicorn answers text/plain; every error of this API is problem+json.
@@ -79,10 +88,10 @@ class H11ReadDeadlineProtocol(H11Protocol):
         # answer before reading it: end our side, discard what still arrives, close shortly.
         self.transport.write_eof()
         self._discarding = True
-        self._disarm_read_deadline()
-        self._read_deadline = asyncio.get_running_loop().call_later(
-            _LINGER_SECONDS, self.transport.close
-        )
+        self._deadline = None
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().call_later(_LINGER_SECONDS, self.transport.close)
 
     def _waiting_for_a_request(self) -> bool:
         return self.cycle is None or bool(self.cycle.response_complete)
@@ -94,22 +103,26 @@ class H11ReadDeadlineProtocol(H11Protocol):
             return True
         return bool(self.cycle.more_body)
 
-    def _arm_read_deadline(self) -> None:
-        if self._read_deadline is not None:
-            return
+    def _start_reading(self) -> None:
+        """Set the deadline of the request now arriving, and a timer if none is running."""
         timeout = float(
             self.app_state.get(READ_TIMEOUT_STATE_KEY, DEFAULT_HTTP_READ_TIMEOUT_SECONDS)
         )
         loop = asyncio.get_running_loop()
-        self._read_deadline = loop.call_later(timeout, self._read_timed_out, timeout)
+        self._deadline = loop.time() + timeout
+        if self._timer is None:
+            self._timer = loop.call_at(self._deadline, self._timer_fired, timeout)
 
-    def _disarm_read_deadline(self) -> None:
-        if self._read_deadline is not None:
-            self._read_deadline.cancel()
-            self._read_deadline = None
-
-    def _read_timed_out(self, timeout: float) -> None:
-        self._read_deadline = None
+    def _timer_fired(self, timeout: float) -> None:
+        self._timer = None
+        if self._deadline is None:
+            return
+        loop = asyncio.get_running_loop()
+        if loop.time() < self._deadline:
+            # Requests that arrived in time moved the deadline since the timer was set.
+            self._timer = loop.call_at(self._deadline, self._timer_fired, timeout)
+            return
+        self._deadline = None
         if self.transport.is_closing():
             return
         self.logger.warning(
