@@ -8,4 +8,6 @@ from ._operations import PathOperations
 __all__ = ["ROUTES"]
 
 # Bound to the document's operations when an app is built (server.routes._operations.bind_routes).
-ROUTES: list[PathOperations] = [*system.routes, *streams.routes, *queues.routes, *messages.routes]
+# Starlette tries the routes in order, and no two templates here match one path, so the publishing
+# tags come first: fewer patterns are tried before the busiest routes.
+ROUTES: list[PathOperations] = [*streams.routes, *queues.routes, *messages.routes, *system.routes]

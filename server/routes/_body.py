@@ -21,7 +21,7 @@ from starlette.requests import Request
 from typing_extensions import TypeAliasType
 
 from ..problems import FieldIssue, ProblemError
-from ._context import context_of
+from ._context import context_of, header
 
 __all__ = [
     "ensure_finite",
@@ -40,7 +40,7 @@ async def read_body(request: Request) -> bytes:
     limit: from ``Content-Length`` before reading anything, else while counting streamed bytes.
     """
     limit = context_of(request).settings.max_body_bytes
-    declared = request.headers.get("content-length")
+    declared = header(request, b"content-length")
     if declared is not None:
         if not declared.isdigit():
             raise ProblemError(400, "malformed_request", "Content-Length is not a number")
@@ -283,7 +283,7 @@ async def read_json(request: Request, model: type[ModelT]) -> tuple[ModelT, byte
     """The body read (see :func:`read_body`) and validated (see :func:`parse_body`), refused with
     415 ``unsupported_media_type`` first when it says it is something other than JSON.
     """
-    media_type = request.headers.get("content-type")
+    media_type = header(request, b"content-type")
     if media_type is not None and not _is_json(media_type):
         raise ProblemError(
             415,

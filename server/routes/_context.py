@@ -21,7 +21,13 @@ if TYPE_CHECKING:
     # Imported for its annotation only: server.metrics imports this module.
     from ..metrics import Metrics
 
-__all__ = ["AppContext", "authenticate", "context_of", "path_name"]
+__all__ = ["AppContext", "authenticate", "context_of", "header", "path_name"]
+
+# What a request looked up once, kept in its scope for the rest of it: every route reads the context
+# four or five times and a publish reads five headers, each of which cost Starlette a State
+# attribute hook, a linear scan of the headers, and a KeyError for an absent one.
+_CONTEXT_SCOPE_KEY = "spool.context"
+_HEADERS_SCOPE_KEY = "spool.headers"
 
 _PATH_LABELS = {
     "stream": "stream name",
@@ -56,15 +62,32 @@ class AppContext:
 
 def context_of(request: Request) -> AppContext:
     """The running app's context (set by its lifespan)."""
-    context = getattr(request.app.state, "context", None)
-    if not isinstance(context, AppContext):
-        raise RuntimeError("the app's lifespan has not run: no store is open")
+    scope = request.scope
+    context = scope.get(_CONTEXT_SCOPE_KEY)
+    if context is None:
+        context = getattr(request.app.state, "context", None)
+        if not isinstance(context, AppContext):
+            raise RuntimeError("the app's lifespan has not run: no store is open")
+        scope[_CONTEXT_SCOPE_KEY] = context
     return context
+
+
+def header(request: Request, name: bytes) -> str | None:
+    """The request's header ``name`` (lower case), the first of its kind, as
+    ``request.headers.get`` answers it.
+    """
+    scope = request.scope
+    headers: dict[bytes, bytes] | None = scope.get(_HEADERS_SCOPE_KEY)
+    if headers is None:
+        # Reversed, so that the first of a repeated header is the one kept.
+        headers = scope[_HEADERS_SCOPE_KEY] = dict(reversed(scope["headers"]))
+    value = headers.get(name)
+    return None if value is None else value.decode("latin-1")
 
 
 def authenticate(request: Request) -> Principal:
     """The caller, from the bearer token; 401 ``unauthenticated`` without a known one."""
-    return context_of(request).tokens.authenticate(request.headers.get("authorization"))
+    return context_of(request).tokens.authenticate(header(request, b"authorization"))
 
 
 def path_name(request: Request, parameter: str) -> str:

@@ -1,11 +1,17 @@
-"""The publish pipeline (server/routes/_publish.py): a token's quota and its rate limit."""
+"""The publish pipeline (server/routes/_publish.py): a token's quota and its rate limit, and the
+path an Idempotency-Key is scoped to.
+"""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
 
+import pytest
+from starlette.requests import Request
+
 from server.config import Permission, RateLimit, Settings, TokenConfig
+from server.routes._publish import _url_path
 from tests.conftest import TEST_DESTINATIONS, RunningApp, assert_problem
 
 AppFactory = Callable[..., contextlib.AbstractAsyncContextManager[RunningApp]]
@@ -94,3 +100,26 @@ async def test_publishing_too_fast_is_rate_limited(app_factory: AppFactory, stor
         assert int(response.headers["retry-after"]) >= 1
         assert "fast" in problem["detail"]
         assert (await running.client.get("/v1/streams/events")).json()["length"] == 1
+
+
+@pytest.mark.parametrize(
+    "path", ["/v1/streams/events/entries", "/v1/queues/a?b#c/jobs", "/v1/q\\x/%3F", "/a b/é"]
+)
+@pytest.mark.parametrize("host", [b"api.example:8443", b"bad host", None])
+def test_the_keyed_path_is_what_starlette_calls_the_url_path(path: str, host: bytes | None) -> None:
+    """Keys scoped before the path was read from the scope keep matching: the two agree on
+    every path, escapes included, whatever the Host header says.
+    """
+    headers = [] if host is None else [(b"host", host)]
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": path,
+        "headers": headers,
+        "server": ("127.0.0.1", 8000),
+        "scheme": "http",
+        "query_string": b"x=1",
+        "root_path": "",
+    }
+    request = Request(scope)
+    assert _url_path(request) == request.url.path
