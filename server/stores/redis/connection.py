@@ -117,9 +117,7 @@ class _HiredisPacking(AbstractConnection):
         """The RESP bytes of ``args``, exactly as redis-py packs them."""
         command = args[0]
         # redis-py sends a command named in words ("XINFO STREAM") as one argument a word.
-        if isinstance(command, str) and " " in command:
-            args = (*command.split(), *args[1:])
-        elif isinstance(command, bytes) and b" " in command:
+        if (" " if isinstance(command, str) else b" ") in command:
             args = (*command.split(), *args[1:])
         try:
             return [hiredis.pack_command(args)]
