@@ -403,9 +403,15 @@ def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str
 
 
 @functools.cache
-def _component_validator(schema: str) -> Validator:
+def _openapi_components() -> dict[str, Any]:
     document = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
-    rooted = {"$ref": f"#/components/schemas/{schema}", "components": document["components"]}
+    components: dict[str, Any] = document["components"]
+    return components
+
+
+@functools.cache
+def _component_validator(schema: str) -> Validator:
+    rooted = {"$ref": f"#/components/schemas/{schema}", "components": _openapi_components()}
     return Draft202012Validator(rooted, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
