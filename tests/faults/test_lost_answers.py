@@ -80,10 +80,13 @@ def test_publishes_whose_answers_are_lost_are_written_exactly_once(
     store_url: str,
     kind: str,
     faults: Callable[[int], Fault],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Every publish returns, and the store holds each one once, whether its first answer was
     reset on the way back or came after the client gave up waiting.
     """
+    # The backoff before each retry is tests/sdk/test_retry.py's business; here it only waits.
+    monkeypatch.setattr("sdk._retry.INITIAL_DELAY", 0.02)
     server = spool_server(store_url, config=CONFIG)
     parts = urlsplit(server.base_url)
     assert parts.hostname is not None and parts.port is not None

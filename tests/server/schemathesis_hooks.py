@@ -21,7 +21,13 @@ request on the stream's own path as re-creating it; so a read of a stream under
 ``/v1/streams/`` after its DELETE and such a POST is not a failure.
 
 Only those failures are dropped, recognised by their operation, status and problem ``code``, so a
-refusal for any other reason still fails the run. schemathesis loads this module through
+refusal for any other reason still fails the run.
+
+One more hook saves time, not failures: a long poll (``leaseJobs``, ``readGroup``) on an empty
+queue or group answers only once its ``wait_ms`` has passed, and a run that draws the largest
+(30 s) several times spends most of its minutes waiting. ``before_call`` sends any ``wait_ms``
+the document allows as at most 100 ms; values it refuses are sent as drawn. How long a poll
+waits is the routes' tests' business, not the contract's. schemathesis loads this module through
 ``schemathesis.toml`` (an independent ``schemathesis run``) and ``test_contract.py`` imports it.
 """
 
@@ -34,10 +40,13 @@ import schemathesis
 from schemathesis.core.failures import Failure
 from schemathesis.openapi.checks import JsonSchemaError, RejectedPositiveData, UseAfterFree
 
-__all__ = ["filter_failure"]
+__all__ = ["before_call", "filter_failure"]
 
 DEAD_LETTER_SUFFIX = ".dead"
 MAX_STREAM_NAME = 128
+LONG_POLL_OPERATIONS = {"leaseJobs", "readGroup"}
+MAX_WAIT_MS = 30_000
+WAIT_MS_SENT = 100
 
 
 def _problem(response: Any) -> dict[str, Any]:
@@ -107,3 +116,13 @@ def filter_failure(
     if isinstance(failure, UseAfterFree):
         return not failure.free.startswith("DELETE /v1/streams/")
     return True
+
+
+@schemathesis.hook
+def before_call(context: schemathesis.HookContext, case: Any, kwargs: dict[str, Any]) -> None:
+    """Send a long poll's allowed ``wait_ms`` as at most 100 ms (see the module docstring)."""
+    if _operation_id(case) not in LONG_POLL_OPERATIONS or not isinstance(case.body, dict):
+        return
+    wait_ms = case.body.get("wait_ms")
+    if type(wait_ms) is int and WAIT_MS_SENT < wait_ms <= MAX_WAIT_MS:
+        case.body["wait_ms"] = WAIT_MS_SENT

@@ -39,6 +39,10 @@ if TYPE_CHECKING:
 # Imported for its global ``filter_failure`` hook.
 assert callable(schemathesis_hooks.filter_failure)
 
+# The coverage phase (boundary and type-violating values drawn from each schema) is run by the
+# independent run, against a real service on each store with these checks and hooks. Here
+# schemathesis would build its cases while collecting, once in every xdist worker: 14 s each.
+NO_COVERAGE_PHASE = {"coverage": {"enabled": False}}
 CONFIG = SchemathesisConfig.from_dict(
     {
         "auth": {"openapi": {"bearerAuth": {"bearer": DEV_TOKEN}}},
@@ -46,6 +50,7 @@ CONFIG = SchemathesisConfig.from_dict(
         # Unknown query parameters are ignored (clients may be newer than the service), so
         # requests that add some are not "invalid" for this service.
         "generation": {"allow-extra-parameters": False},
+        "phases": NO_COVERAGE_PHASE,
     }
 )
 
@@ -80,6 +85,7 @@ POSITIVE_CONFIG = SchemathesisConfig.from_dict(
         "auth": {"openapi": {"bearerAuth": {"bearer": DEV_TOKEN}}},
         "checks": {"positive_data_acceptance": {"enabled": True}},
         "generation": {"mode": "positive", "allow-extra-parameters": False},
+        "phases": NO_COVERAGE_PHASE,
     }
 )
 positive_schema = schemathesis.openapi.from_asgi("/openapi.yaml", APP, config=POSITIVE_CONFIG)
