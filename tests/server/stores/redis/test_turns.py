@@ -1,6 +1,6 @@
 """Turns (server/stores/redis/turns.py): a client's commands share a bounded number of connections,
 waiting for a free one rather than failing, a free one costs no timer, and a turn's deadline
-bounds how long Redis may take.
+bounds how long Redis may take, with one timer for all the turns running.
 """
 
 from __future__ import annotations
@@ -67,6 +67,69 @@ async def test_a_turn_past_its_deadline_ends_in_a_redis_timeout() -> None:
     with pytest.raises(RedisTimeoutError, match=r"did not answer within 0\.05 s"):
         async with turns.one():
             await asyncio.sleep(5)
+    async with turns.one():
+        pass
+
+
+async def test_turns_running_together_share_one_timer() -> None:
+    """However many turns run under a deadline, the client has one timer set, not one each."""
+    turns = Turns(8, wait_seconds=0.05, deadline_seconds=30.0)
+    loop = asyncio.get_running_loop()
+    scheduled = len(loop._scheduled)  # type: ignore[attr-defined]
+    inside = asyncio.Barrier(5)
+    most = 0
+
+    async def run() -> None:
+        nonlocal most
+        async with turns.one():
+            await inside.wait()
+            most = max(most, len(loop._scheduled) - scheduled)  # type: ignore[attr-defined]
+            await inside.wait()
+
+    async with asyncio.TaskGroup() as group:
+        for _ in range(4):
+            group.create_task(run())
+        await inside.wait()
+        await inside.wait()
+    assert most == 1
+
+
+async def test_a_later_turn_ends_at_its_own_deadline_not_before() -> None:
+    """The timer set for an earlier turn's deadline, that turn gone, is set again for the next
+    turn's: that one is cancelled at its own deadline, neither sooner nor never.
+    """
+    turns = Turns(2, wait_seconds=0.05, deadline_seconds=0.4)
+    loop = asyncio.get_running_loop()
+
+    async def brief() -> None:
+        async with turns.one():
+            await asyncio.sleep(0.1)
+
+    first = asyncio.create_task(brief())
+    await asyncio.sleep(0.2)
+    started = loop.time()
+    with pytest.raises(RedisTimeoutError):
+        async with turns.one():
+            await asyncio.sleep(5)
+    assert 0.35 <= loop.time() - started < 1.0
+    await first
+
+
+async def test_a_cancellation_from_elsewhere_stays_a_cancellation() -> None:
+    """Only a turn's own deadline becomes a Redis timeout."""
+    turns = Turns(1, wait_seconds=0.05, deadline_seconds=30.0)
+    entered = asyncio.Event()
+
+    async def run() -> None:
+        async with turns.one():
+            entered.set()
+            await asyncio.sleep(5)
+
+    task = asyncio.create_task(run())
+    await entered.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
     async with turns.one():
         pass
 
