@@ -97,6 +97,22 @@ local function settle()
   end
 end
 
+-- The key of the dead job ``job_id`` of a settled queue; refuses a job in any other state, named
+-- as a reader of the job sees it (a ready job not yet available is 'delayed').
+local function require_dead_job(job_id)
+  require_queue()
+  local key = require_job(job_id)
+  settle()
+  local state = redis.call('HGET', key, 'state')
+  if state ~= 'dead' then
+    if state == 'ready' and tonumber(redis.call('HGET', key, 'available_at')) > NOW then
+      state = 'delayed'
+    end
+    fail('invalid_state', state)
+  end
+  return key
+end
+
 local function queue_answer()
   return {
     redis.call('HGETALL', META),
