@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import tool_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -20,6 +22,7 @@ def test_wheel_ships_the_packages_their_markers_and_the_api_document(tmp_path: P
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
         + ["-w", str(tmp_path), str(ROOT)],
+        env=tool_environment(),
         check=True,
     )
     (wheel,) = tmp_path.glob("spool-*.whl")

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import tool_environment
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
@@ -29,7 +31,7 @@ def _checkout_copy(tmp_path: Path) -> Path:
 
 def _check_generated(checkout: Path) -> subprocess.CompletedProcess[str]:
     tools = str(Path(sys.executable).parent)
-    environment = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ.get('PATH', '')}"}
+    environment = {**tool_environment(), "PATH": f"{tools}{os.pathsep}{os.environ.get('PATH', '')}"}
     return subprocess.run(
         [str(checkout / ".ci" / "check-generated")],
         env=environment,

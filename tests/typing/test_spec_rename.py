@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, tool_environment
 
 pytestmark = pytest.mark.slow
 
@@ -75,7 +75,7 @@ def _generate_and_type_check(checkout: Path, mypy_cache: Path) -> subprocess.Com
     tools = str(Path(sys.executable).parent)
     environment = {
         name: value
-        for name, value in os.environ.items()
+        for name, value in tool_environment().items()
         # Either would put the real checkout's generated/ ahead of the copy's.
         if name not in {"MYPYPATH", "PYTHONPATH"}
     }
