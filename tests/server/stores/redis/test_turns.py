@@ -115,6 +115,32 @@ async def test_a_later_turn_ends_at_its_own_deadline_not_before() -> None:
     await first
 
 
+async def test_a_shorter_deadline_is_kept_although_a_later_one_is_running() -> None:
+    """A turn started after ``deadline_seconds`` shrank ends at its own deadline, not at the
+    later one of a turn already running.
+    """
+    turns = Turns(2, wait_seconds=0.05, deadline_seconds=30.0)
+    loop = asyncio.get_running_loop()
+    entered = asyncio.Event()
+
+    async def long_turn() -> None:
+        async with turns.one():
+            entered.set()
+            await asyncio.sleep(5)
+
+    running = asyncio.create_task(long_turn())
+    await entered.wait()
+    turns.deadline_seconds = 0.1
+    started = loop.time()
+    with pytest.raises(RedisTimeoutError):
+        async with turns.one():
+            await asyncio.sleep(5)
+    assert loop.time() - started < 1.0
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+
+
 async def test_a_cancellation_from_elsewhere_stays_a_cancellation() -> None:
     """Only a turn's own deadline becomes a Redis timeout."""
     turns = Turns(1, wait_seconds=0.05, deadline_seconds=30.0)
