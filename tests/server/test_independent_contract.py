@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, ServerProcess
+from tests.conftest import ROOT, ServerProcess, tool_environment
 
 EXAMPLES = int(os.environ.get("SPOOL_CONTRACT_EXAMPLES", 8))
 # The suite's run is the same every time, so that CI fails only for a change; `make contract`
@@ -35,12 +35,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(RUN_SECONDS + 60)]
 
 
 def _run_schemathesis(server: ServerProcess, tmp_path: Path, phases: str) -> None:
-    # schemathesis itself is not under test: measured for coverage (whose subprocess patch passes
-    # its settings on in COVERAGE_* variables), these runs took half as much CPU again.
-    environment = {
-        key: value for key, value in os.environ.items() if not key.startswith("COVERAGE_")
-    }
-    environment["SPOOL_API_KEY"] = server.token
+    environment = {**tool_environment(), "SPOOL_API_KEY": server.token}
     command = [str(SCHEMATHESIS), "run", "openapi.yaml", "--url", server.base_url]
     command += ["--checks", "all", "--max-examples", str(EXAMPLES), "--no-color"]
     command += ["--phases", phases]
