@@ -22,11 +22,11 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.protocols import Validator
 
 from tests._loopback import LoopbackReceiver, ReceiverFactory
+from tests.generated._spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("SPOOL_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
@@ -411,15 +411,8 @@ def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str
 
 
 @functools.cache
-def _openapi_components() -> dict[str, Any]:
-    document = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
-    components: dict[str, Any] = document["components"]
-    return components
-
-
-@functools.cache
 def _component_validator(schema: str) -> Validator:
-    rooted = {"$ref": f"#/components/schemas/{schema}", "components": _openapi_components()}
+    rooted = {"$ref": f"#/components/schemas/{schema}", "components": load_spec()["components"]}
     return Draft202012Validator(rooted, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 

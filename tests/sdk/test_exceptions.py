@@ -6,15 +6,13 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from functools import cache
 from typing import Any
 
 import pytest
-import yaml
 
 import sdk
 from sdk._exceptions import make_status_error, parse_retry_after, status_error_class
-from tests.conftest import ROOT
+from tests.generated._spec import load_spec
 
 STATUS_CLASSES: dict[int, type[sdk.APIStatusError]] = {
     400: sdk.BadRequestError,
@@ -63,18 +61,11 @@ CODE_CLASSES: dict[str, tuple[int, type[sdk.APIStatusError]]] = {
 }
 
 
-@cache
-def spec() -> dict[str, Any]:
-    """openapi.yaml, parsed once."""
-    loaded: dict[str, Any] = yaml.safe_load((ROOT / "openapi.yaml").read_text())
-    return loaded
-
-
 def spec_error_statuses() -> set[int]:
     """Every 4xx and 5xx status any operation documents."""
     return {
         int(status)
-        for path in spec()["paths"].values()
+        for path in load_spec()["paths"].values()
         for operation in path.values()
         if isinstance(operation, dict)
         for status in operation.get("responses", {})
@@ -97,9 +88,9 @@ def spec_codes_by_status() -> dict[str, int]:
         "InternalError": 500,
         "Unavailable": 503,
     }
-    responses = spec()["components"]["responses"]
+    responses = load_spec()["components"]["responses"]
     assert set(responses) == set(statuses), "a shared error response was added or renamed"
-    codes = set(spec()["components"]["schemas"]["ErrorCode"]["enum"])
+    codes = set(load_spec()["components"]["schemas"]["ErrorCode"]["enum"])
     return {
         code: int(status) if status else statuses[name]
         for name, response in responses.items()
@@ -126,7 +117,7 @@ def test_every_status_in_the_spec_maps_to_its_class(status: int) -> None:
 
 def test_the_code_table_covers_exactly_the_spec_enum() -> None:
     """A code added to (or removed from) ErrorCode fails here until it is mapped."""
-    assert set(CODE_CLASSES) == set(spec()["components"]["schemas"]["ErrorCode"]["enum"])
+    assert set(CODE_CLASSES) == set(load_spec()["components"]["schemas"]["ErrorCode"]["enum"])
 
 
 def test_the_code_table_agrees_with_the_responses_that_name_codes() -> None:

@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import pytest
-import yaml
 
 from sdk import _limits
-from tests.conftest import ROOT
-
-
-@cache
-def document() -> dict[str, Any]:
-    """openapi.yaml, parsed once."""
-    loaded: dict[str, Any] = yaml.safe_load((ROOT / "openapi.yaml").read_text())
-    return loaded
+from tests.generated._spec import load_spec
 
 
 def schemas() -> dict[str, Any]:
     """The document's component schemas."""
-    return dict(document()["components"]["schemas"])
+    return dict(load_spec()["components"]["schemas"])
 
 
 def prop(schema: str, name: str) -> dict[str, Any]:
@@ -32,7 +23,7 @@ def prop(schema: str, name: str) -> dict[str, Any]:
 
 def idempotency_key_schema() -> dict[str, Any]:
     """The Idempotency-Key header's schema."""
-    found: dict[str, Any] = document()["components"]["parameters"]["IdempotencyKey"]["schema"]
+    found: dict[str, Any] = load_spec()["components"]["parameters"]["IdempotencyKey"]["schema"]
     return found
 
 

@@ -6,11 +6,9 @@ schema of openapi.yaml has its builder.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from pydantic import BaseModel, RootModel
 
 from generated import pydantic_models
@@ -35,8 +33,8 @@ from server.stores.base import (
     UrlEndpoint,
     UrlGroupRecord,
 )
+from tests.generated._spec import load_spec
 
-ROOT = Path(__file__).resolve().parents[2]
 NOW = 1796472000.25
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 
@@ -235,7 +233,7 @@ def test_every_builder_has_a_schema_and_cases() -> None:
 
 def test_every_json_response_of_the_spec_has_its_builder() -> None:
     """The schemas the builders follow are exactly those of the spec's JSON 2xx responses."""
-    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    spec = load_spec()
     schemas = set()
     for item in spec["paths"].values():
         for operation in item.values():

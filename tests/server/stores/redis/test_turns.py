@@ -17,6 +17,20 @@ from server.stores.redis import RedisStore
 from server.stores.redis.turns import Turns, TurnTakingRedis
 
 
+async def _task_in_a_turn(turns: Turns) -> asyncio.Task[None]:
+    """A task that has taken a turn and waits in it (five seconds at most)."""
+    entered = asyncio.Event()
+
+    async def wait_in_turn() -> None:
+        async with turns.one():
+            entered.set()
+            await asyncio.sleep(5)
+
+    task = asyncio.create_task(wait_in_turn())
+    await entered.wait()
+    return task
+
+
 async def test_a_task_waits_for_a_turn_and_fails_when_none_comes() -> None:
     """With every turn held, another task waits; past ``wait_seconds`` it fails as redis-py's
     blocking pool did, and a turn given back lets the next task in.
@@ -121,15 +135,7 @@ async def test_a_shorter_deadline_is_kept_although_a_later_one_is_running() -> N
     """
     turns = Turns(2, wait_seconds=0.05, deadline_seconds=30.0)
     loop = asyncio.get_running_loop()
-    entered = asyncio.Event()
-
-    async def long_turn() -> None:
-        async with turns.one():
-            entered.set()
-            await asyncio.sleep(5)
-
-    running = asyncio.create_task(long_turn())
-    await entered.wait()
+    running = await _task_in_a_turn(turns)
     turns.deadline_seconds = 0.1
     started = loop.time()
     with pytest.raises(RedisTimeoutError):
@@ -144,15 +150,7 @@ async def test_a_shorter_deadline_is_kept_although_a_later_one_is_running() -> N
 async def test_a_cancellation_from_elsewhere_stays_a_cancellation() -> None:
     """Only a turn's own deadline becomes a Redis timeout."""
     turns = Turns(1, wait_seconds=0.05, deadline_seconds=30.0)
-    entered = asyncio.Event()
-
-    async def run() -> None:
-        async with turns.one():
-            entered.set()
-            await asyncio.sleep(5)
-
-    task = asyncio.create_task(run())
-    await entered.wait()
+    task = await _task_in_a_turn(turns)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
