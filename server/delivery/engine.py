@@ -322,10 +322,15 @@ class DeliveryEngine:
                 message_id,
                 exc_info=task.exception(),
             )
-        self._in_flight.pop(message_id, None)
-        self._leases.pop(message_id, None)
+        self._land(message_id, task)
         # A slot is free: the loop claims more if messages are still due.
         self._wake.set()
+
+    def _land(self, message_id: str, task: asyncio.Task[None]) -> None:
+        """Take ``task``'s message out of flight, unless a later attempt of it is in flight."""
+        if self._in_flight.get(message_id) is task:
+            del self._in_flight[message_id]
+            self._leases.pop(message_id, None)
 
     async def _deliver(self, message: MessageRecord) -> None:
         transport = self._transport
@@ -353,12 +358,20 @@ class DeliveryEngine:
             status=result.status_code,
             seconds=time.monotonic() - clock,
         )
-        await self._settler.settle(
-            message,
-            attempt,
-            result,
-            retried=retried,
-            current_lease=lambda: self._leases[message.message_id],
-        )
+        try:
+            await self._settler.settle(
+                message,
+                attempt,
+                result,
+                retried=retried,
+                current_lease=lambda: self._leases[message.message_id],
+            )
+        finally:
+            # Out of flight as soon as it is settled: a retry due at once may be claimed before
+            # this task's done callback runs, and must then be sent, not taken for a claim made
+            # while this attempt ran (which would leave it waiting for its new lease to end).
+            this_task = asyncio.current_task()
+            assert this_task is not None
+            self._land(message.message_id, this_task)
         if interrupted:
             raise asyncio.CancelledError

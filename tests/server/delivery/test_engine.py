@@ -55,6 +55,36 @@ async def test_lease_ending_mid_attempt_does_not_send_twice(
     assert store.messages[message_id].state == "delivered"
 
 
+async def test_a_settled_attempt_is_out_of_flight_before_its_task_ends(
+    store: MemoryStore,
+    endpoint: EndpointFactory,
+    engine: EngineFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A retry due at once may be claimed before the attempt's task has ended: by then the
+    message is no longer in flight, so the claim sends it instead of leaving it for its lease.
+    """
+    receiver = await endpoint(Reply(500), Reply(200))
+    message_id = await publish(store, new_message(receiver.url(), retries=1, retry_delay=None))
+    delivery = engine(default_retry_delay=lambda retried: 0.0)
+    in_flight_after_settling: list[bool] = []
+    record_attempt = store.record_attempt
+
+    async def recording(*args: Any, **kwargs: Any) -> MessageRecord:
+        settled_record = await record_attempt(*args, **kwargs)
+        # Runs once the attempt's task has taken its next steps, before its done callbacks.
+        asyncio.get_running_loop().call_soon(
+            lambda: in_flight_after_settling.append(message_id in delivery._in_flight)
+        )
+        return settled_record
+
+    monkeypatch.setattr(store, "record_attempt", recording)
+    await delivery.start()
+    await eventually(settled(store, message_id))
+    assert store.messages[message_id].state == "delivered"
+    assert in_flight_after_settling[0] is False
+
+
 async def test_many_messages_are_delivered_with_bounded_concurrency(
     store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
 ) -> None:
