@@ -176,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "http": H11ReadDeadlineProtocol,
     }
     if arguments.workers == 1:
-        config = uvicorn.Config(create_app(settings), **common)
+        config = uvicorn.Config(create_app(settings, owns_process=True), **common)
     else:
         # Workers are fresh processes that build their app from the environment: hand them the
         # same store, configuration and signing keys (generated keys must match in every worker).

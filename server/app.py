@@ -31,6 +31,7 @@ from .config import DEFAULT_STORE_URL, Settings, load_settings
 from .console import console_routes
 from .delivery import DeliveryEngine, DeliverySettings
 from .destinations import DestinationPolicy
+from .heap import settle_heap
 from .http_protocol import READ_TIMEOUT_STATE_KEY
 from .ids import new_id
 from .metrics import Metrics
@@ -88,9 +89,14 @@ def _delivery_engine(context: AppContext) -> BackgroundService:
 
 
 def create_app(
-    settings: Settings, *, services: Sequence[ServiceFactory] | None = None
+    settings: Settings,
+    *,
+    services: Sequence[ServiceFactory] | None = None,
+    owns_process: bool = False,
 ) -> Starlette:
     """The app for ``settings``; ``services`` default to :func:`default_services`.
+    ``owns_process`` says that the app is what its process is for (a ``spool-server`` worker):
+    once started, it settles the process's heap (see server/heap.py).
 
     Every route is bound to its operation in the document at ``settings.spec_path`` and
     authorizes requests as that operation's ``x-spool-permission`` says;
@@ -121,6 +127,7 @@ def create_app(
     app.state.metrics = metrics
     app.state.services = tuple(default_services() if services is None else services)
     app.state.context = None
+    app.state.owns_process = owns_process
     return app
 
 
@@ -137,12 +144,14 @@ def create_app_from_environment() -> Starlette:
     """The app as ``spool-server`` workers build it: store from ``$SPOOL_STORE``, tokens as
     :func:`server.config.load_settings` finds them.
     """
-    return create_app(load_settings(store_url=os.environ.get("SPOOL_STORE", DEFAULT_STORE_URL)))
+    settings = load_settings(store_url=os.environ.get("SPOOL_STORE", DEFAULT_STORE_URL))
+    return create_app(settings, owns_process=True)
 
 
 @contextlib.asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
-    """Open the store and start the background services for the app's life.
+    """Open the store and start the background services for the app's life; once started, an
+    app that owns its process settles the process's heap (server/heap.py).
 
     The state it yields tells the HTTP protocol (server/http_protocol.py) the read timeout.
     """
@@ -168,6 +177,8 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
                 await service.start()
                 running.push_async_callback(service.stop)
             app.state.context = context
+            if app.state.owns_process:
+                settle_heap()
             try:
                 yield {READ_TIMEOUT_STATE_KEY: settings.http_read_timeout_seconds}
             finally:
