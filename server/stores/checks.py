@@ -10,6 +10,8 @@ import json
 import math
 import re
 
+import orjson
+
 from .errors import StoreError
 from .records import JSON, QueueSettings, Trim
 
@@ -68,7 +70,22 @@ def dump_json(value: JSON, *, what: str) -> str:
 
     ASCII escapes keep a lone surrogate (legal in JSON text) from failing the UTF-8 encoding of
     either backend; NaN and the infinities are not JSON, so they are refused.
+
+    orjson writes it first (0.27 µs for a small body, against 1.9 µs for ``json.dumps``: a third
+    of the service's CPU for a 500-entry batch went to ``json.dumps``, py-spy). Its text is kept
+    when it is plain ASCII with no ``null``, where it is what ``json.dumps`` writes, floats apart:
+    both write the shortest text that reads back as the same float, in exponents spelled
+    differently (``1e16``, ``1e+16``). Otherwise ``json.dumps`` writes it: orjson escapes nothing,
+    writes NaN and the infinities as ``null``, and refuses integers beyond 64 bits and lone
+    surrogates.
     """
+    try:
+        text = orjson.dumps(value)
+    except TypeError:
+        pass
+    else:
+        if text.isascii() and b"null" not in text:
+            return text.decode("ascii")
     try:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     except (TypeError, ValueError) as error:
