@@ -27,8 +27,8 @@ YOUNG_COLLECTION_THRESHOLD = 10_000
 def settle_heap() -> None:
     """Collect what startup left as garbage, freeze the rest, and raise the young threshold.
 
-    For a process whose life the app is: whatever is frozen is never collected, so a process that
-    goes on to build other apps (a test run) would keep their garbage.
+    For a process whose life the app is: what is alive when it runs is never collected, so a
+    process that then drops some of it (a test that ends, with its app) keeps it.
     """
     gc.collect()
     gc.freeze()
