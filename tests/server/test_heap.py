@@ -20,8 +20,7 @@ from server import app as app_module
 from server.app import create_app, create_app_from_environment, lifespan
 from server.config import Settings
 from server.heap import YOUNG_COLLECTION_THRESHOLD
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import ROOT
 
 
 def test_settling_collects_startup_garbage_freezes_the_rest_and_raises_the_young_threshold() -> (
@@ -31,12 +30,11 @@ def test_settling_collects_startup_garbage_freezes_the_rest_and_raises_the_young
     script = textwrap.dedent(
         """
         import gc, weakref
-        from server.heap import settle_heap
+        from server.heap import YOUNG_COLLECTION_THRESHOLD, settle_heap
 
         class Node:
             pass
 
-        kept = Node()
         cycle = Node()
         cycle.itself = cycle
         gone = weakref.ref(cycle)
@@ -45,7 +43,7 @@ def test_settling_collects_startup_garbage_freezes_the_rest_and_raises_the_young
         settle_heap()
         assert gone() is None, "garbage left by startup is collected first"
         assert gc.get_freeze_count() > 1000, gc.get_freeze_count()
-        assert gc.get_threshold() == (10_000, middle, old), gc.get_threshold()
+        assert gc.get_threshold() == (YOUNG_COLLECTION_THRESHOLD, middle, old), gc.get_threshold()
         assert gc.isenabled()
         print("settled")
         """
