@@ -42,6 +42,7 @@ class FaultProxy:
         self._thread = threading.Thread(target=self._run, name="fault-proxy", daemon=True)
         self._stopping: asyncio.Event | None = None
         self._relays: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
 
     def start(self) -> None:
         """Listen on a free loopback port (``self.port``)."""
@@ -62,22 +63,36 @@ class FaultProxy:
 
     async def _serve(self) -> None:
         self._stopping = asyncio.Event()
-        server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
         async with server:
             await self._stopping.wait()
-        relays = list(self._relays)
-        for relay in relays:
-            relay.cancel()
-        await asyncio.gather(*relays, return_exceptions=True)
+        # A connection the listener accepted just before it closed still gets its relay, from a
+        # task of asyncio's own: wait for every task the loop has, stopping relays as they come,
+        # so that none is left pending when the loop closes.
+        this = asyncio.current_task()
+        while others := asyncio.all_tasks() - {this}:
+            for relay in others & self._relays:
+                relay.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
+        # A relay cancelled before its first step never ran its cleanup: close what it held.
+        writers = list(self._writers)
+        for writer in writers:
+            writer.close()
+        await asyncio.gather(*(writer.wait_closed() for writer in writers), return_exceptions=True)
+
+    def _accept(self, client_reader: asyncio.StreamReader, client: asyncio.StreamWriter) -> None:
+        # The relay is known from the moment its connection is, not from its first step, so that
+        # stopping finds it either way.
+        self._writers.add(client)
+        relay = asyncio.ensure_future(self._relay(client_reader, client))
+        self._relays.add(relay)
+        relay.add_done_callback(self._relays.discard)
 
     async def _relay(
         self, client_reader: asyncio.StreamReader, client: asyncio.StreamWriter
     ) -> None:
-        relay = asyncio.current_task()
-        assert relay is not None
-        self._relays.add(relay)
         number = self.connections
         self.connections += 1
         fault = self.choose(number)
@@ -86,6 +101,7 @@ class FaultProxy:
         try:
             service_reader, service = await asyncio.open_connection(*self.target)
             writers.append(service)
+            self._writers.add(service)
             pipes = [
                 asyncio.ensure_future(self._pipe(client_reader, service, fault, "up")),
                 asyncio.ensure_future(
@@ -103,7 +119,7 @@ class FaultProxy:
                 writer.close()
                 with contextlib.suppress(Exception):
                     await writer.wait_closed()
-            self._relays.discard(relay)
+                self._writers.discard(writer)
 
     async def _pipe(
         self,
