@@ -251,9 +251,12 @@ def call_arguments(operation: Operation, request: ExampleRequest) -> dict[str, A
     return arguments
 
 
-# One TLS context for every test client: each new one would load the CA bundle again (24 ms, 20 s of
-# the suite's CPU over the operations' 700 cases), although respx answers before any TLS is spoken.
-_TLS = ssl.create_default_context()
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    # One TLS context for every test client: each new one would load the CA bundle again (24 ms,
+    # 20 s of the suite's CPU over the operations' 700 cases), although respx answers before any
+    # TLS is spoken. Made on first use, not when a worker imports this module.
+    return ssl.create_default_context()
 
 
 async def call_operation(
@@ -261,7 +264,7 @@ async def call_operation(
 ) -> Response[Any]:
     """Call the operation's `sync_detailed` or `asyncio_detailed` with a fresh test client."""
     module = operation.module()
-    client = generated.AuthenticatedClient(base_url=BASE_URL, token=TOKEN, verify_ssl=_TLS)
+    client = generated.AuthenticatedClient(base_url=BASE_URL, token=TOKEN, verify_ssl=_tls())
     if mode == "sync":
         with client:
             response: Response[Any] = module.sync_detailed(client=client, **arguments)
