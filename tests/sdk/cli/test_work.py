@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import sdk
+from tests._eventually import eventually
 from tests.sdk.cli._support import Spool, json_lines, spool_process
 
 _STOP_TIMEOUT = 20.0
@@ -80,19 +81,19 @@ def test_a_missing_queue_exits_not_found(spool: Spool, name: str) -> None:
     assert "queue_not_found" in result.stderr
 
 
-def test_sigterm_lets_the_running_command_finish(
-    client: sdk.Client, environment: dict[str, str], name: str
+async def test_sigterm_lets_the_running_command_finish(
+    client: sdk.Client, environment: dict[str, str], name: str, tmp_path: Path
 ) -> None:
     """The first SIGTERM stops leasing; the job that is running finishes and is acked."""
     client.queues.create(name)
     queue = client.init_queue(name)
     receipt = queue.publish("slow", {})
-    process = spool_process("work", name, "--", "sh", "-c", "sleep 1", environment=environment)
+    started = tmp_path / "started"
+    command = ["sh", "-c", f"touch {started}; exec sleep 1"]
+    process = spool_process("work", name, "--", *command, environment=environment)
     try:
-        deadline = time.monotonic() + _STOP_TIMEOUT
-        while queue.job(receipt.job_id).state != "leased":
-            assert time.monotonic() < deadline, "the worker never leased the job"
-            time.sleep(0.05)
+        # Running, not only leased: a job whose lease answer is still on its way is not counted.
+        await eventually(started.exists, timeout=_STOP_TIMEOUT)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=_STOP_TIMEOUT) == 0
     finally:
@@ -102,19 +103,18 @@ def test_sigterm_lets_the_running_command_finish(
     assert queue.job(receipt.job_id).state == "succeeded"
 
 
-def test_a_second_signal_gives_the_running_job_back(
-    client: sdk.Client, environment: dict[str, str], name: str
+async def test_a_second_signal_gives_the_running_job_back(
+    client: sdk.Client, environment: dict[str, str], name: str, tmp_path: Path
 ) -> None:
     """Ctrl-C twice terminates the command and nacks its job at once."""
     client.queues.create(name)
     queue = client.init_queue(name)
     receipt = queue.publish("slow", {})
-    process = spool_process("work", name, "--", "sleep", "30", environment=environment)
+    started = tmp_path / "started"
+    command = ["sh", "-c", f"touch {started}; exec sleep 30"]
+    process = spool_process("work", name, "--", *command, environment=environment)
     try:
-        deadline = time.monotonic() + _STOP_TIMEOUT
-        while queue.job(receipt.job_id).state != "leased":
-            assert time.monotonic() < deadline, "the worker never leased the job"
-            time.sleep(0.05)
+        await eventually(started.exists, timeout=_STOP_TIMEOUT)
         process.send_signal(signal.SIGINT)
         time.sleep(0.2)
         process.send_signal(signal.SIGINT)
