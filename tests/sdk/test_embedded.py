@@ -21,7 +21,7 @@ from sdk._embedded import EmbeddedService
 from tests.conftest import ROOT
 from tests.sdk._support import resolve
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
 
 
 def _gone(pid: int) -> bool:

@@ -29,6 +29,7 @@ from tests.conftest import (
     ServerProcess,
     ServerStarter,
     delete_redis_prefix,
+    without_coverage,
 )
 from tests.server import schemathesis_hooks
 
@@ -119,7 +120,11 @@ def redis_server(
     prefix = f"spooltest-{uuid.uuid4().hex[:12]}"
     starter = ServerStarter(tmp_path_factory.mktemp("contract-redis"))
     try:
-        yield starter(f"{redis_url}?prefix={prefix}", config=config)
+        # Its code is measured in process by the tests above (tests/conftest.py's
+        # `_unmeasured_processes` says why a backdrop process runs without coverage).
+        with without_coverage():
+            server = starter(f"{redis_url}?prefix={prefix}", config=config)
+        yield server
     finally:
         starter.stop_all()
         delete_redis_prefix(redis_url, prefix)
