@@ -33,7 +33,7 @@ from server.config import (
 )
 from server.routes._spec import SpecError
 from tests.conftest import TEST_DESTINATIONS, assert_problem
-from tests.generated._spec import Operation, example_request, load_spec, operations
+from tests.generated._spec import YAML_DUMPER, Operation, example_request, load_spec, operations
 
 KINDS: tuple[Resource, ...] = ("stream", "queue", "message", "url_group")
 SECURED = [operation for operation in operations() if operation.security]
@@ -255,7 +255,7 @@ def _edited_spec(tmp_path: Path, edit: SpecEdit) -> Path:
     spec = copy.deepcopy(load_spec())
     edit(spec)
     path = tmp_path / "openapi.yaml"
-    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    path.write_text(yaml.dump(spec, Dumper=YAML_DUMPER, sort_keys=False), encoding="utf-8")
     return path
 
 

@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, tool_environment
+from tests.generated._spec import YAML_DUMPER, YAML_LOADER
 
 pytestmark = pytest.mark.slow
 
@@ -60,14 +61,15 @@ def _rename_field(node: Any, old: str, new: str) -> Any:
 
 def _rename_in_spec(checkout: Path, *renames: tuple[str, str, str]) -> None:
     spec_path = checkout / "openapi.yaml"
-    spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
+    spec = yaml.load(spec_path.read_text(encoding="utf-8"), Loader=YAML_LOADER)
     schemas = spec["components"]["schemas"]
     for schema, old, new in renames:
         assert old in schemas[schema]["properties"], f"{schema} has no field {old!r} any more"
         schemas[schema] = _rename_field(schemas[schema], old, new)
     # Written back through YAML: a spec that is loaded and dumped unchanged generates exactly
     # the committed generated/, so the renames are the only difference.
-    spec_path.write_text(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True), "utf-8")
+    text = yaml.dump(spec, Dumper=YAML_DUMPER, sort_keys=False, allow_unicode=True)
+    spec_path.write_text(text, "utf-8")
 
 
 def _generate_and_type_check(checkout: Path, mypy_cache: Path) -> subprocess.CompletedProcess[str]:
