@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import itertools
 import json
 import os
 import re
@@ -51,12 +52,65 @@ def _start_order(item: pytest.Item) -> tuple[float, bool]:
     return (-allowed, item.get_closest_marker("slow") is None)
 
 
+def _share_sizes(count: int, workers: int) -> list[int]:
+    # How pytest-xdist's work stealing first splits the collection among idle workers.
+    sizes = []
+    for share in range(workers):
+        sizes.append(count // (workers - share))
+        count -= sizes[-1]
+    return sizes
+
+
+def _dealt(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
+    """``items``, sorted by `_start_order`, in the order that gives the first of ``workers``
+    shares the long tests and the others the slow ones, each share filled up with quick tests.
+    """
+    long = [item for item in items if _start_order(item)[0] < 0]
+    slow = [item for item in items[len(long) :] if not _start_order(item)[1]]
+    quick = items[len(long) + len(slow) :]
+    # The slow tests go by module, so that a module's fixtures are set up once. Each share
+    # starts a different way into its modules: in collection order the end-to-end ones, which
+    # mostly wait, come first, and would otherwise wait on every worker at once.
+    modules = [list(group) for _, group in itertools.groupby(slow, key=lambda item: item.path)]
+    others = [modules[first :: workers - 1] for first in range(workers - 1)]
+    for index, share in enumerate(others):
+        turn = len(share) * index // len(others)
+        others[index] = share[turn:] + share[:turn]
+    sizes = _share_sizes(len(items), workers)
+    # The long tests start at once, then the quick ones of their share.
+    dealt = long + quick[: max(sizes[0] - len(long), 0)]
+    quick = quick[max(sizes[0] - len(long), 0) :]
+    for share, size in zip(others, sizes[1:], strict=True):
+        own = max(size - sum(len(module) for module in share), 0)
+        taken, quick = quick[:own], quick[own:]
+        # Runs of quick tests before, between and after the slow modules.
+        runs = len(share) + 1
+        for index in range(runs):
+            dealt += taken[len(taken) * index // runs : len(taken) * (index + 1) // runs]
+            if index < len(share):
+                dealt += share[index]
+    return dealt + quick
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Start the longest tests first: those allowed more than the suite's timeout, then the slow
     ones, each group in collection order. Under xdist's work stealing (`make test`) the quick tests
     then fill in around them, instead of one worker running a long test alone at the end.
+
+    Work stealing first hands each worker one contiguous share of the order, and a worker that
+    runs out steals the end of a busy worker's share. In one block, the slow tests all went to
+    one worker, queued behind the long ones, and were stolen once the quick tests had run out:
+    the processes that mostly wait then ran together at the end, with the CPU idle. So the long
+    tests keep the first share, the slow ones are dealt to the other shares by module, and each
+    of those workers alternates between runs of its quick tests and its slow modules: whichever
+    waits, the others compute. Measured on 2 cores with four workers and coverage: 177 s and
+    304 s of CPU, against 192 s and 335 s with the slow tests in one block.
     """
     items.sort(key=_start_order)
+    # Set in each worker by pytest-xdist, which collects in every worker alike.
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:
+        items[:] = _dealt(items, workers)
 
 
 def _is_coverage_variable(name: str) -> bool:
