@@ -78,8 +78,8 @@ def _dealt(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
         others[index] = share[turn:] + share[:turn]
     sizes = _share_sizes(len(items), workers)
     # The long tests start at once, then the quick ones of their share.
-    dealt = long + quick[: max(sizes[0] - len(long), 0)]
-    quick = quick[max(sizes[0] - len(long), 0) :]
+    own = max(sizes[0] - len(long), 0)
+    dealt, quick = long + quick[:own], quick[own:]
     for share, size in zip(others, sizes[1:], strict=True):
         own = max(size - sum(len(module) for module in share), 0)
         taken, quick = quick[:own], quick[own:]
@@ -128,8 +128,8 @@ def tool_environment() -> dict[str, str]:
 
 @contextlib.contextmanager
 def without_coverage() -> Iterator[None]:
-    """Processes started inside run without coverage: for fixtures shared at module or session
-    scope, which the ``unmeasured_processes`` marker (see `_unmeasured_processes`) cannot reach.
+    """Processes started inside run without coverage: what the ``unmeasured_processes`` marker
+    does for a test (see `_unmeasured_processes`), for fixtures shared at module or session scope.
     """
     saved = {name: value for name, value in os.environ.items() if _is_coverage_variable(name)}
     for name in saved:
@@ -141,7 +141,7 @@ def without_coverage() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def _unmeasured_processes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+def _unmeasured_processes(request: pytest.FixtureRequest) -> Iterator[None]:
     """Tests marked ``unmeasured_processes`` start their processes without coverage.
 
     The marked tests use the service as a backdrop: end to end, under faults, scaled out, fuzzed
@@ -152,9 +152,10 @@ def _unmeasured_processes(request: pytest.FixtureRequest, monkeypatch: pytest.Mo
     then without the marked ones: 96.62 % and 96.56 % of lines and branches.
     """
     if request.node.get_closest_marker("unmeasured_processes") is None:
+        yield
         return
-    for name in [name for name in os.environ if _is_coverage_variable(name)]:
-        monkeypatch.delenv(name)
+    with without_coverage():
+        yield
 
 
 @pytest.fixture(scope="session")
