@@ -12,7 +12,7 @@ SPECTRAL_VERSION := 6.16.3
 SPECTRAL_DIR := $(VENV)/spectral
 SPECTRAL := $(SPECTRAL_DIR)/node_modules/.bin/spectral
 
-.PHONY: help install generate check-generated lint test coverage contract serve demo bench clean
+.PHONY: help install generate check-generated lint checks test coverage contract serve demo bench clean
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -59,11 +59,20 @@ WARM_BYTECODE := $(TEST_ENVIRONMENT) $(BIN)/python -m compileall -q -j 0 sdk ser
 # the tests start included; below the floor the run fails.
 COVERAGE := --cov --cov-report=term
 
+checks: check-generated lint ## The generated code check and lint, one after the other
+
+# The checks run beside the suite rather than before it, at the lowest CPU priority: the suite
+# leaves a core idle about a sixth of its time (waiting on its processes), and the checks' 13 s of
+# CPU fit into those gaps instead of adding 20 s before the first test. Their output is kept and
+# printed after the suite's; either failing fails `make test`. `make checks` runs them alone.
 test: $(STAMP) ## Everything CI runs: generated code check, lint, and the suite with its coverage floor
-	$(MAKE) --no-print-directory check-generated
-	$(MAKE) --no-print-directory lint
 	$(WARM_BYTECODE)
-	$(PYTEST) $(COVERAGE)
+	checks_log="$$(mktemp)"; trap 'rm -f "$$checks_log"' EXIT; \
+	nice -n 19 $(MAKE) --no-print-directory checks >"$$checks_log" 2>&1 & \
+	suite=0; $(PYTEST) $(COVERAGE) || suite=$$?; \
+	checks=0; wait $$! || checks=$$?; \
+	cat "$$checks_log"; \
+	exit $$(( suite != 0 ? suite : checks ))
 
 coverage: $(STAMP) ## The suite with coverage, as `make test` runs it, and the report in .coverage-html/
 	$(WARM_BYTECODE)
