@@ -27,7 +27,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.protocols import Validator
 
-from server.heap import YOUNG_COLLECTION_THRESHOLD
+from server.heap import settle_heap
 from tests._loopback import LoopbackReceiver, ReceiverFactory
 from tests.generated._spec import load_spec
 
@@ -118,7 +118,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
     """Collect the tests with the garbage collector off, then settle the heap as a served app does
-    once started (server/heap.py): collect what collection left as garbage, freeze the rest and
+    once started (`settle_heap`): collect what collection left as garbage, freeze the rest and
     raise the young threshold.
 
     Collection leaves each worker some 330,000 objects that live until the session ends (the
@@ -131,10 +131,7 @@ def pytest_collection(session: pytest.Session) -> Generator[None, object, object
     try:
         return (yield)
     finally:
-        gc.collect()
-        gc.freeze()
-        _, middle, old = gc.get_threshold()
-        gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, middle, old)
+        settle_heap()
         gc.enable()
 
 
