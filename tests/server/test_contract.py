@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 # Imported for its global ``filter_failure`` hook.
 assert callable(schemathesis_hooks.filter_failure)
 
+# Most of these tests' work is hypothesis drawing requests, and code coverage's tracer made it
+# 60 % dearer (38 s of CPU alone, 62 s traced). What the app runs for them, the route and store
+# tests measure.
+pytestmark = pytest.mark.unmeasured
+
 # The coverage phase (boundary and type-violating values drawn from each schema) is run by the
 # independent run, against a real service on each store with these checks and hooks. Here
 # schemathesis would build its cases while collecting, once in every xdist worker: 14 s each.
