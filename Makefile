@@ -17,9 +17,17 @@ SPECTRAL := $(SPECTRAL_DIR)/node_modules/.bin/spectral
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+# The console's browser tests drive Debian's headless Chromium with selenium, installed without
+# trio and trio-websocket, which only its async DevTools client uses (the tests speak WebDriver):
+# httpcore imports trio wherever it is installed, and that was 120 ms of CPU in each of the
+# several hundred Python processes a test run starts. The rest of what selenium needs is pinned
+# in the dev extra.
+SELENIUM := selenium==4.51.0
+
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps '$(SELENIUM)'
 	touch $@
 
 install: $(STAMP) ## Create .venv and install the pinned dependencies
