@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import ServerProcess
+from tests.conftest import ServerProcess, ServerStarter
 
 pytestmark = pytest.mark.slow
 
@@ -33,12 +33,18 @@ CONFIG = {
 PATIENCE = 15.0
 
 
-@pytest.fixture
-def server(
-    spool_server: Callable[..., ServerProcess], sqlite_store_url: str
-) -> Iterator[ServerProcess]:
-    """A real server with a one-second read timeout."""
-    yield spool_server(sqlite_store_url, config=CONFIG)
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A real server with a one-second read timeout, one for the module: each test opens its own
+    connections and none writes what another reads, while a process per test spent most of its
+    time starting.
+    """
+    directory = tmp_path_factory.mktemp("http-protocol")
+    starter = ServerStarter(directory)
+    try:
+        yield starter(f"sqlite:///{directory / 'spool.db'}", config=CONFIG)
+    finally:
+        starter.stop_all()
 
 
 def _connect(server: ServerProcess) -> socket.socket:
