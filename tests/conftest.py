@@ -140,8 +140,8 @@ def coverage_paused() -> Iterator[None]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     """Tests marked ``unmeasured`` run untraced: their work is in tools (hypothesis drawing
-    requests, mypy, the syntax trees of the tests), which coverage's tracer slows down several
-    times over for nothing, while what they run of sdk/ and server/ other tests measure.
+    requests and URLs, the syntax trees of the tests), which coverage's tracer slows down 60 % and
+    more for nothing, while what they run of sdk/ and server/ other tests measure.
     """
     if item.get_closest_marker("unmeasured") is None:
         return (yield)
