@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Protocol
 
 import coverage
 import httpx
@@ -32,6 +32,7 @@ from jsonschema.protocols import Validator
 
 from server.heap import settle_heap
 from tests._loopback import LoopbackReceiver, ReceiverFactory
+from tests._server_template import ServerTemplates, is_coverage_variable
 from tests.generated._spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -186,17 +187,12 @@ def pytest_collection(session: pytest.Session) -> Generator[None, object, object
             gc.enable()
 
 
-def _is_coverage_variable(name: str) -> bool:
-    # Coverage's subprocess patch passes its settings on to child processes in these.
-    return name.startswith("COVERAGE_")
-
-
 def tool_environment() -> dict[str, str]:
     """The environment for a tool the tests run (schemathesis, the generators, mypy, pip), whose
     own code is not under test: without coverage's variables, so that coverage does not trace it
     (measured, the contract runs took half as much CPU again).
     """
-    return {name: value for name, value in os.environ.items() if not _is_coverage_variable(name)}
+    return {name: value for name, value in os.environ.items() if not is_coverage_variable(name)}
 
 
 @contextlib.contextmanager
@@ -204,7 +200,7 @@ def without_coverage() -> Iterator[None]:
     """Processes started inside run without coverage: what the ``unmeasured_processes`` marker
     does for a test (see `_unmeasured_processes`), for fixtures shared at module or session scope.
     """
-    saved = {name: value for name, value in os.environ.items() if _is_coverage_variable(name)}
+    saved = {name: value for name, value in os.environ.items() if is_coverage_variable(name)}
     for name in saved:
         del os.environ[name]
     try:
@@ -454,11 +450,29 @@ async def api(
         yield running
 
 
+class ServiceProcess(Protocol):
+    """What the tests use of a service process: a `subprocess.Popen` or a `ForkedProcess`."""
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    @property
+    def stdout(self) -> IO[bytes] | None: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def terminate(self) -> None: ...
+
+    def kill(self) -> None: ...
+
+
 @dataclasses.dataclass
 class ServerProcess:
     """A running ``python -m server`` process and how to reach it."""
 
-    process: subprocess.Popen[bytes]
+    process: ServiceProcess
     base_url: str
     token: str
     log_path: Path
@@ -477,7 +491,7 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=30)
-        return self.process.returncode
+        return self.process.wait()
 
     def log(self) -> str:
         """What the process wrote to stderr so far."""
@@ -485,10 +499,16 @@ class ServerProcess:
 
 
 class ServerStarter:
-    """Starts ``python -m server`` processes that log into one directory, and stops them all."""
+    """Starts ``python -m server`` processes that log into one directory, and stops them all.
 
-    def __init__(self, directory: Path) -> None:
+    A process with one worker that does not watch its stdin is forked from one of ``templates``,
+    which have imported the service already (tests/_server_template.py); the others are started
+    afresh, as they have processes or a stdin of their own.
+    """
+
+    def __init__(self, directory: Path, templates: ServerTemplates) -> None:
         self.directory = directory
+        self.templates = templates
         self.started: list[ServerProcess] = []
 
     def __call__(
@@ -517,10 +537,14 @@ class ServerStarter:
             command += ["--config", str(config_path)]
             token = config["tokens"][0]["token"]
         log_path = self.directory / f"spool-server-{index}.log"
+        process: ServiceProcess
         with log_path.open("wb") as log:
-            process = subprocess.Popen(
-                command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=log
-            )
+            if workers == 1 and "--exit-on-stdin-eof" not in arguments:
+                process = self.templates.spawn(command[3:], environment, stderr=log.fileno())
+            else:
+                process = subprocess.Popen(
+                    command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=log
+                )
         server = ServerProcess(process=process, base_url="", token=token, log_path=log_path)
         self.started.append(server)
         server.base_url = _read_ready_line(server)
@@ -534,8 +558,17 @@ class ServerStarter:
                 server.process.stdout.close()
 
 
+@pytest.fixture(scope="session")
+def server_templates() -> Iterator[ServerTemplates]:
+    """The templates services are forked from, ended with the session."""
+    with ServerTemplates(cwd=ROOT) as templates:
+        yield templates
+
+
 @pytest.fixture
-def spool_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
+def spool_server(
+    tmp_path: Path, server_templates: ServerTemplates
+) -> Iterator[Callable[..., ServerProcess]]:
     """Start real servers: ``spool_server(store_url, config=None, workers=1, log_level="warning",
     arguments=())`` returns a running
     :class:`ServerProcess` on a free loopback port once it printed its ready line; every process
@@ -543,7 +576,7 @@ def spool_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     the first token's secret is the one returned. Without it the server runs in development mode.
     ``arguments`` are added to the command line.
     """
-    starter = ServerStarter(tmp_path)
+    starter = ServerStarter(tmp_path, server_templates)
     yield starter
     starter.stop_all()
 

@@ -22,6 +22,7 @@ from schemathesis.python import asgi
 
 from server.app import create_app
 from server.config import Settings
+from tests._server_template import ServerTemplates
 from tests.conftest import (
     DEV_TOKEN,
     ROOT,
@@ -113,7 +114,7 @@ EVERYTHING = [{"resource": "*", "name": "*", "actions": ["publish", "consume", "
 
 @pytest.fixture(scope="module")
 def redis_server(
-    redis_url: str, tmp_path_factory: pytest.TempPathFactory
+    redis_url: str, tmp_path_factory: pytest.TempPathFactory, server_templates: ServerTemplates
 ) -> Iterator[ServerProcess]:
     """One server process for every operation (as in an independent run), on a private Redis
     prefix, with the development token; a process per operation spent most of the time starting.
@@ -123,7 +124,7 @@ def redis_server(
         "destinations": {"allow": list(TEST_DESTINATIONS)},
     }
     prefix = f"spooltest-{uuid.uuid4().hex[:12]}"
-    starter = ServerStarter(tmp_path_factory.mktemp("contract-redis"))
+    starter = ServerStarter(tmp_path_factory.mktemp("contract-redis"), server_templates)
     try:
         # Its code is measured in process by the tests above (tests/conftest.py's
         # `_unmeasured_processes` says why a backdrop process runs without coverage).
