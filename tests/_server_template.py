@@ -99,9 +99,7 @@ class ForkedProcess:
 
 
 class ServerTemplate:
-    """A template process serving forks for one environment (coverage's variables aside); a
-    context manager that ends it.
-    """
+    """A template process serving forks for one environment (coverage's variables aside)."""
 
     def __init__(self, environment: Mapping[str, str], *, cwd: Path) -> None:
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -148,20 +146,9 @@ class ServerTemplate:
         return ForkedProcess(int(answer), stdout=stdout_read, exit_code=exit_read)
 
     def close(self) -> None:
-        """End the template and wait for it (it saves its coverage data as it exits)."""
+        """End the template and wait for it; the services it forked run on."""
         self._control.close()
         self._process.wait(timeout=60)
-
-    def __enter__(self) -> ServerTemplate:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class ServerTemplates:
