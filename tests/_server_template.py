@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["ForkedProcess", "ServerTemplate", "ServerTemplates", "is_coverage_variable"]
+__all__ = ["ForkedProcess", "ServerTemplates", "is_coverage_variable"]
 
 _MESSAGE_SIZE = 1 << 20
 _DESCRIPTORS_PER_REQUEST = 3
@@ -98,8 +98,10 @@ class ForkedProcess:
         self.returncode = int(text)
 
 
-class ServerTemplate:
-    """A template process serving forks for one environment (coverage's variables aside)."""
+class _ServerTemplate:
+    """A template process serving forks; ``environment`` is its own, which holds no coverage
+    variables, so that it runs untraced.
+    """
 
     def __init__(self, environment: Mapping[str, str], *, cwd: Path) -> None:
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -109,11 +111,7 @@ class ServerTemplate:
             self._process = subprocess.Popen(
                 command,
                 cwd=cwd,
-                env={
-                    name: value
-                    for name, value in environment.items()
-                    if not is_coverage_variable(name)
-                },
+                env=dict(environment),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 pass_fds=[theirs.fileno()],
@@ -122,9 +120,7 @@ class ServerTemplate:
     def spawn(
         self, argv: Sequence[str], environment: Mapping[str, str], *, stderr: int
     ) -> ForkedProcess:
-        """Fork a service running ``python -m server ARGV`` with ``environment``, its stderr on
-        the descriptor ``stderr``.
-        """
+        """Fork a service, as `ServerTemplates.spawn` says."""
         stdout_read, stdout_write = os.pipe()
         exit_read, exit_write = os.pipe()
         request = json.dumps({"argv": list(argv), "environment": dict(environment)}).encode()
@@ -132,6 +128,8 @@ class ServerTemplate:
             with self._lock:
                 socket.send_fds(self._control, [request], [stdout_write, stderr, exit_write])
                 answer = self._control.recv(64)
+            if not answer:
+                raise RuntimeError(f"the service template ended (exit code {self._process.wait()})")
         except BaseException:
             os.close(stdout_read)
             os.close(exit_read)
@@ -139,10 +137,6 @@ class ServerTemplate:
         finally:
             os.close(stdout_write)
             os.close(exit_write)
-        if not answer:
-            os.close(stdout_read)
-            os.close(exit_read)
-            raise RuntimeError(f"the service template ended (exit code {self._process.wait()})")
         return ForkedProcess(int(answer), stdout=stdout_read, exit_code=exit_read)
 
     def close(self) -> None:
@@ -156,22 +150,23 @@ class ServerTemplates:
 
     def __init__(self, *, cwd: Path) -> None:
         self._cwd = cwd
-        self._templates: dict[frozenset[tuple[str, str]], ServerTemplate] = {}
+        self._templates: dict[frozenset[tuple[str, str]], _ServerTemplate] = {}
 
     def spawn(
         self, argv: Sequence[str], environment: Mapping[str, str], *, stderr: int
     ) -> ForkedProcess:
-        """Fork a service from the template of ``environment`` (see `ServerTemplate.spawn`)."""
-        key = frozenset(
-            (name, value)
+        """Fork a service running ``python -m server ARGV`` with ``environment``, its stderr on
+        the descriptor ``stderr``, from the template of that environment.
+        """
+        template_environment = {
+            name: value
             for name, value in environment.items()
             if name not in _VARIABLES_OF_EACH_TEST and not is_coverage_variable(name)
-        )
+        }
+        key = frozenset(template_environment.items())
         template = self._templates.get(key)
         if template is None:
-            template = self._templates[key] = ServerTemplate(
-                {name: value for name, value in key}, cwd=self._cwd
-            )
+            template = self._templates[key] = _ServerTemplate(template_environment, cwd=self._cwd)
         return template.spawn(argv, environment, stderr=stderr)
 
     def close(self) -> None:

@@ -527,23 +527,26 @@ class ServerStarter:
         environment = {
             key: value for key, value in os.environ.items() if not key.startswith("SPOOL_")
         }
-        command = [sys.executable, "-m", "server", "--store", store_url, "--port", "0"]
-        command += ["--workers", str(workers), "--log-level", log_level]
-        command += arguments
+        argv = ["--store", store_url, "--port", "0", "--workers", str(workers)]
+        argv += ["--log-level", log_level, *arguments]
         token = DEV_TOKEN
         if config is not None:
             config_path = self.directory / f"spool-config-{index}.json"
             config_path.write_text(json.dumps(config))
-            command += ["--config", str(config_path)]
+            argv += ["--config", str(config_path)]
             token = config["tokens"][0]["token"]
         log_path = self.directory / f"spool-server-{index}.log"
         process: ServiceProcess
         with log_path.open("wb") as log:
             if workers == 1 and "--exit-on-stdin-eof" not in arguments:
-                process = self.templates.spawn(command[3:], environment, stderr=log.fileno())
+                process = self.templates.spawn(argv, environment, stderr=log.fileno())
             else:
                 process = subprocess.Popen(
-                    command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=log
+                    [sys.executable, "-m", "server", *argv],
+                    cwd=ROOT,
+                    env=environment,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
                 )
         server = ServerProcess(process=process, base_url="", token=token, log_path=log_path)
         self.started.append(server)
