@@ -64,6 +64,7 @@ __all__ = [
     "make_publish_call",
     "optional",
     "resolve_idempotency_key",
+    "tls_context",
 ]
 
 P = ParamSpec("P")
@@ -191,7 +192,7 @@ def optional(value: T | Unset) -> T | None:
 
 
 @functools.cache
-def _tls() -> ssl.SSLContext:
+def tls_context() -> ssl.SSLContext:
     """The TLS context of every HTTP client the SDK makes: httpx's default (certifi's CA bundle,
     verification on), made once. Loading the CA bundle is most of the time and memory an
     httpx client costs (~800 KiB each), and the SDK never changes the context once made.
@@ -324,7 +325,7 @@ class SyncTransport(_Transport):
                 f"http_client must be an httpx.Client, got {type(http_client).__name__}"
             )
         self._owns_http_client = http_client is None
-        self._http = http_client if http_client is not None else _Client(verify=_tls())
+        self._http = http_client if http_client is not None else _Client(verify=tls_context())
         _adopt(self._http, settings)
 
     def send(self, call: Call[T]) -> T:
@@ -375,7 +376,7 @@ class _OwnAsyncTransport(httpx.AsyncBaseTransport):
 
         from ._http11 import Http11Transport
 
-        self._lean = Http11Transport(ASYNC_LIMITS, ssl_context=_tls())
+        self._lean = Http11Transport(ASYNC_LIMITS, ssl_context=tls_context())
         self._httpx: httpx.AsyncHTTPTransport | None = None
         # Where respx (by default) and pytest-httpx put their mocks; while one of them is in place,
         # requests go through httpx's transport, so that the mock sees every one.
@@ -387,7 +388,7 @@ class _OwnAsyncTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if _httpx_transport_mocked(self._mockable):
             if self._httpx is None:
-                self._httpx = httpx.AsyncHTTPTransport(verify=_tls(), limits=ASYNC_LIMITS)
+                self._httpx = httpx.AsyncHTTPTransport(verify=tls_context(), limits=ASYNC_LIMITS)
             return await self._httpx.handle_async_request(request)
         return await self._lean.handle_async_request(request)
 

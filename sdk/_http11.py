@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import math
 import re
 import ssl
@@ -115,17 +116,26 @@ class _Connection:
         return bool(data)
 
 
+@functools.cache
+def _default_tls() -> ssl.SSLContext:
+    # Loading the CA bundle is 15 ms of CPU and 800 KiB: made once per process, when its first
+    # https connection opens, not whenever a transport is made (each app lifespan makes its
+    # delivery engine's). A context is safe to share, as nothing changes it once made.
+    return httpx.create_ssl_context(trust_env=False)
+
+
 class ConnectionPool:
     """Kept-alive connections by origin, at most ``limits.max_connections`` requests in flight
     and ``limits.max_keepalive_connections`` connections idle, each for
-    ``limits.keepalive_expiry`` seconds at most.
+    ``limits.keepalive_expiry`` seconds at most; https connections speak TLS with
+    ``ssl_context``, or with httpx's default context when it is None.
     """
 
     def __init__(
         self,
         limits: httpx.Limits,
         *,
-        ssl_context: ssl.SSLContext,
+        ssl_context: ssl.SSLContext | None,
         network_backend: httpcore.AsyncNetworkBackend,
     ) -> None:
         self._ssl_context = ssl_context
@@ -228,7 +238,8 @@ class ConnectionPool:
         stream = await self._backend.connect_tcp(host, port, timeout=timeout)
         if scheme == "https":
             try:
-                stream = await stream.start_tls(self._ssl_context, host, timeout)
+                context = self._ssl_context or _default_tls()
+                stream = await stream.start_tls(context, host, timeout)
             except BaseException:
                 await stream.aclose()
                 raise
@@ -500,8 +511,9 @@ async def _until_close(connection: _Connection, timeout: float | None) -> AsyncI
 class Http11Transport(httpx.AsyncBaseTransport):
     """An httpx transport that sends each request over a kept-alive HTTP/1.1 connection of its own
     :class:`ConnectionPool` within ``limits``. ``ssl_context`` defaults to httpx's (the system's
-    certificate authorities, environment ignored), ``network_backend`` to sdk/_network.py's (what
-    server/delivery/transport.py wraps to connect only to vetted addresses).
+    certificate authorities, environment ignored), one per process made at its first https
+    connection; ``network_backend`` to sdk/_network.py's (what server/delivery/transport.py wraps
+    to connect only to vetted addresses).
     """
 
     def __init__(
@@ -513,7 +525,7 @@ class Http11Transport(httpx.AsyncBaseTransport):
     ) -> None:
         self._pool = ConnectionPool(
             limits,
-            ssl_context=ssl_context or httpx.create_ssl_context(trust_env=False),
+            ssl_context=ssl_context,
             network_backend=network_backend or NetworkBackend(),
         )
 

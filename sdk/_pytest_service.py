@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 import httpx
 
 from ._exceptions import APIStatusError, ConfigurationError
+from ._http import tls_context
 from ._receiver import Receiver
 
 if TYPE_CHECKING:
@@ -154,7 +155,10 @@ class SpoolService:
         def answered(response: httpx.Response) -> None:
             tracker.see_answer(response.request, response.read())
 
-        http = httpx.Client(event_hooks={"request": [tracker.see_request], "response": [answered]})
+        http = httpx.Client(
+            event_hooks={"request": [tracker.see_request], "response": [answered]},
+            verify=tls_context(),
+        )
         client = Client(self.base_url, self.api_key, http_client=http, **options)
         client._exit_stack.callback(http.close)
         return client
@@ -171,7 +175,9 @@ class SpoolService:
         async def answered(response: httpx.Response) -> None:
             tracker.see_answer(response.request, await response.aread())
 
-        http = httpx.AsyncClient(event_hooks={"request": [sent], "response": [answered]})
+        http = httpx.AsyncClient(
+            event_hooks={"request": [sent], "response": [answered]}, verify=tls_context()
+        )
         client = AsyncClient(self.base_url, self.api_key, http_client=http, **options)
         client._exit_stack.push_async_callback(http.aclose)
         return client

@@ -270,7 +270,7 @@ def test_the_facade_reaches_each_operation_as_its_generated_module() -> None:
 
 def test_the_sdks_own_http_clients_share_one_verifying_tls_context() -> None:
     """Every client the SDK makes uses one TLS context, httpx's default: verification on."""
-    context = _http._tls()
+    context = _http.tls_context()
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
     first, second = sdk.Client(BASE_URL, API_KEY), sdk.AsyncClient(BASE_URL, API_KEY)
     pools = [

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from sdk import _http11
 from sdk._http11 import Http11Transport
 from server.delivery import default_transport
 from server.destinations import DestinationPolicy, IPAddress, Resolver
@@ -284,3 +285,32 @@ async def test_https_goes_through_tls_and_verifies_the_receiver(
             await refusing.post(server.url, content=b"{}")
     finally:
         await refusing.aclose()
+
+
+async def test_the_default_tls_context_ignores_the_environment_and_is_made_once(
+    keep_alive_server: ServerFactory,
+    certificate: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Deliveries trust the default CA bundle, not ``$SSL_CERT_FILE``: a receiver whose
+    certificate the environment names is refused. The context is made at the first https
+    connection, not with each transport, and every transport of the process shares it.
+    """
+    cert, key = certificate
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_context.load_cert_chain(cert, key)
+    server = await keep_alive_server(ssl_context=server_context)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    _http11._default_tls.cache_clear()
+    clients = [delivery_client(LOOPBACK) for _ in range(2)]
+    try:
+        assert _http11._default_tls.cache_info().currsize == 0
+        for client in clients:
+            with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+                await client.post(server.url, content=b"{}")
+    finally:
+        for client in clients:
+            await client.aclose()
+    made = _http11._default_tls.cache_info()
+    assert (made.misses, made.hits) == (1, 1)
+    assert server.requests == 0
