@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Sequence
 from typing import Any, TypeVar
 
@@ -16,6 +17,7 @@ from redis.asyncio.connection import (
     UnixDomainSocketConnection,
     parse_url,
 )
+from redis.driver_info import DriverInfo
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .cluster import TurnTakingCluster
@@ -64,6 +66,7 @@ def new_client(
         socket_connect_timeout=_CONNECT_TIMEOUT_SECONDS,
     )
     pool.connection_class = _PACKING_CLASSES.get(pool.connection_class, pool.connection_class)
+    pool.connection_kwargs["driver_info"] = _driver_info()
     # Set after from_url because the URL's own socket_timeout would win over an argument.
     deadline = pool.connection_kwargs.pop("socket_timeout", _SOCKET_TIMEOUT_SECONDS)
     pool.connection_kwargs["socket_timeout"] = None
@@ -167,8 +170,18 @@ def _new_cluster_client(
         wait_seconds=_POOL_WAIT_SECONDS,
         deadline_seconds=deadline if read_timeout else None,
         socket_timeout=None,
+        driver_info=_driver_info(),
         **options,
     )
+
+
+@functools.cache
+def _driver_info() -> DriverInfo:
+    # What every connection sends with CLIENT SETINFO. Without one given, redis-py builds it for
+    # each new connection, reading its own version from the installed package's metadata: half
+    # of a connection's setup (1.9 ms of CPU, 1.0 ms with this). It cannot change while the
+    # process runs, and nothing here adds to it.
+    return DriverInfo()
 
 
 async def require_redis_7(client: Client) -> None:
