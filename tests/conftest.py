@@ -141,8 +141,9 @@ def coverage_paused() -> Iterator[None]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     """Tests marked ``unmeasured`` run untraced: their work is in tools (hypothesis drawing
-    requests and URLs, the syntax trees of the tests), which coverage's tracer slows down 60 % and
-    more for nothing, while what they run of sdk/ and server/ other tests measure.
+    requests and URLs, the syntax trees of the tests) or in generated/, which coverage's tracer
+    slows down 60 % and more for nothing, while what they run of sdk/ and server/ other tests
+    measure.
     """
     if item.get_closest_marker("unmeasured") is None:
         return (yield)
