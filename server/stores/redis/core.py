@@ -115,8 +115,7 @@ class RedisCore(Store):
         try:
             await require_redis_7(client)
             self._scripts = {name: client.register_script(text) for name, text in SCRIPTS.items()}
-            for text in SCRIPTS.values():
-                await client.script_load(text)
+            await _load_missing(client, list(self._scripts.values()))
             await backfill_listing_indexes(client, self._keys)
         except BaseException:
             await client.aclose()
@@ -203,3 +202,15 @@ class RedisCore(Store):
                 ]
                 replayed, result = await write([record], claim_args)
         return bool(replayed), result
+
+
+async def _load_missing(client: Client, scripts: Sequence[AsyncScript]) -> None:
+    """Load the scripts Redis does not hold yet (on a cluster, those some master lacks, onto
+    every master). One SCRIPT EXISTS answers for all of them: a server that already holds them,
+    as it does for every store opened after the first, costs one round trip instead of a SCRIPT
+    LOAD of each script's whole text.
+    """
+    present = await client.script_exists(*(script.sha for script in scripts))
+    for script, loaded in zip(scripts, present, strict=True):
+        if not loaded:
+            await client.script_load(script.script)

@@ -16,6 +16,7 @@ import redis
 from server.stores import InvalidStoreURL, store_from_url
 from server.stores.base import IdempotencyClaim, NewJob, QueueSettings, StoreUnavailableError
 from server.stores.redis import RedisStore
+from server.stores.redis.scripts import SCRIPTS
 from tests._stores import opened
 from tests.conftest import local_redis_cluster
 
@@ -134,6 +135,36 @@ async def test_commands_and_blocked_reads_beyond_a_nodes_connections_wait_for_on
         await store.delete_stream("s0")
     finally:
         await store.close()
+
+
+def _script_commands(node: redis.Redis) -> tuple[int, int]:
+    """The SCRIPT LOAD and SCRIPT EXISTS calls ``node`` answered since its stats were reset."""
+    stats = node.info("commandstats")
+    load, exists = (
+        stats.get(f"cmdstat_script|{name}", {}).get("calls", 0) for name in ("load", "exists")
+    )
+    return int(load), int(exists)
+
+
+async def test_opening_loads_only_the_scripts_the_masters_lack(
+    redis_cluster_store_url: str, node_clients: list[redis.Redis]
+) -> None:
+    """A store opened on masters that hold no script loads every one onto each of them; one
+    opened once they hold them asks with a single SCRIPT EXISTS per master and loads nothing.
+    (The worker's own cluster, so flushing its script caches disturbs no other test.)
+    """
+    for node in node_clients:
+        node.script_flush()
+        node.config_resetstat()
+    async with opened(RedisStore.from_url(redis_cluster_store_url)) as store:
+        assert [_script_commands(node) for node in node_clients] == [(len(SCRIPTS), 1)] * 3
+        for node in node_clients:
+            node.config_resetstat()
+        async with opened(RedisStore.from_url(redis_cluster_store_url)) as again:
+            assert [_script_commands(node) for node in node_clients] == [(0, 1)] * 3
+            await again.append("loaded", [1], trim=None, nomkstream=False)
+        await store.append("loaded", [2], trim=None, nomkstream=False)
+        assert len(await store.range("loaded", start="-", end="+", count=10, reverse=False)) == 2
 
 
 async def test_a_cluster_that_cannot_be_reached_is_unavailable_at_open() -> None:
