@@ -73,6 +73,32 @@ def _settings(
     )
 
 
+async def test_every_operation_is_exported_at_zero_from_the_first_scrape(api: RunningApp) -> None:
+    """Before any request, a scrape shows every operation's answered status classes and its
+    latency histogram, at 0, so that rate() sees the first error; a request counts in them.
+    """
+    operations = {
+        operation["operationId"]
+        for item in load_spec()["paths"].values()
+        for operation in item.values()
+        if isinstance(operation, dict) and "operationId" in operation
+    }
+    samples = _samples(await _scrape(api.client))
+    for operation in operations:
+        for status_class in ("2xx", "4xx", "5xx"):
+            labels = {"operation": operation, "status_class": status_class}
+            assert samples[("spool_http_requests_total", frozenset(labels.items()))] == 0
+        latency = (
+            "spool_http_request_duration_seconds_count",
+            frozenset({("operation", operation)}),
+        )
+        assert samples[latency] == 0
+    assert (await api.client.get("/v1/health")).status_code == 200
+    text = await _scrape(api.client)
+    assert _value(text, "spool_http_requests_total", operation="getHealth", status_class="2xx") == 1
+    assert _value(text, "spool_http_request_duration_seconds_count", operation="getHealth") == 1
+
+
 async def test_publishes_and_replays_are_counted(api: RunningApp) -> None:
     """N publishes count N requests and N written entries; a repeated Idempotency-Key counts a
     replay and writes nothing.
