@@ -151,8 +151,8 @@ class _RequestSeries:
     """One operation's request counters and latency histogram, labelled at its first request or
     at the first scrape, whichever comes first: every scrape shows them, at 0 until requests come,
     and an app that is never scraped does not label the series of operations it never answers.
-    Labelling them as the routes were bound was three quarters of making an app (prometheus
-    validates and builds each child anew: 4 ms of CPU an app, twice that with coverage).
+    Labelled as the routes were bound, they were half of making an app: prometheus validates and
+    builds each child anew, and ``create_app`` took 3.4 ms of CPU instead of 1.7 ms.
     """
 
     __slots__ = ("_by_class", "_latency", "_operation_id", "_requests", "_request_seconds")
@@ -180,9 +180,7 @@ class _RequestSeries:
 
     def count(self, status: int, seconds: float) -> None:
         """One request answered with ``status`` after ``seconds``."""
-        latency = self._latency
-        if latency is None:
-            latency = self.label()
+        latency = self.label()
         index = min(max(status // 100, 1), 5) - 1
         counter = self._by_class[index]
         if counter is None:
