@@ -24,7 +24,7 @@ import sdk
 from tests.conftest import ROOT
 from tests.faults._config import CONFIG, TOKEN
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 PUBLISHES = 120
 KILL_AFTER = 40
