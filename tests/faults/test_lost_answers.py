@@ -24,7 +24,7 @@ from tests.conftest import ServerProcess
 from tests.faults._config import CONFIG, TOKEN
 from tests.faults._proxy import Fault, fault_proxy
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 PUBLISHES = 10
 # Nothing listens there; the messages are scheduled an hour ahead and never attempted anyway.
