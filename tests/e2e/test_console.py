@@ -34,7 +34,7 @@ import sdk
 from sdk._embedded import EmbeddedService
 from tests.e2e._receivers import Answer, ScriptedReceiver
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 CHROMIUM = os.environ.get("SPOOL_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("SPOOL_CHROMEDRIVER", "/usr/bin/chromedriver")
