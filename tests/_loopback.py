@@ -1,4 +1,6 @@
-"""A scripted HTTP/1.1 receiver on loopback, for the tests of sdk/_http11.py and the transports on it."""
+"""A scripted HTTP/1.1 receiver on loopback, for the tests of HTTP clients: the delivery
+transport's (server/delivery/transport.py) and the SDK's.
+"""
 
 from __future__ import annotations
 

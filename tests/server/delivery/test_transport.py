@@ -1,7 +1,7 @@
 """The delivery engine's HTTP transport (server/delivery/transport.py): it connects only to vetted
-addresses, so DNS rebinding gets nowhere and the Host header keeps the name; and, as
-``default_transport`` builds it on sdk/_http11.py, against real HTTP/1.1 servers on loopback it
-keeps connections alive, drops closed ones and speaks TLS.
+addresses, so DNS rebinding gets nowhere and the Host header keeps the name; and, against real
+HTTP/1.1 servers on loopback, it keeps connections alive, drops closed ones and speaks TLS with the
+host's name.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sdk import _http11
-from sdk._http11 import Http11Transport
 from server.delivery import default_transport
+from server.delivery.transport import DeliveryTransport, VettedNetworkBackend, tls_context
 from server.destinations import DestinationPolicy, IPAddress, Resolver
 from tests._eventually import eventually
 from tests._loopback import ReceiverFactory
@@ -270,8 +269,8 @@ async def test_https_goes_through_tls_and_verifies_the_receiver(
     server_context.load_cert_chain(cert, key)
     server = await keep_alive_server(ssl_context=server_context)
     trusting = ssl.create_default_context(cafile=str(cert))
-    limits = httpx.Limits(max_connections=4, max_keepalive_connections=4)
-    client = httpx.AsyncClient(transport=Http11Transport(limits, ssl_context=trusting))
+    vetted = VettedNetworkBackend(LOOPBACK)
+    client = httpx.AsyncClient(transport=DeliveryTransport(vetted, ssl_context=trusting))
     try:
         for _ in range(3):
             assert (await client.post(server.url, content=b"{}")).text == "ok"
@@ -293,24 +292,24 @@ async def test_the_default_tls_context_ignores_the_environment_and_is_made_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Deliveries trust the default CA bundle, not ``$SSL_CERT_FILE``: a receiver whose
-    certificate the environment names is refused. The context is made at the first https
-    connection, not with each transport, and every transport of the process shares it.
+    certificate the environment names is refused. The context is made at the first request,
+    not with each transport, and every transport of the process shares it.
     """
     cert, key = certificate
     server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_context.load_cert_chain(cert, key)
     server = await keep_alive_server(ssl_context=server_context)
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))
-    _http11._default_tls.cache_clear()
+    tls_context.cache_clear()
     clients = [delivery_client(LOOPBACK) for _ in range(2)]
     try:
-        assert _http11._default_tls.cache_info().currsize == 0
+        assert tls_context.cache_info().currsize == 0
         for client in clients:
             with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
                 await client.post(server.url, content=b"{}")
     finally:
         for client in clients:
             await client.aclose()
-    made = _http11._default_tls.cache_info()
+    made = tls_context.cache_info()
     assert (made.misses, made.hits) == (1, 1)
     assert server.requests == 0
