@@ -5,12 +5,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import gc
-import importlib
-import itertools
 import json
 import os
-import pkgutil
 import re
 import select
 import shutil
@@ -20,19 +16,16 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-import coverage
 import httpx
 import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.protocols import Validator
 
-from server.heap import settle_heap
 from tests._loopback import LoopbackReceiver, ReceiverFactory
-from tests._server_template import ServerTemplates, is_coverage_variable
 from tests.generated._spec import load_spec
 
 if TYPE_CHECKING:
@@ -55,182 +48,13 @@ def _redis_answers(url: str) -> bool:
         return False
 
 
-def _start_order(item: pytest.Item) -> tuple[float, bool]:
-    timeout = item.get_closest_marker("timeout")
-    allowed = float(timeout.args[0]) if timeout is not None and timeout.args else 0.0
-    return (-allowed, item.get_closest_marker("slow") is None)
-
-
-def _share_sizes(count: int, workers: int) -> list[int]:
-    # How pytest-xdist's work stealing first splits the collection among idle workers.
-    sizes = []
-    for share in range(workers):
-        sizes.append(count // (workers - share))
-        count -= sizes[-1]
-    return sizes
-
-
-def _dealt(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
-    """``items``, sorted by `_start_order`, in the order that gives the first of ``workers``
-    shares the long tests and the others the slow ones, each share filled up with quick tests.
-    """
-    long = [item for item in items if _start_order(item)[0] < 0]
-    slow = [item for item in items[len(long) :] if not _start_order(item)[1]]
-    quick = items[len(long) + len(slow) :]
-    # The slow tests go by module, so that a module's fixtures are set up once. Each share
-    # starts a different way into its modules: in collection order the end-to-end ones, which
-    # mostly wait, come first, and would otherwise wait on every worker at once.
-    modules = [list(group) for _, group in itertools.groupby(slow, key=lambda item: item.path)]
-    others = [modules[first :: workers - 1] for first in range(workers - 1)]
-    for index, share in enumerate(others):
-        turn = len(share) * index // len(others)
-        others[index] = share[turn:] + share[:turn]
-    sizes = _share_sizes(len(items), workers)
-    # The long tests start at once, then the quick ones of their share.
-    own = max(sizes[0] - len(long), 0)
-    dealt, quick = long + quick[:own], quick[own:]
-    for share, size in zip(others, sizes[1:], strict=True):
-        own = max(size - sum(len(module) for module in share), 0)
-        taken, quick = quick[:own], quick[own:]
-        # Runs of quick tests before, between and after the slow modules.
-        runs = len(share) + 1
-        for index in range(runs):
-            dealt += taken[len(taken) * index // runs : len(taken) * (index + 1) // runs]
-            if index < len(share):
-                dealt += share[index]
-    return dealt + quick
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Start the longest tests first: those allowed more than the suite's timeout, then the slow
-    ones, each group in collection order. Under xdist's work stealing (`make test`) the quick tests
-    then fill in around them, instead of one worker running a long test alone at the end.
-
-    Work stealing first hands each worker one contiguous share of the order, and a worker that
-    runs out steals the end of a busy worker's share. In one block, the slow tests all went to
-    one worker, queued behind the long ones, and were stolen once the quick tests had run out:
-    the processes that mostly wait then ran together at the end, with the CPU idle. So the long
-    tests keep the first share, the slow ones are dealt to the other shares by module, and each
-    of those workers alternates between runs of its quick tests and its slow modules: whichever
-    waits, the others compute. Measured on 2 cores with four workers and coverage, in turn:
-    166 s and 163 s, against 176 s and 171 s with the slow tests in one block.
-    """
-    items.sort(key=_start_order)
-    # Set in each worker by pytest-xdist, which collects in every worker alike.
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if workers > 1:
-        items[:] = _dealt(items, workers)
-
-
-@contextlib.contextmanager
-def coverage_paused() -> Iterator[None]:
-    """Coverage traces nothing inside: every measurement started is stopped, then started again.
-
-    An xdist worker runs two, one on top of the other: the one coverage's subprocess patch starts
-    with every Python process, and pytest-cov's. Stopping only the top one (what pytest-cov's
-    ``no_cover`` does) resumes the other, which traces as much.
-    """
-    paused: list[coverage.Coverage] = []
-    while (measuring := coverage.Coverage.current()) is not None:
-        measuring.stop()
-        paused.append(measuring)
-    try:
-        yield
-    finally:
-        for measuring in reversed(paused):
-            measuring.start()
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
-    """Tests marked ``unmeasured`` run untraced: their work is in tools (hypothesis drawing
-    requests and URLs, the syntax trees of the tests) or in generated/, which coverage's tracer
-    slows down 60 % and more for nothing, while what they run of sdk/ and server/ other tests
-    measure.
-    """
-    if item.get_closest_marker("unmeasured") is None:
-        return (yield)
-    with coverage_paused():
-        return (yield)
-
-
-def _import_the_measured_packages() -> None:
-    # Every module of sdk/ and server/ but the entry points, which run when imported.
-    for package_name in ("sdk", "server"):
-        package = importlib.import_module(package_name)
-        for module in pkgutil.walk_packages(package.__path__, f"{package_name}."):
-            if not module.name.endswith(".__main__"):
-                importlib.import_module(module.name)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
-    """Collect the tests with coverage paused and the garbage collector off, then settle the heap
-    as a served app does once started (`settle_heap`): collect what collection left as garbage,
-    freeze the rest and raise the young threshold.
-
-    What collection runs of sdk/ and server/ is the modules' own code, imported first with
-    coverage measuring; the rest is pytest, the test modules and schemathesis building its tests,
-    whose millions of calls coverage's tracer saw for nothing: it made a worker's collection take
-    11.7 s of CPU instead of 6.5 s.
-
-    Collection leaves each worker some 330,000 objects that live until the session ends (the
-    modules, the items and their parameters, the schemas and examples the schemathesis tests
-    build). Full collections walked them again and again while they were made, and all of them
-    in every full collection during the run: gc callbacks in the workers counted 17 s of the
-    suite's CPU, 8 s once settled.
-    """
-    # xdist's controller runs no test, so what it would import is measured by the workers.
-    runs_tests = not session.config.pluginmanager.hasplugin("dsession")
-    if runs_tests and coverage.Coverage.current() is not None:
-        _import_the_measured_packages()
-    with coverage_paused():
-        gc.disable()
-        try:
-            return (yield)
-        finally:
-            settle_heap()
-            gc.enable()
-
-
 def tool_environment() -> dict[str, str]:
     """The environment for a tool the tests run (schemathesis, the generators, mypy, pip), whose
-    own code is not under test: without coverage's variables, so that coverage does not trace it
-    (measured, the contract runs took half as much CPU again).
+    own code is not under test: without the ``COVERAGE_*`` variables in which coverage's
+    subprocess patch asks every child process to measure itself, as tracing a tool measures
+    nothing of sdk/ or server/ and made the contract runs take half as much CPU again.
     """
-    return {name: value for name, value in os.environ.items() if not is_coverage_variable(name)}
-
-
-@contextlib.contextmanager
-def without_coverage() -> Iterator[None]:
-    """Processes started inside run without coverage: what the ``unmeasured_processes`` marker
-    does for a test (see `_unmeasured_processes`), for fixtures shared at module or session scope.
-    """
-    saved = {name: value for name, value in os.environ.items() if is_coverage_variable(name)}
-    for name in saved:
-        del os.environ[name]
-    try:
-        yield
-    finally:
-        os.environ.update(saved)
-
-
-@pytest.fixture(autouse=True)
-def _unmeasured_processes(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Tests marked ``unmeasured_processes`` start their processes without coverage.
-
-    The marked tests use the service as a backdrop: end to end, under faults, scaled out, fuzzed
-    by the contract runs, the README and the demo. What those processes run is measured already,
-    in process and by the tests about the processes themselves (tests/server/test_process.py,
-    test_main.py, test_http_protocol.py, the CLI's and the pytest plugin's tests), while tracing
-    them cost about 55 s of CPU, an eighth of the suite's. Measured with every process traced,
-    then without the marked ones: 96.62 % and 96.56 % of lines and branches.
-    """
-    if request.node.get_closest_marker("unmeasured_processes") is None:
-        yield
-        return
-    with without_coverage():
-        yield
+    return {name: value for name, value in os.environ.items() if not name.startswith("COVERAGE_")}
 
 
 @pytest.fixture(scope="session")
@@ -466,29 +290,11 @@ async def api(
         yield running
 
 
-class ServiceProcess(Protocol):
-    """What the tests use of a service process: a `subprocess.Popen` or a `ForkedProcess`."""
-
-    @property
-    def returncode(self) -> int | None: ...
-
-    @property
-    def stdout(self) -> IO[bytes] | None: ...
-
-    def poll(self) -> int | None: ...
-
-    def wait(self, timeout: float | None = None) -> int: ...
-
-    def terminate(self) -> None: ...
-
-    def kill(self) -> None: ...
-
-
 @dataclasses.dataclass
 class ServerProcess:
     """A running ``python -m server`` process and how to reach it."""
 
-    process: ServiceProcess
+    process: subprocess.Popen[bytes]
     base_url: str
     token: str
     log_path: Path
@@ -515,16 +321,10 @@ class ServerProcess:
 
 
 class ServerStarter:
-    """Starts ``python -m server`` processes that log into one directory, and stops them all.
+    """Starts ``python -m server`` processes that log into one directory, and stops them all."""
 
-    A process with one worker that does not watch its stdin is forked from one of ``templates``,
-    which have imported the service already (tests/_server_template.py); the others are started
-    afresh, as they have processes or a stdin of their own.
-    """
-
-    def __init__(self, directory: Path, templates: ServerTemplates) -> None:
+    def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self.templates = templates
         self.started: list[ServerProcess] = []
 
     def __call__(
@@ -543,27 +343,19 @@ class ServerStarter:
         environment = {
             key: value for key, value in os.environ.items() if not key.startswith("SPOOL_")
         }
-        argv = ["--store", store_url, "--port", "0", "--workers", str(workers)]
-        argv += ["--log-level", log_level, *arguments]
+        command = [sys.executable, "-m", "server", "--store", store_url, "--port", "0"]
+        command += ["--workers", str(workers), "--log-level", log_level, *arguments]
         token = DEV_TOKEN
         if config is not None:
             config_path = self.directory / f"spool-config-{index}.json"
             config_path.write_text(json.dumps(config))
-            argv += ["--config", str(config_path)]
+            command += ["--config", str(config_path)]
             token = config["tokens"][0]["token"]
         log_path = self.directory / f"spool-server-{index}.log"
-        process: ServiceProcess
         with log_path.open("wb") as log:
-            if workers == 1 and "--exit-on-stdin-eof" not in arguments:
-                process = self.templates.spawn(argv, environment, stderr=log.fileno())
-            else:
-                process = subprocess.Popen(
-                    [sys.executable, "-m", "server", *argv],
-                    cwd=ROOT,
-                    env=environment,
-                    stdout=subprocess.PIPE,
-                    stderr=log,
-                )
+            process = subprocess.Popen(
+                command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=log
+            )
         server = ServerProcess(process=process, base_url="", token=token, log_path=log_path)
         self.started.append(server)
         server.base_url = _read_ready_line(server)
@@ -577,17 +369,8 @@ class ServerStarter:
                 server.process.stdout.close()
 
 
-@pytest.fixture(scope="session")
-def server_templates() -> Iterator[ServerTemplates]:
-    """The templates services are forked from, ended with the session."""
-    with ServerTemplates(cwd=ROOT) as templates:
-        yield templates
-
-
 @pytest.fixture
-def spool_server(
-    tmp_path: Path, server_templates: ServerTemplates
-) -> Iterator[Callable[..., ServerProcess]]:
+def spool_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     """Start real servers: ``spool_server(store_url, config=None, workers=1, log_level="warning",
     arguments=())`` returns a running
     :class:`ServerProcess` on a free loopback port once it printed its ready line; every process
@@ -595,7 +378,7 @@ def spool_server(
     the first token's secret is the one returned. Without it the server runs in development mode.
     ``arguments`` are added to the command line.
     """
-    starter = ServerStarter(tmp_path, server_templates)
+    starter = ServerStarter(tmp_path)
     yield starter
     starter.stop_all()
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 
 def test_the_demo_runs_the_whole_tour() -> None:

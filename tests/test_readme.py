@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 README = ROOT / "README.md"
 # A block opens with ```python (nothing else on the line) and ends at the next line that is ```.

@@ -14,7 +14,7 @@ from bench._load import post_request, run_load
 from bench._report import Report, format_report
 from bench._server import rss_bytes, running_server
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 # Nothing listens on port 1, so the connection is refused at once.
 SILENT_REDIS_URL = "redis://127.0.0.1:1/15"

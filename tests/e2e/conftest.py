@@ -5,9 +5,6 @@ run starting processes); tests keep apart by using names no other test uses. The
 started the way `Client.embedded()` starts its own (tests/sdk/test_embedded.py covers that
 wrapper): SQLite in a temporary directory, and Redis under a private key prefix removed at the end.
 Every test using `client` runs four times: both stores, with a `Client` and an `AsyncClient`.
-
-The services run without coverage, as do the processes the end-to-end tests start themselves (the
-``unmeasured_processes`` marker); tests/conftest.py says why.
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ import pytest
 
 import sdk
 from sdk._embedded import EmbeddedService
-from tests.conftest import without_coverage
 
 AnyClient = sdk.Client | sdk.AsyncClient
 
@@ -27,8 +23,7 @@ AnyClient = sdk.Client | sdk.AsyncClient
 @pytest.fixture(scope="session")
 def sqlite_service() -> Iterator[EmbeddedService]:
     """The embedded default: SQLite in a temporary directory."""
-    with without_coverage():
-        service = EmbeddedService.start()
+    service = EmbeddedService.start()
     yield service
     service.stop()
 
@@ -39,8 +34,7 @@ def redis_service(redis_url: str) -> Iterator[EmbeddedService]:
     import redis
 
     prefix = f"spoole2e-{uuid.uuid4().hex[:12]}"
-    with without_coverage():
-        service = EmbeddedService.start(store=f"{redis_url}?prefix={prefix}")
+    service = EmbeddedService.start(store=f"{redis_url}?prefix={prefix}")
     yield service
     service.stop()
     connection = redis.Redis.from_url(redis_url)

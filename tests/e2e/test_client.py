@@ -11,7 +11,7 @@ import pytest
 import sdk
 from sdk._embedded import EmbeddedService
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 
 def test_base_url_and_api_key_come_from_the_environment(

@@ -26,7 +26,7 @@ from tests.e2e._support import eventually
 from tests.e2e.conftest import AnyClient
 from tests.sdk._support import resolve
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 # Attempt times travel as RFC 3339 with milliseconds: comparing two of them loses up to 1 ms each.
 CLOCK_ROUNDING_MS = 20.0

@@ -14,7 +14,7 @@ from tests.e2e._support import closed_port_url
 from tests.e2e.conftest import AnyClient
 from tests.sdk._support import resolve
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 EVERYTHING = [{"resource": "*", "name": "*", "actions": ["publish", "consume", "admin"]}]
 

@@ -16,7 +16,7 @@ from tests.e2e._support import eventually
 from tests.e2e.conftest import AnyClient
 from tests.sdk._support import resolve
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import sdk
 from tests.e2e.conftest import AnyClient
 from tests.sdk._support import resolve
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 ENTRY_ID = re.compile(r"\d+-\d+")
 

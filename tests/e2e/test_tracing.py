@@ -20,7 +20,7 @@ from tests.e2e._receivers import ScriptedReceiver
 from tests.e2e.conftest import AnyClient
 from tests.sdk._support import resolve
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 RUN_LIMIT = 60
 

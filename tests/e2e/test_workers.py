@@ -11,7 +11,7 @@ import sdk
 from tests.e2e.conftest import AnyClient
 from tests.sdk._support import resolve
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 # Bounds every run(): a broken loop fails its assertions instead of hanging the suite.
 RUN_LIMIT = 60

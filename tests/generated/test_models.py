@@ -10,10 +10,6 @@ import generated.models
 import generated.pydantic_models
 from tests.generated._spec import SchemaExample, canonical_json, load_spec, schema_examples
 
-# What these tests run is generated/ and the document's tools, which coverage does not measure
-# (it measures sdk/ and server/): traced, they took 7 s of CPU more than untraced, for no line.
-pytestmark = pytest.mark.unmeasured
-
 EXAMPLES = list(schema_examples())
 by_example = pytest.mark.parametrize(
     "case", EXAMPLES, ids=[f"{case.where}-{case.schema_name}" for case in EXAMPLES]

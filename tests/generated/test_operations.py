@@ -33,10 +33,6 @@ from tests.generated._spec import (
     wire_string,
 )
 
-# What these tests run is generated/ and the document's tools, which coverage does not measure
-# (it measures sdk/ and server/): traced, they took 7 s of CPU more than untraced, for no line.
-pytestmark = pytest.mark.unmeasured
-
 OPERATIONS = operations()
 MODES: tuple[Literal["sync", "async"], ...] = ("sync", "async")
 ERROR_CASES = [

@@ -19,10 +19,6 @@ from tests.generated._spec import (
     snake_case,
 )
 
-# What these tests run is generated/ and the document's tools, which coverage does not measure
-# (it measures sdk/ and server/): traced, they took 7 s of CPU more than untraced, for no line.
-pytestmark = pytest.mark.unmeasured
-
 TAGS = {"streams", "queues", "messages", "system"}
 PUBLIC_OPERATIONS = {"getHealth", "getOpenapiDocument"}
 PUBLISH_OPERATIONS = {

@@ -21,7 +21,7 @@ from sdk._embedded import EmbeddedService
 from tests.conftest import ROOT
 from tests.sdk._support import resolve
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 
 def _gone(pid: int) -> bool:

@@ -22,7 +22,6 @@ from schemathesis.python import asgi
 
 from server.app import create_app
 from server.config import Settings
-from tests._server_template import ServerTemplates
 from tests.conftest import (
     DEV_TOKEN,
     ROOT,
@@ -30,7 +29,6 @@ from tests.conftest import (
     ServerProcess,
     ServerStarter,
     delete_redis_prefix,
-    without_coverage,
 )
 from tests.server import schemathesis_hooks
 
@@ -40,11 +38,6 @@ if TYPE_CHECKING:
 
 # Imported for its global ``filter_failure`` hook.
 assert callable(schemathesis_hooks.filter_failure)
-
-# Most of these tests' work is hypothesis drawing requests, and code coverage's tracer made it
-# 60 % dearer (38 s of CPU alone, 62 s traced). What the app runs for them, the route and store
-# tests measure.
-pytestmark = pytest.mark.unmeasured
 
 # The coverage phase (boundary and type-violating values drawn from each schema) is run by the
 # independent run, against a real service on each store with these checks and hooks. Here
@@ -114,7 +107,7 @@ EVERYTHING = [{"resource": "*", "name": "*", "actions": ["publish", "consume", "
 
 @pytest.fixture(scope="module")
 def redis_server(
-    redis_url: str, tmp_path_factory: pytest.TempPathFactory, server_templates: ServerTemplates
+    redis_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ServerProcess]:
     """One server process for every operation (as in an independent run), on a private Redis
     prefix, with the development token; a process per operation spent most of the time starting.
@@ -124,13 +117,9 @@ def redis_server(
         "destinations": {"allow": list(TEST_DESTINATIONS)},
     }
     prefix = f"spooltest-{uuid.uuid4().hex[:12]}"
-    starter = ServerStarter(tmp_path_factory.mktemp("contract-redis"), server_templates)
+    starter = ServerStarter(tmp_path_factory.mktemp("contract-redis"))
     try:
-        # Its code is measured in process by the tests above (tests/conftest.py's
-        # `_unmeasured_processes` says why a backdrop process runs without coverage).
-        with without_coverage():
-            server = starter(f"{redis_url}?prefix={prefix}", config=config)
-        yield server
+        yield starter(f"{redis_url}?prefix={prefix}", config=config)
     finally:
         starter.stop_all()
         delete_redis_prefix(redis_url, prefix)

@@ -253,7 +253,6 @@ async def test_a_replay_does_not_use_quota(app_factory: AppFactory, store_url: s
 
 
 @pytest.mark.slow
-@pytest.mark.unmeasured_processes
 def test_a_killed_process_leaves_every_key_safe_to_repeat(
     store_url: str, spool_server: Callable[..., ServerProcess]
 ) -> None:

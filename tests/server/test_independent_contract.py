@@ -31,11 +31,7 @@ RUN_SECONDS = 1800
 # fail here with "AST constructor recursion depth mismatch" (schemathesis 4.32.5, Python 3.11).
 PHASES = ["examples,coverage", "fuzzing", "stateful"]
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.timeout(RUN_SECONDS + 60),
-    pytest.mark.unmeasured_processes,
-]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(RUN_SECONDS + 60)]
 
 
 def _run_schemathesis(server: ServerProcess, tmp_path: Path, phases: str) -> None:

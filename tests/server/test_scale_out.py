@@ -24,7 +24,7 @@ import sdk
 from tests.conftest import ServerProcess
 from tests.e2e._receivers import Answer, ScriptedReceiver
 
-pytestmark = [pytest.mark.slow, pytest.mark.unmeasured_processes]
+pytestmark = pytest.mark.slow
 
 EVERYTHING = [{"resource": "*", "name": "*", "actions": ["publish", "consume", "admin"]}]
 MESSAGE_COUNT = 40
