@@ -13,7 +13,6 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests._server_template import ServerTemplates
 from tests.conftest import ServerProcess, ServerStarter
 
 pytestmark = pytest.mark.slow
@@ -35,15 +34,13 @@ PATIENCE = 15.0
 
 
 @pytest.fixture(scope="module")
-def server(
-    tmp_path_factory: pytest.TempPathFactory, server_templates: ServerTemplates
-) -> Iterator[ServerProcess]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """A real server with a one-second read timeout, one for the module: each test opens its own
     connections and none writes what another reads, while a process per test spent most of its
     time starting.
     """
     directory = tmp_path_factory.mktemp("http-protocol")
-    starter = ServerStarter(directory, server_templates)
+    starter = ServerStarter(directory)
     try:
         yield starter(f"sqlite:///{directory / 'spool.db'}", config=CONFIG)
     finally:
