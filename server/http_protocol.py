@@ -13,13 +13,21 @@ armed and cancelled per request cost a handle and a heap push and pop on every p
 
 The timeout comes from the app's settings through the lifespan state (``READ_TIMEOUT_STATE_KEY``),
 so every worker process of ``spool-server --workers N`` applies the same one.
+
+A request with both ``Content-Length`` and ``Transfer-Encoding`` is refused with the same 400 and
+its connection closed (RFC 9112 section 6.3). h11 reads such a body as chunked, but a proxy in
+front may have gone by ``Content-Length``; whatever either of them took for the next request would
+otherwise be served on the same connection, unseen by the proxy (request smuggling). The refusal
+happens before the app sees the request, and nothing pipelined after it is ever read.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterable
 
+from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .config import DEFAULT_HTTP_READ_TIMEOUT_SECONDS
@@ -30,21 +38,37 @@ READ_TIMEOUT_STATE_KEY = "spool.http_read_timeout_seconds"
 # How long a connection refused as malformed keeps reading (and dropping) what the client sends.
 _LINGER_SECONDS = 2.0
 
-_MALFORMED = json.dumps(
-    {
-        "type": "https://spool.dev/problems/malformed_request",
-        "title": "Bad Request",
-        "status": 400,
-        "code": "malformed_request",
-        "detail": "the request is not valid HTTP/1.1",
-    }
-).encode()
-_MALFORMED_RESPONSE = (
-    b"HTTP/1.1 400 Bad Request\r\n"
-    b"content-type: application/problem+json\r\n"
-    b"connection: close\r\n"
-    b"content-length: " + str(len(_MALFORMED)).encode() + b"\r\n\r\n" + _MALFORMED
+
+def _problem_response(detail: str) -> bytes:
+    """A whole 400 ``malformed_request`` response that ends the connection."""
+    document = json.dumps(
+        {
+            "type": "https://spool.dev/problems/malformed_request",
+            "title": "Bad Request",
+            "status": 400,
+            "code": "malformed_request",
+            "detail": detail,
+        }
+    ).encode()
+    return (
+        b"HTTP/1.1 400 Bad Request\r\n"
+        b"content-type: application/problem+json\r\n"
+        b"connection: close\r\n"
+        b"content-length: " + str(len(document)).encode() + b"\r\n\r\n" + document
+    )
+
+
+_MALFORMED_RESPONSE = _problem_response("the request is not valid HTTP/1.1")
+_AMBIGUOUS_RESPONSE = _problem_response(
+    "Content-Length and Transfer-Encoding together leave the body's length ambiguous; send one"
 )
+
+
+def _framed_both_ways(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Whether a request's head (names lowercased, as h11 gives them) has both framings."""
+    # h11 has refused every Transfer-Encoding but a single "chunked" already.
+    names = {name for name, _ in headers}
+    return b"transfer-encoding" in names and b"content-length" in names
 
 
 class H11ReadDeadlineProtocol(H11Protocol):
@@ -56,10 +80,17 @@ class H11ReadDeadlineProtocol(H11Protocol):
     _discarding = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        # uvicorn runs each request of the connection through ``app``; through the check first,
+        # a request framed both ways never reaches the service.
+        self._served = self.app
+        self.app = self._checked_app
         super().connection_made(transport)
         self._start_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        # A running request holds the check already; undone, the connection's protocol is no
+        # reference cycle (through its own bound method) and goes as soon as the connection does.
+        self.app = self._served
         self._deadline = None
         if self._timer is not None:
             self._timer.cancel()
@@ -77,10 +108,24 @@ class H11ReadDeadlineProtocol(H11Protocol):
 
     def send_400_response(self, msg: str) -> None:
         # uvicorn answers text/plain; every error of this API is problem+json.
-        self.logger.warning("malformed request: %s", msg)
+        self._refuse(_MALFORMED_RESPONSE, msg)
+
+    async def _checked_app(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not _framed_both_ways(scope["headers"]):
+            await self._served(scope, receive, send)
+            return
+        self._refuse(_AMBIGUOUS_RESPONSE, "both Content-Length and Transfer-Encoding")
+        # The answer went out past uvicorn, which must not answer again: it sends nothing for a
+        # request whose client is gone, which the closing connection tells it once it is closed.
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    def _refuse(self, response: bytes, reason: str) -> None:
+        """Answer ``response`` (a whole 400) and close the connection, reading nothing more."""
+        self.logger.warning("malformed request: %s", reason)
         if self.transport.is_closing():
             return
-        self.transport.write(_MALFORMED_RESPONSE)
+        self.transport.write(response)
         if not self.transport.can_write_eof():
             self.transport.close()
             return

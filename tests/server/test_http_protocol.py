@@ -191,3 +191,116 @@ def test_malformed_http_gets_a_problem_document(
     status_line, problem = _problem(received)
     assert status_line == "HTTP/1.1 400 Bad Request"
     assert (problem["status"], problem["code"]) == (400, "malformed_request")
+
+
+def _publish_head(stream: str, *framing: str) -> bytes:
+    """The head of a publish to ``stream`` with the ``framing`` header lines, in that order."""
+    lines = [
+        f"POST /v1/streams/{stream}/entries HTTP/1.1",
+        "Host: spool",
+        f"Authorization: Bearer {TOKEN}",
+        "Content-Type: application/json",
+        *framing,
+    ]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def _stream_exists(server: ServerProcess, stream: str) -> bool:
+    with _connect(server) as connection:
+        connection.sendall(
+            f"GET /v1/streams/{stream} HTTP/1.1\r\nHost: spool\r\n"
+            f"Authorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n".encode()
+        )
+        received, _ = _read_until_closed(connection)
+    assert received.startswith((b"HTTP/1.1 200", b"HTTP/1.1 404")), received
+    return received.startswith(b"HTTP/1.1 200")
+
+
+@pytest.mark.parametrize(
+    ("stream", "transfer_encoding", "content_length", "transfer_encoding_first"),
+    [
+        ("smuggled-cl-first", "Transfer-Encoding: chunked", "Content-Length: {}", False),
+        ("smuggled-te-first", "Transfer-Encoding: chunked", "Content-Length: {}", True),
+        ("smuggled-lower", "transfer-encoding: chunked", "content-length: {}", False),
+        ("smuggled-upper", "TRANSFER-ENCODING: CHUNKED", "CONTENT-LENGTH: {}", True),
+        ("smuggled-mixed", "TrAnSfEr-EnCoDiNg: ChUnKeD", "Content-Length: {}", False),
+        ("smuggled-spaces", "Transfer-Encoding: \t chunked \t", "Content-Length:   {}  ", True),
+        ("smuggled-zero", "Transfer-Encoding: chunked", "Content-Length: 0", False),
+    ],
+    ids=["cl-first", "te-first", "lower-case", "upper-case", "mixed-case", "whitespace", "cl-0"],
+)
+def test_a_request_with_both_framings_is_refused_and_its_connection_closed(
+    server: ServerProcess,
+    stream: str,
+    transfer_encoding: str,
+    content_length: str,
+    transfer_encoding_first: bool,
+) -> None:
+    """Content-Length with Transfer-Encoding: chunked, however spelled and in either order, is
+    400 malformed_request and the end of the connection: neither it nor the request hidden after
+    its chunked body is served (RFC 9112 section 6.3).
+    """
+    body = json.dumps({"body": "outer"}).encode()
+    chunked = f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
+    length = content_length.format(len(chunked))
+    framing = (
+        (transfer_encoding, length) if transfer_encoding_first else (length, transfer_encoding)
+    )
+    hidden_body = json.dumps({"body": "hidden"}).encode()
+    hidden = _publish_head(stream, f"Content-Length: {len(hidden_body)}") + hidden_body
+    with _connect(server) as connection:
+        connection.sendall(_publish_head(stream, *framing) + chunked + hidden)
+        received, waited = _read_until_closed(connection)
+    assert waited < PATIENCE
+    assert received.count(b"HTTP/1.1 ") == 1, received
+    status_line, problem = _problem(received)
+    assert status_line == "HTTP/1.1 400 Bad Request"
+    assert (problem["status"], problem["code"]) == (400, "malformed_request")
+    assert "Transfer-Encoding" in problem["detail"]
+    assert b"\r\nconnection: close\r\n" in received.partition(b"\r\n\r\n")[0].lower()
+    assert not _stream_exists(server, stream)
+
+
+def test_pipelined_requests_on_a_kept_alive_connection_are_all_served(
+    server: ServerProcess,
+) -> None:
+    """Requests sent back to back on one connection, framed by Content-Length, by chunks or not
+    at all, are each served in turn: the refusal is for a request framed both ways only.
+    """
+    first = json.dumps({"body": "first"}).encode()
+    second = json.dumps({"body": "second"}).encode()
+    pipelined = (
+        _publish_head("pipelined", f"Content-Length: {len(first)}")
+        + first
+        + _publish_head("pipelined", "Transfer-Encoding: chunked")
+        + f"{len(second):x}\r\n".encode()
+        + second
+        + b"\r\n0\r\n\r\n"
+        + f"GET /v1/streams/pipelined HTTP/1.1\r\nHost: spool\r\n"
+        f"Authorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n".encode()
+    )
+    with _connect(server) as connection:
+        connection.sendall(pipelined)
+        received, _ = _read_until_closed(connection)
+    answers = _split_responses(received)
+    assert [answer.split(b"\r\n", 1)[0] for answer in answers] == [
+        b"HTTP/1.1 201 Created",
+        b"HTTP/1.1 201 Created",
+        b"HTTP/1.1 200 OK",
+    ], answers
+    assert json.loads(answers[2].partition(b"\r\n\r\n")[2])["length"] == 2
+
+
+def _split_responses(received: bytes) -> list[bytes]:
+    """Responses sent back to back, each framed by its Content-Length."""
+    responses = []
+    while received:
+        head, _, rest = received.partition(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        responses.append(head + b"\r\n\r\n" + rest[:length])
+        received = rest[length:]
+    return responses
