@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -233,7 +233,8 @@ async def _http_exception_handler(request: Request, error: Exception) -> Respons
 
 class _RequestIdMiddleware:
     """Names every request, echoes the name in ``X-Request-Id``, and turns an unexpected failure
-    into a logged 500 ``internal_error`` instead of a bare error page.
+    into a logged 500 ``internal_error`` instead of a bare error page. A request whose connection
+    closed before it arrived whole is no failure: it is logged at INFO and answered nothing.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -264,6 +265,14 @@ class _RequestIdMiddleware:
 
         try:
             await self.app(scope, receive, send_with_id)
+        except ClientDisconnect:
+            # Nobody is left to answer, and nothing was written: the body had not arrived whole.
+            logger.info(
+                "the connection closed before the request arrived whole: %s %s (request %s)",
+                scope.get("method"),
+                scope.get("path"),
+                request_id,
+            )
         except Exception:
             logger.exception(
                 "unexpected failure serving %s %s (request %s)",

@@ -32,7 +32,7 @@ from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -94,7 +94,10 @@ _DELIVERY_BUCKETS = (
 )
 _LAG_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 60.0)
 
-_STATUS_CLASSES = ("1xx", "2xx", "3xx", "4xx", "5xx")
+# A status's first digit, or client_closed: a request whose connection closed before the request
+# arrived whole, which was answered nothing and is no failure of the service (nginx's 499).
+_STATUS_CLASSES = ("1xx", "2xx", "3xx", "4xx", "5xx", "client_closed")
+_CLIENT_CLOSED = _STATUS_CLASSES.index("client_closed")
 # Exported from the start, at 0, so that rate() sees the first error; the API answers no other.
 _ANSWERED_CLASSES = ("2xx", "4xx", "5xx")
 _PUBLISH_KINDS: Final = {
@@ -184,11 +187,25 @@ class _RequestSeries:
         index = min(max(status // 100, 1), 5) - 1
         counter = self._by_class[index]
         if counter is None:
-            counter = self._by_class[index] = self._requests.labels(
-                self._operation_id, _STATUS_CLASSES[index]
-            )
+            counter = self._labelled(index)
         counter.inc()
         latency.observe(seconds)
+
+    def client_closed(self) -> None:
+        """One request whose connection closed before it arrived whole; with no response, it
+        has no latency to observe.
+        """
+        self.label()
+        counter = self._by_class[_CLIENT_CLOSED]
+        if counter is None:
+            counter = self._labelled(_CLIENT_CLOSED)
+        counter.inc()
+
+    def _labelled(self, index: int) -> Counter:
+        counter = self._by_class[index] = self._requests.labels(
+            self._operation_id, _STATUS_CLASSES[index]
+        )
+        return counter
 
 
 class Metrics:
@@ -206,7 +223,8 @@ class Metrics:
         registry = self.registry = CollectorRegistry(auto_describe=False)
         self._requests = Counter(
             "spool_http_requests",
-            "Requests answered, by operation id and status class.",
+            "Requests by operation id and status class (client_closed: the connection closed "
+            "before the request arrived whole, and nothing was answered).",
             ["operation", "status_class"],
             registry=registry,
         )
@@ -284,6 +302,9 @@ class Metrics:
             started = clock()
             try:
                 response = await endpoint(request)
+            except ClientDisconnect:
+                series.client_closed()
+                raise
             except Exception as error:
                 series.count(_status_of(error), clock() - started)
                 raise

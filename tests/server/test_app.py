@@ -299,3 +299,58 @@ async def test_an_unreachable_store_is_a_503_problem_with_retry_after(
     response = await api.client.get("/v1/streams/events")
     assert_problem(response, 503, "unavailable")
     assert response.headers["retry-after"] == "1"
+
+
+async def _publish_abandoned_mid_body(app: Any) -> list[dict[str, Any]]:
+    """A publish declaring 1000 bytes whose connection closes after 10: what the app sends."""
+    messages_in: list[dict[str, Any]] = [
+        {"type": "http.request", "body": b'{"body": "', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    received = iter(messages_in)
+
+    async def receive() -> dict[str, Any]:
+        return next(received)
+
+    messages: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        messages.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/streams/abandoned/entries",
+        "raw_path": b"/v1/streams/abandoned/entries",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"spool.test"),
+            (b"authorization", b"Bearer spool-dev-token"),
+            (b"content-type", b"application/json"),
+            (b"content-length", b"1000"),
+        ],
+        "client": ("127.0.0.1", 1234),
+        "server": ("spool.test", 80),
+    }
+    await app(scope, receive, send)
+    return messages
+
+
+async def test_a_client_gone_mid_body_is_logged_at_info_and_answered_nothing(
+    api: RunningApp, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A connection that closes before the body arrived whole is no failure of the service: one
+    INFO line with the request id and no traceback, no answer, nothing written.
+    """
+    with caplog.at_level(logging.DEBUG, logger="spool.server"):
+        messages = await _publish_abandoned_mid_body(api.app)
+    assert messages == []
+    records = [record for record in caplog.records if record.name == "spool.server"]
+    assert [record.levelno for record in records] == [logging.INFO], caplog.text
+    assert records[0].exc_info is None
+    assert "POST /v1/streams/abandoned/entries (request req_" in records[0].getMessage()
+    assert_problem(await api.client.get("/v1/streams/abandoned"), 404, "stream_not_found")
