@@ -24,6 +24,8 @@ __all__ = [
     "check_max_deliveries",
     "check_not_negative",
     "check_queue_settings",
+    "check_session_key",
+    "check_session_lifetime",
     "check_token_bucket",
     "check_traceparent",
     "check_trim",
@@ -38,6 +40,7 @@ _ENTRY_ID = re.compile(r"([0-9]{1,20})(?:-([0-9]{1,20}))?")
 # The longest stream name openapi.yaml's ResourceName allows.
 _MAX_STREAM_NAME = 128
 DEAD_LETTER_SUFFIX = ".dead"
+_SESSION_KEY = re.compile(r"[A-Za-z0-9_-]{16,128}")
 # W3C Trace Context's traceparent, as openapi.yaml's Traceparent pattern states it.
 TRACEPARENT = re.compile(r"[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")
 
@@ -102,6 +105,28 @@ def check_not_negative(value: int, *, name: str) -> None:
     """``validation_failed`` for a length, delay or amount below 0, naming it ``name``."""
     if value < 0:
         raise StoreError("validation_failed", f"{name} must not be negative: {value}")
+
+
+def check_session_key(key: str) -> None:
+    """``validation_failed`` for a console session key that is not 16 to 128 letters, digits,
+    ``-`` or ``_``: every backend keeps it in a key or column of its own, so it is plain text.
+    """
+    if _SESSION_KEY.fullmatch(key) is None:
+        raise StoreError(
+            "validation_failed",
+            f"a console session key must be 16 to 128 letters, digits, - or _: {key!r}",
+        )
+
+
+def check_session_lifetime(token_id: str, lifetime: float, idle: float) -> None:
+    """``validation_failed`` for an empty token id, or a lifetime or idle time that is not a
+    number of seconds above 0.
+    """
+    if not token_id:
+        raise StoreError("validation_failed", "a console session needs a token id")
+    for name, seconds in (("lifetime", lifetime), ("idle", idle)):
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise StoreError("validation_failed", f"{name} must be a number > 0: {seconds}")
 
 
 def check_trim(trim: Trim) -> None:

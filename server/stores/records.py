@@ -12,6 +12,7 @@ __all__ = [
     "JSON",
     "AppendResult",
     "ClaimResult",
+    "ConsoleSession",
     "DeadLetterRecord",
     "DeliveredEntry",
     "DeliveryAttemptRecord",
@@ -425,3 +426,21 @@ class IdempotencyClaim:
     request_hash: str
     ttl: float
     replay_only: bool = False
+
+
+# Console sessions ------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConsoleSession:
+    """A console sign-in the store keeps: the token it was made with, named by its id and a check
+    value of its secret (never the secret), and its deadlines by the store's clock. It ends at
+    ``expires_at`` whatever happens, and earlier once ``idle_seconds`` pass without a visit that
+    touches it.
+    """
+
+    token_id: str
+    token_check: str
+    created_at: float
+    expires_at: float
+    idle_seconds: float

@@ -51,6 +51,7 @@ keys of their own, each changed by one command or single-key script.
 ``<p>:m:{messages}:idem:<key>``                    hash: an idempotent message publish's record
 ``<p>:quota:<token_id>``                           string: a token's message count
 ``<p>:rate:<key>``                                 hash: a rate-limit bucket (``tokens``, ``at``)
+``<p>:console:<key>``                              hash: a console session (TTL)
 =================================================  ============================================
 
 An idempotency record lives in the slot of what its write changes, so the write's own script
@@ -114,13 +115,14 @@ returned to the delayed set. Numbers a script computes are written with ``%.17g`
 round-trips a double exactly (Redis would round a Lua number to 14 digits).
 
 The package has one module per idea: ``core`` (connections, life cycle, the script runner, an
-idempotent write), ``streams``, ``queues``, ``messages`` (with dead letters and URL groups) and
-``limits`` (quotas, rate limits) add one resource's hooks each to ``RedisCore`` (the methods
-``Store``'s public methods call once they have checked their arguments, ``_append`` and so on),
-and ``store`` composes them into ``RedisStore``. ``keys`` names every key, ``indexes`` catches the
-listing indexes up on open, ``scripts`` reads the Lua of ``lua/``, ``records`` turns hashes into
-records, ``arguments`` writes values into script arguments, ``errors`` maps refusals and outages to
-store errors, ``connection`` and ``cluster`` make the clients.
+idempotent write), ``streams``, ``queues``, ``messages`` (with dead letters and URL groups),
+``limits`` (quotas, rate limits) and ``sessions`` (the console's) add one resource's hooks each
+to ``RedisCore`` (the methods ``Store``'s public methods call once they have checked their
+arguments, ``_append`` and so on), and ``store`` composes them into ``RedisStore``. ``keys``
+names every key, ``indexes`` catches the listing indexes up on open, ``scripts`` reads the Lua of
+``lua/``, ``records`` turns hashes into records, ``arguments`` writes values into script
+arguments, ``errors`` maps refusals and outages to store errors, ``connection`` and ``cluster``
+make the clients.
 """
 
 from __future__ import annotations

@@ -144,3 +144,7 @@ class StoreKeys:
     def rate(self, key: str) -> str:
         """A rate-limit bucket."""
         return f"{self.prefix}:rate:{key}"
+
+    def console_session(self, key: str) -> str:
+        """A console session's hash."""
+        return f"{self.prefix}:console:{key}"

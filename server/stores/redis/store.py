@@ -6,13 +6,14 @@ from .errors import outages_raise_unavailable
 from .limits import RedisLimits
 from .messages import RedisMessages
 from .queues import RedisQueues
+from .sessions import RedisSessions
 from .streams import RedisStreams
 
 __all__ = ["RedisStore"]
 
 
 @outages_raise_unavailable
-class RedisStore(RedisStreams, RedisQueues, RedisMessages, RedisLimits):
+class RedisStore(RedisStreams, RedisQueues, RedisMessages, RedisLimits, RedisSessions):
     """Spool's data in Redis, shareable by several service processes."""
 
     kind = "redis"

@@ -20,11 +20,12 @@ monotonic clock instead, so a frozen test clock cannot stretch them.
 
 The store is one class composed of one mixin per resource, all on the connection core
 (``_core``): streams (``_streams``), consumer groups (``_groups``), queues and jobs (``_queues``),
-HTTP messages (``_messages``), URL groups (``_url_groups``), dead letters (``_dead_letters``), and
-quotas and rate limits (``_limits``); the tables and their upgrades are in ``_schema``, idempotent
-writes in ``_idempotency``. Each module's docstring gives the rules of its resource. The modules
-implement the hooks (``_append``, ``_range``, …) that ``Store``'s public methods call once they
-have checked their arguments (``server/stores/contract/``), so they check nothing themselves.
+HTTP messages (``_messages``), URL groups (``_url_groups``), dead letters (``_dead_letters``),
+quotas and rate limits (``_limits``), and the console's sessions (``_sessions``); the tables and
+their upgrades are in ``_schema``, idempotent writes in ``_idempotency``. Each module's docstring
+gives the rules of its resource. The modules implement the hooks (``_append``, ``_range``, …)
+that ``Store``'s public methods call once they have checked their arguments
+(``server/stores/contract/``), so they check nothing themselves.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ._limits import LimitsMixin
 from ._messages import MessagesMixin
 from ._queues import QueuesMixin
 from ._schema import SCHEMA_VERSION
+from ._sessions import SessionsMixin
 from ._streams import (
     APPROXIMATE_TRIM_MAX_SLACK,
     APPROXIMATE_TRIM_MIN_SLACK,
@@ -62,5 +64,6 @@ class SQLiteStore(
     UrlGroupsMixin,
     DeadLettersMixin,
     LimitsMixin,
+    SessionsMixin,
 ):
     """The embedded store on one SQLite file."""

@@ -190,6 +190,19 @@ _SCHEMA: tuple[str, ...] = (
         tokens REAL NOT NULL,
         updated_at REAL NOT NULL
     ) WITHOUT ROWID""",
+    # Console sessions: ``idle_until`` is when the session ends unless a visit touches it, never
+    # past ``expires_at``. A table that earlier versions never read, so adding it needs no new
+    # schema version and leaves the file openable by them.
+    """CREATE TABLE IF NOT EXISTS console_sessions (
+        key TEXT PRIMARY KEY,
+        token_id TEXT NOT NULL,
+        token_check TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        expires_at REAL NOT NULL,
+        idle_seconds REAL NOT NULL,
+        idle_until REAL NOT NULL
+    ) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS console_sessions_by_end ON console_sessions (idle_until)",
 )
 
 # What each schema version adds to a file that an earlier version made (``_SCHEMA`` creates only
