@@ -10,7 +10,18 @@ part on its own so that no ``*`` can reach across a ``/`` or from the path into 
   domain itself), ``*`` within a label for part of it (``hooks-*.example.com``), or ``*`` for any;
 - port: a number or ``*``; without one, only the scheme's default port;
 - path: without one, every path; otherwise ``*`` matches within one segment, and a trailing ``*``
-  everything below (``/hooks/*``). The URL's dot segments are resolved first, its query ignored.
+  everything below (``/hooks/*``). The query is ignored.
+
+A path glob decides on the path as its receiver will resolve it, and receivers differ: some decode
+the escapes of unreserved characters first (RFC 3986 §6.2.2.2: ``%2e`` is ``.``, so ``%2e%2e`` is a
+dot segment), some read encoded dots as a name; some keep empty segments when removing dot segments
+(§5.2.4, as the delivery's HTTP client does), some merge slashes first. Every one of these readings
+must be covered. Where receivers disagree on the separators themselves no reading can be trusted,
+so no glob with a path covers a path with an encoded slash or backslash (``%2F``, ``%5C``), a
+backslash, an encoded ``%`` before two hex digits (``%252e``: a second decoding makes it a dot), or
+a dot segment followed by parameters or a NUL (``..;x``, ``..%3Bx``, ``..%00``). A glob without a
+path still covers them: every reading is on its host. The URL is delivered as it was given, so what
+its receiver makes of it is one of the readings checked.
 """
 
 from __future__ import annotations
@@ -18,15 +29,22 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import functools
-import posixpath
 import re
-from urllib.parse import SplitResult, urlsplit
+import string
+from urllib.parse import SplitResult, unquote, urlsplit
 
 __all__ = ["GlobError", "check_glob", "glob_matches"]
 
 _SCHEMES = ("http", "https")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _HOST = re.compile(r"[a-z0-9*_.-]+|\[[0-9a-f:.]+\]")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
+# What receivers disagree on reading as a separator, or (decoded twice) as another escape.
+_AMBIGUOUS = re.compile(r"%2F|%5C|\\|%25[0-9A-F]{2}", re.IGNORECASE)
+_DOT_SEGMENTS = (".", "..")
+# Servers that cut a segment at its parameters (";") or at a NUL read these as a dot segment.
+_DOT_WITH_PARAMETERS = re.compile(r"\.\.?[;\x00]")
 
 
 class GlobError(ValueError):
@@ -54,16 +72,69 @@ class _UrlGlob:
             return False
         if not self.any_port and port != (self.port or _DEFAULT_PORTS[scheme]):
             return False
-        return self.path is None or bool(self.path.fullmatch(_resolved_path(url.path)))
+        if self.path is None:
+            return True
+        readings = _readings(url.path)
+        return readings is not None and all(self.path.fullmatch(path) for path in readings)
 
 
-def _resolved_path(path: str) -> str:
+def _readings(path: str) -> tuple[str, ...] | None:
+    """The paths receivers may resolve ``path`` to, or None when they disagree on its separators."""
     if not path:
-        return "/"
-    resolved = posixpath.normpath(path)
-    # normpath keeps a leading "//" and drops a trailing "/", which both matter to a path glob.
-    resolved = "/" + resolved.lstrip("/")
-    return resolved + "/" if path.endswith("/") and resolved != "/" else resolved
+        return ("/",)
+    if "%" not in path and "\\" not in path and "/." not in path and "//" not in path:
+        return (path,)
+    # After decoding, since "%25%32%65" is "%252e" to a receiver that decodes once.
+    if _AMBIGUOUS.search(_normal(path)):
+        return None
+    decoded: list[str] = []
+    undecoded: list[str] = []
+    for raw in path.removeprefix("/").split("/"):
+        if _DOT_WITH_PARAMETERS.match(unquote(raw)):
+            return None
+        segment = _normal(raw)
+        decoded.append(segment)
+        encoded_dots = segment in _DOT_SEGMENTS and raw not in _DOT_SEGMENTS
+        undecoded.append(_ESCAPE.sub(_upper_escape, raw) if encoded_dots else segment)
+    readings = (
+        _remove_dot_segments(segments, collapse=collapse)
+        for segments in (decoded, undecoded)
+        for collapse in (False, True)
+    )
+    return tuple(dict.fromkeys(readings))
+
+
+def _normal(text: str) -> str:
+    """``text`` with escapes of unreserved characters decoded and the others' hex digits in upper
+    case, which RFC 3986 §6.2.2 makes the same text.
+    """
+    return _ESCAPE.sub(_normal_escape, text)
+
+
+def _normal_escape(escape: re.Match[str]) -> str:
+    character = chr(int(escape.group(1), 16))
+    return character if character in _UNRESERVED else _upper_escape(escape)
+
+
+def _upper_escape(escape: re.Match[str]) -> str:
+    return "%" + escape.group(1).upper()
+
+
+def _remove_dot_segments(segments: list[str], *, collapse: bool) -> str:
+    """RFC 3986 §5.2.4 over a path's segments; ``collapse`` first drops the empty ones, as servers
+    that merge slashes do.
+    """
+    resolved: list[str] = []
+    for segment in segments:
+        if segment == "..":
+            if resolved:
+                resolved.pop()
+        elif segment != "." and (segment or not collapse):
+            resolved.append(segment)
+    if segments[-1] in _DOT_SEGMENTS or (collapse and not segments[-1]):
+        # The path names a directory, and a path glob tells "/a/" from "/a".
+        resolved.append("")
+    return "/" + "/".join(resolved)
 
 
 def _host_pattern(host: str, glob: str) -> re.Pattern[str]:
@@ -80,11 +151,25 @@ def _host_pattern(host: str, glob: str) -> re.Pattern[str]:
     return re.compile((r"(?:[^./]+\.)+" if subdomains else "") + pattern)
 
 
-def _path_pattern(path: str) -> re.Pattern[str]:
+def _path_pattern(path: str, glob: str) -> re.Pattern[str]:
+    path = _normal(path)
+    if _AMBIGUOUS.search(path) or "//" in path or _has_dot_segment(path):
+        # No path is ever read with these, so the glob would cover nothing below its host.
+        raise GlobError(
+            f"URL glob {glob!r}: the path {path!r} has a dot segment, an empty segment, a "
+            "backslash, or an encoded slash, backslash or percent, and no URL is read that way"
+        )
     if path.endswith("*"):
         within = re.escape(path[:-1]).replace(r"\*", r"[^/]*")
         return re.compile(within + r".*", re.DOTALL)
     return re.compile(re.escape(path).replace(r"\*", r"[^/]*"))
+
+
+def _has_dot_segment(path: str) -> bool:
+    return any(
+        segment in _DOT_SEGMENTS or _DOT_WITH_PARAMETERS.match(unquote(segment))
+        for segment in path.split("/")
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -108,7 +193,7 @@ def _url_glob(glob: str) -> _UrlGlob:
         host=_host_pattern(host, glob),
         port=int(port_text) if port_text.isdigit() else None,
         any_port=port_text == "*",
-        path=_path_pattern(slash + path) if slash else None,
+        path=_path_pattern(slash + path, glob) if slash else None,
     )
 
 
