@@ -304,3 +304,33 @@ def _split_responses(received: bytes) -> list[bytes]:
         responses.append(head + b"\r\n\r\n" + rest[:length])
         received = rest[length:]
     return responses
+
+
+def test_a_request_framed_both_ways_after_a_good_one_is_refused_too(
+    server: ServerProcess,
+) -> None:
+    """On a kept-alive connection the first publish is served; the next one, framed both ways,
+    is refused with the connection closed, and the one after it is never read.
+    """
+    body = json.dumps({"body": "entry"}).encode()
+    chunked = f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
+    pipelined = (
+        _publish_head("served-first", f"Content-Length: {len(body)}")
+        + body
+        + _publish_head(
+            "refused-second", f"Content-Length: {len(chunked)}", "Transfer-Encoding: chunked"
+        )
+        + chunked
+        + _publish_head("never-read", f"Content-Length: {len(body)}")
+        + body
+    )
+    with _connect(server) as connection:
+        connection.sendall(pipelined)
+        received, _ = _read_until_closed(connection)
+    first, refusal = _split_responses(received)
+    assert first.startswith(b"HTTP/1.1 201 Created\r\n"), received
+    status_line, problem = _problem(refusal)
+    assert (status_line, problem["code"]) == ("HTTP/1.1 400 Bad Request", "malformed_request")
+    assert _stream_exists(server, "served-first")
+    assert not _stream_exists(server, "refused-second")
+    assert not _stream_exists(server, "never-read")
