@@ -4,18 +4,21 @@ URL: ``redis://host:port/db?prefix=spool`` (also ``rediss://`` and ``unix://``).
 ``spool``, no braces) is the store's own parameter and is taken out; every other parameter goes to
 redis-py. Several service processes may share one Redis: every change is one command or one Lua
 script (``EVALSHA``), so it is atomic and safe against the other processes. A refused, lost or
-timed-out connection raises ``StoreUnavailableError`` from any method; connecting gives up after
-5 s unless the URL sets ``socket_connect_timeout``.
+timed-out connection raises ``StoreUnavailableError`` from any method. The clients are redis-py's
+own, with Spool's defaults for what the URL does not set: ``socket_connect_timeout`` and
+``socket_timeout`` 5 s, ``max_connections`` 100, and ``timeout`` 35 s, how long a command waits for
+a free connection of its ``BlockingConnectionPool``. Blocked reads (long polls) have a pool of
+their own, without a socket timeout: each is abandoned 10 s after its BLOCK should have ended.
 
 On Redis Cluster: ``redis+cluster://host:port[,host:port...]/?prefix=spool`` (``rediss+cluster://``
 for TLS; database 0 only; the nodes listed are where discovery starts). The store then uses
 redis-py's cluster client, and nothing else changes: every script and every MULTI touches keys of
 one hash tag only (below), so each runs whole on the master of that slot, atomic as on one Redis.
 Only these differ: listing queues runs their scripts side by side (a cluster pipeline refuses
-EVALSHA); each client's commands wait for one of ``MAX_CONNECTIONS`` turns
-(``TurnTakingCluster``), since a cluster node refuses a connection past its limit rather than
-waiting for one; a master that is down, or a slot still moving once redis-py's retries end, raises
-``StoreUnavailableError`` for the keys it holds only.
+EVALSHA); each client's commands wait in a ``gate`` of ``max_connections`` places for up to
+``timeout``, since redis-py's cluster client fails a command at once when a node has that many
+connections in use; a master that is down, or a slot still moving once redis-py's retries end,
+raises ``StoreUnavailableError`` for the keys it holds only.
 
 Key scheme (``<p>`` is the prefix). A hash tag (``{…}``) puts everything one script touches in one
 Redis Cluster slot: one stream, one queue, all messages, all URL groups. So streams and queues

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Self
@@ -10,13 +11,13 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from redis.asyncio.client import Pipeline
 from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError, RedisClusterException, RedisError, ResponseError
+from redis.exceptions import RedisClusterException, RedisError, ResponseError
 
 from .. import InvalidStoreURL
 from ..base import IdempotencyClaim, Store
 from .arguments import number_text
 from .cluster import CLUSTER_SCHEMES, parse_cluster_url
-from .connection import Client, new_client, require_redis_7
+from .connection import Client, connect, require_redis_7
 from .errors import script_failure
 from .indexes import backfill_listing_indexes
 from .keys import DEFAULT_PREFIX, StoreKeys, split_prefix, valid_prefix
@@ -54,6 +55,10 @@ class RedisCore(Store):
         self._clock: Callable[[], float] = time.time
         self._client: Client | None = None
         self._waiting_client: Client | None = None
+        # What each command and pipeline of a client runs in (see connection.Connections); a
+        # command before open() passes through to the RuntimeError of the client's property.
+        self._gate: contextlib.AbstractAsyncContextManager[None] = contextlib.nullcontext()
+        self._waiting_gate: contextlib.AbstractAsyncContextManager[None] = self._gate
         self._scripts: dict[str, AsyncScript] = {}
         self._changed = asyncio.Event()
 
@@ -108,10 +113,9 @@ class RedisCore(Store):
         """
         if self._client is not None:
             raise RuntimeError("the Redis store is already open")
-        client = new_client(self._redis_url, cluster_nodes=self._cluster_nodes)
-        waiting_client = new_client(
-            self._redis_url, cluster_nodes=self._cluster_nodes, read_timeout=False
-        )
+        connections = connect(self._redis_url, cluster_nodes=self._cluster_nodes)
+        waiting = connect(self._redis_url, cluster_nodes=self._cluster_nodes, blocked_reads=True)
+        client, waiting_client = connections.client, waiting.client
         try:
             await require_redis_7(client)
             self._scripts = {name: client.register_script(text) for name, text in SCRIPTS.items()}
@@ -122,6 +126,7 @@ class RedisCore(Store):
             await waiting_client.aclose()
             raise
         self._client, self._waiting_client = client, waiting_client
+        self._gate, self._waiting_gate = connections.gate, waiting.gate
 
     async def close(self) -> None:
         """Close both connection pools; closing twice is harmless."""
@@ -134,7 +139,8 @@ class RedisCore(Store):
     async def ping(self) -> bool:
         """True when Redis answers PING (on a cluster, the node the client asks)."""
         try:
-            return bool(await self._redis.ping())
+            async with self._gate:
+                return bool(await self._redis.ping())
         except (RedisError, RedisClusterException, OSError, RuntimeError):
             return False
 
@@ -149,30 +155,21 @@ class RedisCore(Store):
         details: Mapping[str, str],
         client: Pipeline | None = None,
     ) -> Any:
-        """Run a script, turning its ``SPOOL <code>`` refusals into typed errors."""
+        """Run a script (or, with a pipeline as ``client``, add it to the pipeline), turning its
+        ``SPOOL <code>`` refusals into typed errors. redis-py's script loads itself again when
+        Redis has forgotten it (SCRIPT FLUSH, a restart).
+        """
+        script = self._scripts[name]
         try:
             if client is not None:
-                return await self._scripts[name](keys=keys, args=args, client=client)
-            return await self._evalsha(self._scripts[name], keys, args)
+                return await script(keys=keys, args=args, client=client)
+            async with self._gate:
+                return await script(keys=keys, args=args)
         except (ResponseError, UnicodeEncodeError) as exc:
             failure = script_failure(exc, details)
             if failure is exc:
                 raise
             raise failure from exc
-
-    async def _evalsha(
-        self, script: AsyncScript, keys: Sequence[str], args: Sequence[str | int | float]
-    ) -> Any:
-        """EVALSHA, loading the script first when Redis has forgotten it (SCRIPT FLUSH, a
-        restart), as redis-py's ``Script`` does; called directly, the ``Script`` object's own
-        call (an import and two tuple copies per call) is left out of every publish.
-        """
-        redis = self._redis
-        try:
-            return await redis.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-        except NoScriptError:
-            script.sha = await redis.script_load(script.script)
-            return await redis.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
 
     async def _write_once(
         self,

@@ -200,7 +200,8 @@ class RedisMessages(RedisCore):
         """The lowest score of the due set: every scheduled or delivering message, by its next
         attempt or lease end.
         """
-        first = await self._redis.zrange(self._keys.messages.due, 0, 0, withscores=True)
+        async with self._gate:
+            first = await self._redis.zrange(self._keys.messages.due, 0, 0, withscores=True)
         return float(first[0][1]) if first else None
 
     # Dead letters --------------------------------------------------------------------------
@@ -260,7 +261,8 @@ class RedisMessages(RedisCore):
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hget(groups_key, name)
             pipe.hget(created_key, name)
-            stored, created_at = await pipe.execute()
+            async with self._gate:
+                stored, created_at = await pipe.execute()
         if stored is None:
             raise store_error("url_group_not_found", f"URL group {name!r} does not exist")
         return url_group_record(name, stored, created_at)
@@ -271,7 +273,8 @@ class RedisMessages(RedisCore):
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hgetall(groups_key)
             pipe.hgetall(created_key)
-            stored, created = await pipe.execute()
+            async with self._gate:
+                stored, created = await pipe.execute()
         return [url_group_record(name, stored[name], created.get(name)) for name in sorted(stored)]
 
     async def _delete_url_group(self, name: str) -> None:

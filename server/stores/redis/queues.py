@@ -75,7 +75,8 @@ class RedisQueues(RedisCore):
             ],
             now=self._clock(),
         )
-        await self._redis.sadd(self._keys.queues, name)
+        async with self._gate:
+            await self._redis.sadd(self._keys.queues, name)
         return queue_record(name, answer), bool(created)
 
     async def _get_queue(self, name: str) -> QueueRecord:
@@ -86,7 +87,9 @@ class RedisQueues(RedisCore):
 
     async def _list_queues(self) -> list[QueueRecord]:
         """Every listed queue that still exists, by name."""
-        names = sorted(str(name) for name in await self._redis.smembers(self._keys.queues))
+        async with self._gate:
+            listed = await self._redis.smembers(self._keys.queues)
+        names = sorted(str(name) for name in listed)
         if not names:
             return []
         now = self._clock()
@@ -100,7 +103,8 @@ class RedisQueues(RedisCore):
                     await self._scripts["queue_info"](
                         keys=keys.declared(), args=[keys.job_prefix, number_text(now)], client=pipe
                     )
-                answers = await pipe.execute(raise_on_error=False)
+                async with self._gate:
+                    answers = await pipe.execute(raise_on_error=False)
         records = []
         for name, answer in zip(names, answers, strict=True):
             if isinstance(answer, ResponseError) and script_code(answer) == "queue_not_found":
@@ -118,7 +122,7 @@ class RedisQueues(RedisCore):
 
         async def info(name: str) -> Any:
             keys = self._keys.queue(name)
-            async with limit:
+            async with limit, self._gate:
                 try:
                     return await self._scripts["queue_info"](
                         keys=keys.declared(), args=[keys.job_prefix, number_text(now)]
@@ -131,9 +135,10 @@ class RedisQueues(RedisCore):
     async def _delete_queue(self, name: str) -> None:
         """Delete the queue's keys, then unlist it unless a concurrent put created it again."""
         await self._queue_script("delete_queue", name, [], now=self._clock())
-        await self._redis.srem(self._keys.queues, name)
-        if await self._redis.exists(self._keys.queue(name).meta):
-            await self._redis.sadd(self._keys.queues, name)
+        async with self._gate:
+            await self._redis.srem(self._keys.queues, name)
+            if await self._redis.exists(self._keys.queue(name).meta):
+                await self._redis.sadd(self._keys.queues, name)
 
     async def _publish_jobs(
         self,

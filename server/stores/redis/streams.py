@@ -93,7 +93,8 @@ class RedisStreams(RedisCore):
         )
 
     async def _list_stream_name(self, stream: str) -> None:
-        await self._redis.zadd(self._keys.stream_names, {stream: 0}, nx=True)
+        async with self._gate:
+            await self._redis.zadd(self._keys.stream_names, {stream: 0}, nx=True)
 
     async def _list_streams(
         self, *, prefix: str, limit: int, cursor: str | None
@@ -102,19 +103,19 @@ class RedisStreams(RedisCore):
         pipelined; a listed name whose stream is gone is not answered, and is forgotten.
         """
         low = f"[{prefix}" if cursor is None or cursor < prefix else f"({cursor}"
-        names = [
-            str(name)
-            for name in await self._redis.zrangebylex(
+        async with self._gate:
+            listed = await self._redis.zrangebylex(
                 self._keys.stream_names, low, f"({name_prefix_end(prefix)}", start=0, num=limit + 1
             )
-        ]
+        names = [str(name) for name in listed]
         page = names[:limit]
         infos: list[Any] = []
         if page:
             async with self._redis.pipeline(transaction=False) as pipe:
                 for name in page:
                     pipe.xinfo_stream(self._keys.stream(name))
-                infos = await pipe.execute(raise_on_error=False)
+                async with self._gate:
+                    infos = await pipe.execute(raise_on_error=False)
         streams, gone = [], []
         for name, info in zip(page, infos, strict=True):
             if isinstance(info, ResponseError) and "no such key" in str(info).lower():
@@ -133,7 +134,8 @@ class RedisStreams(RedisCore):
                 )
             )
         if gone:
-            await self._redis.zrem(self._keys.stream_names, *gone)
+            async with self._gate:
+                await self._redis.zrem(self._keys.stream_names, *gone)
         return streams, page[-1] if len(names) > limit else None
 
     async def _stream_info(self, stream: str) -> StreamInfo:
@@ -144,7 +146,8 @@ class RedisStreams(RedisCore):
             pipe.xinfo_stream(key)
             pipe.xinfo_groups(key)
             pipe.hgetall(self._keys.groups(stream))
-            exists, info, groups, limits = await pipe.execute(raise_on_error=False)
+            async with self._gate:
+                exists, info, groups, limits = await pipe.execute(raise_on_error=False)
         if not exists:
             raise store_error("stream_not_found", f"stream {stream!r} does not exist")
         for result in (info, groups, limits):
@@ -184,7 +187,8 @@ class RedisStreams(RedisCore):
                     pipe.xrevrange(key, max=end, min=start, count=count)
                 else:
                     pipe.xrange(key, min=start, max=end, count=count)
-                exists, entries = await pipe.execute()
+                async with self._gate:
+                    exists, entries = await pipe.execute()
         if not exists:
             raise store_error("stream_not_found", f"stream {stream!r} does not exist")
         return [
@@ -204,8 +208,10 @@ class RedisStreams(RedisCore):
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.delete(self._keys.stream(stream))
             pipe.delete(self._keys.groups(stream))
-            deleted, _ = await pipe.execute()
-        await self._redis.zrem(self._keys.stream_names, stream)
+            async with self._gate:
+                deleted, _ = await pipe.execute()
+        async with self._gate:
+            await self._redis.zrem(self._keys.stream_names, stream)
         if not deleted:
             raise store_error("stream_not_found", f"stream {stream!r} does not exist")
 
@@ -260,17 +266,18 @@ class RedisStreams(RedisCore):
         try:
             if wait_ms > 0:
                 answer: Any = await within(
-                    self._waiting_redis.xreadgroup(
-                        group, consumer, {key: ">"}, count=count, block=wait_ms
-                    ),
+                    self._blocked_read(key, group, consumer, count=count, block=wait_ms),
                     seconds=wait_ms / 1000 + BLOCKED_READ_GRACE_SECONDS,
                 )
             else:
-                answer = await self._redis.xreadgroup(group, consumer, {key: ">"}, count=count)
+                async with self._gate:
+                    answer = await self._redis.xreadgroup(group, consumer, {key: ">"}, count=count)
         except ResponseError as exc:
             # XREADGROUP says NOGROUP for a missing stream too (or UNBLOCKED when the stream went
             # while it waited), so look which one is missing.
-            if not await self._redis.exists(key):
+            async with self._gate:
+                exists = await self._redis.exists(key)
+            if not exists:
                 raise store_error("stream_not_found", f"stream {stream!r} does not exist") from exc
             if str(exc).startswith("NOGROUP"):
                 raise store_error(
@@ -288,6 +295,17 @@ class RedisStreams(RedisCore):
             for _, entries in answer or []
             for entry_id, fields in entries
         ]
+
+    async def _blocked_read(
+        self, key: str, group: str, consumer: str, *, count: int, block: int
+    ) -> Any:
+        """XREADGROUP BLOCK on the client of blocked reads, whose connections they may hold for
+        as long as they wait without taking any the other commands need.
+        """
+        async with self._waiting_gate:
+            return await self._waiting_redis.xreadgroup(
+                group, consumer, {key: ">"}, count=count, block=block
+            )
 
     async def _ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
         """XACK after checking that the stream and group exist."""

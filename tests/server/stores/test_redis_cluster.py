@@ -6,6 +6,7 @@ every store shares runs on the cluster too, as the ``redis-cluster`` parameter o
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections import defaultdict
 from collections.abc import AsyncIterator, Iterator
 from urllib.parse import urlsplit
@@ -109,13 +110,14 @@ async def test_each_resource_lives_on_one_node_and_resources_spread_over_the_mas
 
 
 async def test_commands_and_blocked_reads_beyond_a_nodes_connections_wait_for_one(
-    redis_cluster_store_url: str, monkeypatch: pytest.MonkeyPatch
+    redis_cluster_store_url: str, node_clients: list[redis.Redis]
 ) -> None:
     """A cluster node refuses a connection past its limit at once; the store makes commands,
-    transactions and blocked reads wait for a free one instead, as its standalone pool does.
+    transactions and blocked reads wait for a free one instead, as its standalone pool does, and
+    no node ever has more than the URL's ``max_connections`` of each client.
     """
-    monkeypatch.setattr("server.stores.redis.connection.MAX_CONNECTIONS", 2)
-    store = RedisStore.from_url(redis_cluster_store_url)
+    name = f"spooltest-{uuid.uuid4().hex[:12]}"
+    store = RedisStore.from_url(f"{redis_cluster_store_url}&max_connections=2&client_name={name}")
     await store.open()
     try:
         await store.create_group("events", "billing", start_id="$", mkstream=True)
@@ -133,6 +135,15 @@ async def test_commands_and_blocked_reads_beyond_a_nodes_connections_wait_for_on
         assert [info.length for info in infos] == [10] * 4
         assert len(await store.range("s0", start="-", end="+", count=100, reverse=False)) == 10
         await store.delete_stream("s0")
+        for node in node_clients:
+            # A connection whose last command was the cluster's discovery ran no command of the
+            # store's; the others are of the commands' client and the blocked reads' client.
+            named = [
+                client
+                for client in node.client_list()
+                if client["name"] == name and client["cmd"] != "cluster|slots"
+            ]
+            assert len(named) <= 4, named
     finally:
         await store.close()
 
