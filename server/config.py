@@ -25,6 +25,8 @@ permission, ``$SPOOL_DEV_TOKEN`` or ``spool-dev-token``. A file looks like::
       streams: [orders]                     # streams whose length the scrape reads
     console:                                # the web console at /console; on in development mode
       enabled: true                         # or $SPOOL_CONSOLE=1, or spool-server --console
+      session_seconds: 28800                # a sign-in ends this long after it was made (8 h)
+      idle_seconds: 3600                    # or after this long without a page or action (1 h)
 
 Secrets are kept out of ``repr`` so a logged setting never shows one.
 """
@@ -163,6 +165,9 @@ class Settings:
     metrics: MetricsSettings = MetricsSettings()
     # Whether the web console (server/console/) is served at /console.
     console: bool = False
+    # A console sign-in ends this long after it was made, or after this long without a visit.
+    console_session_seconds: float = 8 * 3600.0
+    console_idle_seconds: float = 3600.0
     spec_path: Path = SPEC_PATH
 
     @classmethod
@@ -262,6 +267,8 @@ class _ConsoleFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: Annotated[bool, Field(strict=True)] = False
+    session_seconds: _Seconds | None = None
+    idle_seconds: _Seconds | None = None
 
 
 class _SigningKeysFile(BaseModel):
@@ -400,6 +407,10 @@ def load_settings(
             environ=environ,
         ),
         console=parsed.console.enabled if console_switch is None else console_switch,
+        console_session_seconds=(
+            parsed.console.session_seconds or defaults.console_session_seconds
+        ),
+        console_idle_seconds=parsed.console.idle_seconds or defaults.console_idle_seconds,
     )
 
 

@@ -11,6 +11,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..problems import ProblemError
+from ..stores.base import StoreError
 from . import _messages, _queues, _streams
 from ._pages import PREFIX, error_page, render
 from ._session import (
@@ -21,6 +22,7 @@ from ._session import (
     session_of,
     set_cookie,
     sign_in,
+    sign_out,
 )
 
 __all__ = ["console_routes"]
@@ -41,7 +43,11 @@ def _next_page(candidate: object) -> str:
 
 async def home(request: Request) -> Response:
     """``/console``: the streams page, or the sign-in form first."""
-    target = _HOME if session_of(request) is not None else f"{PREFIX}/sign-in"
+    try:
+        signed_in = await session_of(request, touch=False) is not None
+    except StoreError as error:
+        return error_page(request, None, error)
+    target = _HOME if signed_in else f"{PREFIX}/sign-in"
     return RedirectResponse(target, status_code=303)
 
 
@@ -68,7 +74,9 @@ async def sign_in_submit(request: Request) -> Response:
     try:
         if token is None or not token.strip():
             raise ProblemError(401, "unauthenticated", "enter an API token")
-        value = sign_in(request, token.strip())
+        value = await sign_in(request, token.strip())
+    except StoreError as error:
+        return error_page(request, None, error)
     except ProblemError:
         return render(
             request,
@@ -83,14 +91,18 @@ async def sign_in_submit(request: Request) -> Response:
     return response
 
 
-async def sign_out(request: Request) -> Response:
-    """Forget the session (the form token is checked, so no other site can sign a visitor out)."""
-    session = session_of(request)
-    if session is not None:
-        try:
+async def sign_out_submit(request: Request) -> Response:
+    """End the session for every process and forget the cookie (the form token is checked, so no
+    other site can sign a visitor out).
+    """
+    session = None
+    try:
+        session = await session_of(request, touch=False)
+        if session is not None:
             await check_csrf(request, session)
-        except ProblemError as error:
-            return error_page(request, session, error)
+        await sign_out(request)
+    except (ProblemError, StoreError) as error:
+        return error_page(request, session, error)
     response = RedirectResponse(f"{PREFIX}/sign-in", status_code=303)
     clear_cookie(request, response)
     return response
@@ -103,7 +115,7 @@ def console_routes() -> list[BaseRoute]:
         Route(f"{PREFIX}/", home, methods=["GET"]),
         Route(f"{PREFIX}/sign-in", sign_in_form, methods=["GET"]),
         Route(f"{PREFIX}/sign-in", sign_in_submit, methods=["POST"]),
-        Route(f"{PREFIX}/sign-out", sign_out, methods=["POST"]),
+        Route(f"{PREFIX}/sign-out", sign_out_submit, methods=["POST"]),
         *_streams.routes,
         *_queues.routes,
         *_messages.routes,

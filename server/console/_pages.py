@@ -25,7 +25,7 @@ from ..problems import ProblemError
 from ..routes._context import context_of, path_name
 from ..routes._operations import Access, authorize
 from ..stores.base import StoreError
-from ._session import CSRF_FIELD, Session, check_csrf, session_of
+from ._session import CSRF_FIELD, Session, check_csrf, clear_cookie, has_cookie, session_of
 
 __all__ = [
     "PREFIX",
@@ -148,16 +148,34 @@ def error_page(
     return render(request, "error.html", session=session, status=status, code=code, detail=detail)
 
 
+_ENDED = "Your session has ended; sign in again."
+
+
+def _to_sign_in(request: Request, next_page: str | None) -> RedirectResponse:
+    """See (303) the sign-in form, which brings the visitor back to ``next_page`` afterwards. A
+    cookie the request still carries names no live session (signed out, ended or its token gone):
+    it is cleared, and the form says why it is shown.
+    """
+    query: dict[str, str] = {} if next_page is None else {"next": next_page}
+    ended = has_cookie(request)
+    if ended:
+        query["notice"] = _ENDED
+    target = f"{PREFIX}/sign-in?{urlencode(query)}" if query else f"{PREFIX}/sign-in"
+    response = RedirectResponse(target, status_code=303)
+    if ended:
+        clear_cookie(request, response)
+    return response
+
+
 def page(view: View) -> Endpoint:
     """A GET page: sign-in first, errors as pages."""
 
     async def endpoint(request: Request) -> Response:
-        session = session_of(request)
-        if session is None:
-            return RedirectResponse(
-                f"{PREFIX}/sign-in?{urlencode({'next': request.url.path})}", status_code=303
-            )
+        session: Session | None = None
         try:
+            session = await session_of(request)
+            if session is None:
+                return _to_sign_in(request, request.url.path)
             return await view(request, Visit(request, session))
         except (ProblemError, StoreError) as error:
             return error_page(request, session, error)
@@ -166,12 +184,17 @@ def page(view: View) -> Endpoint:
 
 
 def action(view: View) -> Endpoint:
-    """A POST action: a session and its form token first (403 without), errors as pages."""
+    """A POST action: a session and its form token first, errors as pages. Without a cookie it is
+    401; with one that names no live session, nothing is done and the visitor is sent to sign in.
+    """
 
     async def endpoint(request: Request) -> Response:
-        session = session_of(request)
+        session: Session | None = None
         try:
+            session = await session_of(request)
             if session is None:
+                if has_cookie(request):
+                    return _to_sign_in(request, None)
                 raise ProblemError(401, "unauthenticated", "sign in to the console first")
             await check_csrf(request, session)
             return await view(request, Visit(request, session))
@@ -185,10 +208,11 @@ def live(view: Callable[[Request, Visit], Awaitable[dict[str, object]]]) -> Endp
     """A JSON document of a page's changing numbers, which the page polls."""
 
     async def endpoint(request: Request) -> Response:
-        session = session_of(request)
-        if session is None:
-            return JSONResponse({"error": "unauthenticated"}, status_code=401)
         try:
+            # A page polls its numbers by itself: that is no visit, so the idle time runs on.
+            session = await session_of(request, touch=False)
+            if session is None:
+                return JSONResponse({"error": "unauthenticated"}, status_code=401)
             document = await view(request, Visit(request, session))
         except (ProblemError, StoreError) as error:
             status, code, _ = _problem(error)

@@ -1,19 +1,27 @@
-"""Signing in to the console: the token in a cookie, and the form token that guards every POST.
+"""Signing in to the console: a session the store keeps, named by an opaque cookie, and the form
+token that guards every POST.
 
-The cookie holds a random session nonce and the API token itself (base64url), HttpOnly (no script reads it),
-SameSite=Strict (no other site's page sends it) and Secure when the console is served over https.
-Each POST form carries ``csrf``, an HMAC of the nonce keyed by the token: a page of another site
-can neither read the cookie nor compute the value, and no state is kept on the server, so every
-worker process checks it alike.
+The cookie holds 256 random bits and nothing else, HttpOnly (no script reads it), SameSite=Strict
+(no other site's page sends it) and Secure when the console is served over https. The store keeps
+the session under a hash of the cookie, so what the store holds (a backup, a replica) names no
+live cookie, with the token's id and a check value of its secret keyed by the cookie, so a stored
+session tells nothing about the secret either. Every visit looks the session up and asks the
+configuration for the token again: signing out deletes the session for every worker process; a
+session ends on the service's clock ``Settings.console_session_seconds`` after it was made, or
+``Settings.console_idle_seconds`` after the last page or action; and a token removed from the
+configuration, or given another secret, ends its sessions.
+
+Each POST form carries ``csrf``, an HMAC of a fixed label keyed by the cookie: a page of another
+site can neither read the cookie nor compute the value.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
 import hashlib
 import hmac
+import math
+import re
 import secrets
 from urllib.parse import parse_qsl, urlsplit
 
@@ -21,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..auth import Principal
+from ..config import TokenConfig
 from ..problems import ProblemError
 from ..routes._context import context_of
 
@@ -32,17 +41,19 @@ __all__ = [
     "check_origin",
     "clear_cookie",
     "form_fields",
+    "has_cookie",
     "session_of",
     "set_cookie",
     "sign_in",
+    "sign_out",
 ]
 
 COOKIE_NAME = "spool_console"
 CSRF_FIELD = "csrf"
 COOKIE_PATH = "/console"
-# Eight hours: a working day, after which the token is asked for again.
-_COOKIE_SECONDS = 8 * 3600
-_NONCE_BYTES = 16
+_COOKIE_BYTES = 32
+# What secrets.token_urlsafe(_COOKIE_BYTES) makes: anything else is not looked up at all.
+_COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -53,37 +64,85 @@ class Session:
     csrf: str
 
 
-def _csrf_of(nonce: str, token: str) -> str:
+def _keyed(cookie: str, label: str, value: str = "") -> str:
     return hmac.new(
-        token.encode(), f"spool-console-csrf:{nonce}".encode(), hashlib.sha256
+        cookie.encode("ascii"), f"spool-console-{label}:{value}".encode(), hashlib.sha256
     ).hexdigest()
 
 
-def _principal(request: Request, token: str) -> Principal:
-    """The token's principal; 401 ``unauthenticated`` for an unknown one."""
-    return context_of(request).tokens.authenticate(f"Bearer {token}")
+def _store_key(cookie: str) -> str:
+    return hashlib.sha256(f"spool-console-session:{cookie}".encode("ascii")).hexdigest()
 
 
-def session_of(request: Request) -> Session | None:
-    """The visitor's session from the cookie; None without a cookie naming a known token."""
-    cookie = request.cookies.get(COOKIE_NAME, "")
-    nonce, separator, encoded = cookie.partition(".")
-    if not separator or not nonce or not encoded:
+def _cookie(request: Request) -> str | None:
+    """The console cookie when it has the shape of one the service hands out."""
+    value = request.cookies.get(COOKIE_NAME, "")
+    return value if _COOKIE_VALUE.fullmatch(value) else None
+
+
+def has_cookie(request: Request) -> bool:
+    """Whether the request carries a console cookie at all, live or not."""
+    return COOKIE_NAME in request.cookies
+
+
+def _configured(request: Request, token_id: str) -> TokenConfig | None:
+    for token in context_of(request).settings.tokens:
+        if token.id == token_id:
+            return token
+    return None
+
+
+async def session_of(request: Request, *, touch: bool = True) -> Session | None:
+    """The visitor's live session; None without a cookie naming one, or when its token is no
+    longer configured with the secret it was signed in with. ``touch`` counts the request as a
+    visit, which starts the idle time again (a page's polls of its numbers do not).
+    """
+    cookie = _cookie(request)
+    if cookie is None:
+        return None
+    store = context_of(request).store
+    stored = await store.get_console_session(_store_key(cookie), touch=touch)
+    if stored is None:
+        return None
+    token = _configured(request, stored.token_id)
+    if token is None or not hmac.compare_digest(
+        _keyed(cookie, "token", token.secret), stored.token_check
+    ):
+        # Removed from the configuration or given another secret: the session ends for good,
+        # even if a later configuration brought the old secret back.
+        await store.delete_console_session(_store_key(cookie))
         return None
     try:
-        token = base64.urlsafe_b64decode(encoded.encode("ascii")).decode()
-        principal = _principal(request, token)
-    except (ProblemError, UnicodeError, binascii.Error):
+        principal = context_of(request).tokens.authenticate(f"Bearer {token.secret}")
+    except ProblemError:
+        # A configured secret that authenticating never accepts (one with surrounding blanks).
         return None
-    return Session(principal=principal, csrf=_csrf_of(nonce, token))
+    return Session(principal=principal, csrf=_keyed(cookie, "csrf"))
 
 
-def sign_in(request: Request, token: str) -> str:
-    """The cookie value for ``token`` after checking it (401 ``unauthenticated`` when unknown)."""
-    _principal(request, token)
-    # Encoded, so a token may hold any character and the cookie is still one plain value.
-    encoded = base64.urlsafe_b64encode(token.encode()).decode("ascii")
-    return f"{secrets.token_hex(_NONCE_BYTES)}.{encoded}"
+async def sign_in(request: Request, token: str) -> str:
+    """A new session for ``token`` after checking it (401 ``unauthenticated`` when unknown): the
+    cookie value that names it. A session the request's cookie names is ended first.
+    """
+    context = context_of(request)
+    principal = context.tokens.authenticate(f"Bearer {token}")
+    await sign_out(request)
+    cookie = secrets.token_urlsafe(_COOKIE_BYTES)
+    await context.store.create_console_session(
+        _store_key(cookie),
+        token_id=principal.token_id,
+        token_check=_keyed(cookie, "token", token),
+        lifetime=context.settings.console_session_seconds,
+        idle=context.settings.console_idle_seconds,
+    )
+    return cookie
+
+
+async def sign_out(request: Request) -> None:
+    """End the session the request's cookie names, for every process; none is fine."""
+    cookie = _cookie(request)
+    if cookie is not None:
+        await context_of(request).store.delete_console_session(_store_key(cookie))
 
 
 def set_cookie(request: Request, response: Response, value: str) -> None:
@@ -91,7 +150,7 @@ def set_cookie(request: Request, response: Response, value: str) -> None:
     response.set_cookie(
         COOKIE_NAME,
         value,
-        max_age=_COOKIE_SECONDS,
+        max_age=math.ceil(context_of(request).settings.console_session_seconds),
         path=COOKIE_PATH,
         httponly=True,
         samesite="strict",

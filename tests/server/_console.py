@@ -12,6 +12,7 @@ import httpx
 
 from server.app import create_app, lifespan
 from server.config import ALL_ACTIONS, Permission, Settings, TokenConfig
+from server.stores.base import Store
 from tests.conftest import TEST_DESTINATIONS
 
 __all__ = [
@@ -64,21 +65,36 @@ _CSRF = re.compile(r'name="csrf" value="([0-9a-f]+)"')
 
 
 class ConsoleApp:
-    """A running app: a client for the console (cookies kept) and one for the API (admin)."""
+    """A running app: a client for the console (cookies kept) and one for the API (admin), and
+    what they reach it by, for more clients.
+    """
 
-    def __init__(self, console: httpx.AsyncClient, api: httpx.AsyncClient, store: object) -> None:
+    def __init__(
+        self,
+        console: httpx.AsyncClient,
+        api: httpx.AsyncClient,
+        store: Store,
+        transport: httpx.AsyncBaseTransport,
+    ) -> None:
         self.console = console
         self.api = api
         self.store = store
+        self.transport = transport
 
 
 @contextlib.asynccontextmanager
 async def console_app(
-    store_url: str, *, console: bool = True, base_url: str = "http://spool.test"
+    store_url: str,
+    *,
+    console: bool = True,
+    base_url: str = "http://spool.test",
+    tokens: tuple[TokenConfig, ...] = CONSOLE_TOKENS,
 ) -> AsyncIterator[ConsoleApp]:
-    """The app on ``store_url`` with :data:`CONSOLE_TOKENS`, the console on unless told."""
+    """The app on ``store_url`` with ``tokens`` (:data:`CONSOLE_TOKENS` unless told), the console
+    on unless told.
+    """
     settings = Settings(
-        tokens=CONSOLE_TOKENS,
+        tokens=tokens,
         store_url=store_url,
         allowed_destinations=TEST_DESTINATIONS,
         console=console,
@@ -94,7 +110,7 @@ async def console_app(
                 headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
             ) as api,
         ):
-            yield ConsoleApp(browser, api, app.state.context.store)
+            yield ConsoleApp(browser, api, app.state.context.store, transport)
 
 
 def csrf_of(page: httpx.Response) -> str:

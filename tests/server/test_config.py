@@ -506,6 +506,8 @@ def test_the_flag_the_environment_or_the_file_turns_the_console_on(
         ({"enabled": "yes"}, {}, "console.enabled"),
         ({"enabled": True, "token": "x"}, {}, "console.token"),
         ({}, {"SPOOL_CONSOLE": "maybe"}, "$SPOOL_CONSOLE must be 1 or 0"),
+        ({"session_seconds": 0}, {}, "console.session_seconds"),
+        ({"idle_seconds": "60"}, {}, "console.idle_seconds"),
     ],
 )
 def test_a_bad_console_setting_is_a_config_error(
@@ -516,3 +518,15 @@ def test_a_bad_console_setting_is_a_config_error(
     config.write_text(json.dumps({**OPS_ONLY, "console": section}))
     with pytest.raises(ConfigError, match=re.escape(message)):
         load_settings(config_path=config, environ=environ)
+
+
+def test_the_file_sets_how_long_a_console_session_lasts(tmp_path: Path) -> None:
+    """``console.session_seconds`` and ``console.idle_seconds``; eight hours and one without."""
+    config = tmp_path / "spool.json"
+    config.write_text(json.dumps(OPS_ONLY))
+    default = load_settings(config_path=config, environ={})
+    assert (default.console_session_seconds, default.console_idle_seconds) == (28800, 3600)
+    section = {"enabled": True, "session_seconds": 600, "idle_seconds": 1.5}
+    config.write_text(json.dumps({**OPS_ONLY, "console": section}))
+    settings = load_settings(config_path=config, environ={})
+    assert (settings.console_session_seconds, settings.console_idle_seconds) == (600, 1.5)
