@@ -54,7 +54,11 @@ class Principal:
         )
 
     def allows_every_name(self, resource: Resource, action: Action) -> bool:
-        """Whether ``action`` is granted on every resource of this kind (a bare ``*`` glob)."""
+        """Whether ``action`` is granted on every resource of this kind: by one permission named
+        exactly ``*``. Globs that cover many names, even all of them together, are not enough: no
+        URL glob covers a message to a URL group, and what needs every name (the signing keys) is
+        granted only when a token's configuration says so in so many words.
+        """
         return any(
             action in rule.actions and _covers(rule, resource) and rule.name == "*"
             for rule in self.permissions

@@ -418,3 +418,67 @@ async def test_a_handler_checks_the_body_against_the_documented_action(
         assert problem["detail"] == (
             "token 'hooks' may not consume on message 'https://other.example.com/'"
         )
+
+
+ADMIN: frozenset[Action] = frozenset({"admin"})
+# Which permissions read the signing keys: one that covers every message by the glob `*`, on
+# messages or on every kind. No URL glob does, not even one covering every URL, since a message is
+# also named by its URL group; nor do globs that together cover every name.
+SIGNING_KEY_READERS: dict[str, list[tuple[Resource, str, frozenset[Action]]]] = {
+    "admin-on-every-message": [("message", "*", ADMIN)],
+    "admin-on-every-kind": [("*", "*", ADMIN)],
+    "every-action-on-every-message": [("message", "*", ALL_ACTIONS)],
+}
+NOT_SIGNING_KEY_READERS: dict[str, list[tuple[Resource, str, frozenset[Action]]]] = {
+    "admin-on-https": [("message", "https://*", ADMIN)],
+    "admin-on-one-host": [("message", "http://host.example/*", ADMIN)],
+    "admin-on-every-url": [("message", "*://*:*", ADMIN)],
+    "admin-on-every-url-and-path": [("message", "*://*:*/*", ADMIN)],
+    "admin-on-every-url-and-group-name": [("message", "*://*:*", ADMIN), ("message", "?*", ADMIN)],
+    "admin-on-every-group-name": [("message", "*?", ADMIN)],
+    "publish-and-consume-on-every-message": [("message", "*", ALL_ACTIONS - ADMIN)],
+    "admin-on-every-url-group": [("url_group", "*", ADMIN)],
+}
+
+
+async def test_the_signing_keys_need_admin_on_every_message(sqlite_store_url: str) -> None:
+    """getSigningKeys' scope every: admin on `*`, for messages or every kind, reads the keys;
+    admin on a URL glob, on every URL, or on every URL and every group name by two globs does not.
+    """
+    readers = [_token(token_id, rules) for token_id, rules in SIGNING_KEY_READERS.items()]
+    others = [_token(token_id, rules) for token_id, rules in NOT_SIGNING_KEY_READERS.items()]
+    async with _app([*readers, *others], sqlite_store_url) as client:
+        for token in readers:
+            response = await client.get(
+                "/v1/signing-keys", headers={"Authorization": f"Bearer {token.secret}"}
+            )
+            assert response.status_code == 200, (token.id, response.text)
+            assert sorted(response.json()) == ["current", "next"]
+        for token in others:
+            response = await client.get(
+                "/v1/signing-keys", headers={"Authorization": f"Bearer {token.secret}"}
+            )
+            problem = assert_problem(response, 403, "permission_denied")
+            assert problem["detail"] == (
+                f"token {token.id!r} needs admin on every message (name '*') to read the signing "
+                "keys"
+            ), token.id
+
+
+def test_the_document_says_which_permissions_read_the_signing_keys() -> None:
+    """getSigningKeys' description names the permissions the test above finds enough and says
+    that no URL glob is.
+    """
+    (operation,) = [op for op in operations() if op.operation_id == "getSigningKeys"]
+    assert operation.raw["x-spool-permission"] == {
+        "resource": "message",
+        "action": "admin",
+        "scope": "every",
+    }
+    description = " ".join(operation.raw["description"].split())
+    for stated in (
+        "`admin` on every message, that is on messages named exactly `*`",
+        "or on every kind (resource `*`) named `*`",
+        "No URL glob is enough, not even `*://*:*`",
+    ):
+        assert stated in description

@@ -71,8 +71,11 @@ def sync_detailed(
 ) -> Response[Problem | SigningKeys]:
     """Show the keys that sign deliveries and callbacks
 
-     Needs `admin` on every message, that is a permission on messages named `*` (a glob covering only
-    some URLs is not enough). Receivers verify with both keys so rotation loses nothing.
+     Needs `admin` on every message, that is on messages named exactly `*`, or on every kind (resource
+    `*`) named `*`. The keys sign deliveries and callbacks to every URL and every URL group's endpoints.
+    No URL glob is enough, not even `*://*:*`, which covers every URL but no URL group, and neither are
+    globs that only together cover every name. Receivers verify with both keys so rotation loses
+    nothing.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -97,8 +100,11 @@ def sync(
 ) -> Problem | SigningKeys | None:
     """Show the keys that sign deliveries and callbacks
 
-     Needs `admin` on every message, that is a permission on messages named `*` (a glob covering only
-    some URLs is not enough). Receivers verify with both keys so rotation loses nothing.
+     Needs `admin` on every message, that is on messages named exactly `*`, or on every kind (resource
+    `*`) named `*`. The keys sign deliveries and callbacks to every URL and every URL group's endpoints.
+    No URL glob is enough, not even `*://*:*`, which covers every URL but no URL group, and neither are
+    globs that only together cover every name. Receivers verify with both keys so rotation loses
+    nothing.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -119,8 +125,11 @@ async def asyncio_detailed(
 ) -> Response[Problem | SigningKeys]:
     """Show the keys that sign deliveries and callbacks
 
-     Needs `admin` on every message, that is a permission on messages named `*` (a glob covering only
-    some URLs is not enough). Receivers verify with both keys so rotation loses nothing.
+     Needs `admin` on every message, that is on messages named exactly `*`, or on every kind (resource
+    `*`) named `*`. The keys sign deliveries and callbacks to every URL and every URL group's endpoints.
+    No URL glob is enough, not even `*://*:*`, which covers every URL but no URL group, and neither are
+    globs that only together cover every name. Receivers verify with both keys so rotation loses
+    nothing.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -143,8 +152,11 @@ async def asyncio(
 ) -> Problem | SigningKeys | None:
     """Show the keys that sign deliveries and callbacks
 
-     Needs `admin` on every message, that is a permission on messages named `*` (a glob covering only
-    some URLs is not enough). Receivers verify with both keys so rotation loses nothing.
+     Needs `admin` on every message, that is on messages named exactly `*`, or on every kind (resource
+    `*`) named `*`. The keys sign deliveries and callbacks to every URL and every URL group's endpoints.
+    No URL glob is enough, not even `*://*:*`, which covers every URL but no URL group, and neither are
+    globs that only together cover every name. Receivers verify with both keys so rotation loses
+    nothing.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
