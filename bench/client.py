@@ -111,9 +111,9 @@ def _qstash_transport() -> httpx.MockTransport:
 
 
 def _spool_publisher() -> tuple[Callable[[], object], Callable[[], None]]:
-    # The client the SDK makes for itself (no cookie jar, the shared TLS context), on a mock
+    # A plain httpx.Client with the shared TLS context, as the SDK makes for itself, on a mock
     # transport: what a caller who passes no http_client gets, as qstash-py keeps its own below.
-    http = sdk_http._Client(transport=_spool_transport())
+    http = httpx.Client(verify=sdk_http.tls_context(), transport=_spool_transport())
     client = sdk.Client("http://spool.bench", api_key="sk_bench", max_retries=0, http_client=http)
 
     def publish() -> object:

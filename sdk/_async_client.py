@@ -29,10 +29,11 @@ from ._config import (
     DEFAULT_STARTUP_TIMEOUT,
     DEFAULT_TIMEOUT,
     LOOPBACK_DESTINATIONS,
+    check_proxy,
 )
 from ._dead_letters import AsyncDeadLetters
 from ._durations import Duration
-from ._http import AsyncTransport
+from ._http import AsyncTransport, own_async_client
 from ._messages import AsyncMessages
 from ._publisher import AsyncPublisher
 from ._queue_calls import async_job_batcher
@@ -82,7 +83,13 @@ class AsyncClient:
     ```
 
     The parameters are `Client`'s; `http_client` is an `httpx.AsyncClient`, and `batching`
-    coalesces the publishes that concurrent tasks make.
+    coalesces the publishes that concurrent tasks make. For aiohttp's HTTP stack (the
+    `spool[aiohttp]` extra), pass `http_client=sdk.AioHttpClient()` and close it yourself:
+
+    ```python
+    async with sdk.AioHttpClient() as http, sdk.AsyncClient(http_client=http) as client:
+        await client.publish("events", {"type": "signup"})
+    ```
     """
 
     def __init__(
@@ -95,6 +102,7 @@ class AsyncClient:
         retry_timeout: Duration | None = None,
         codec: Codec | None = None,
         http_client: httpx.AsyncClient | None = None,
+        proxy: str | httpx.URL | httpx.Proxy | None = None,
         batching: Batching | bool = False,
     ) -> None:
         self._settings = client_settings(
@@ -102,7 +110,9 @@ class AsyncClient:
         )
         self._codec = client_codec(codec)
         self._batching = batching_of(batching)
-        self._transport = AsyncTransport(self._settings, http_client=http_client)
+        self._transport = AsyncTransport(
+            self._settings, http_client=http_client, proxy=check_proxy(proxy, http_client)
+        )
         self._exit_stack = contextlib.AsyncExitStack()
         self._exit_stack.push_async_callback(self._transport.aclose)
         self._subscriptions: builtins.list[Subscription] = []
@@ -171,6 +181,8 @@ class AsyncClient:
             # The thread cannot be interrupted: stop the service as soon as it has started.
             starting.add_done_callback(_stop_started_service)
             raise
+        # The service is on loopback: no proxy the environment names could reach it.
+        http = own_async_client(None, trust_env=False)
         try:
             client = cls(
                 service.base_url,
@@ -179,11 +191,14 @@ class AsyncClient:
                 max_retries=max_retries,
                 retry_timeout=retry_timeout,
                 codec=codec,
+                http_client=http,
                 batching=batching,
             )
         except BaseException:
+            await http.aclose()
             await asyncio.to_thread(service.stop)
             raise
+        client._exit_stack.push_async_callback(http.aclose)
         client._stop_on_close(service)
         return client
 

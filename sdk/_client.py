@@ -29,10 +29,11 @@ from ._config import (
     DEFAULT_STARTUP_TIMEOUT,
     DEFAULT_TIMEOUT,
     LOOPBACK_DESTINATIONS,
+    check_proxy,
 )
 from ._dead_letters import DeadLetters
 from ._durations import Duration
-from ._http import SyncTransport
+from ._http import SyncTransport, own_client
 from ._messages import Messages
 from ._publisher import Publisher
 from ._queue_calls import job_batcher
@@ -97,8 +98,12 @@ class Client:
       `retry_timeout` of the first, waiting as `Retry-After` says. Set it to ride out a restart
       of the service or its store: `retry_timeout="30s"`. None (the default) counts retries only.
     * `codec` - how bodies are encoded; default `JsonCodec` (`json.dumps(body, default=str)`).
-    * `http_client` - an `httpx.Client` of your own (custom transport, proxies, limits); the SDK
-      sets its base URL, Authorization header and timeout, and leaves closing it to you.
+    * `http_client` - an `httpx.Client` of your own (custom transport, proxies, limits, event
+      hooks). The SDK never changes it: the base URL, the Authorization header and the timeout
+      go on each of its own requests, and closing the client is left to you.
+    * `proxy` - the proxy for every request (`"http://proxy.internal:3128"`, an `httpx.URL` or an
+      `httpx.Proxy`), instead of the ones `$HTTPS_PROXY`, `$HTTP_PROXY`, `$ALL_PROXY` and
+      `$NO_PROXY` name, which apply otherwise; with `http_client` a ConfigurationError.
     * `batching` - `True` or a `Batching(linger=..., max_items=...)` to coalesce single publishes
       to one stream (same trim options) or one queue, made at the same time from several threads,
       into batch requests; each caller still gets its own id or receipt. Off by default. A
@@ -115,6 +120,7 @@ class Client:
         retry_timeout: Duration | None = None,
         codec: Codec | None = None,
         http_client: httpx.Client | None = None,
+        proxy: str | httpx.URL | httpx.Proxy | None = None,
         batching: Batching | bool = False,
     ) -> None:
         self._settings = client_settings(
@@ -122,7 +128,9 @@ class Client:
         )
         self._codec = client_codec(codec)
         self._batching = batching_of(batching)
-        self._transport = SyncTransport(self._settings, http_client=http_client)
+        self._transport = SyncTransport(
+            self._settings, http_client=http_client, proxy=check_proxy(proxy, http_client)
+        )
         self._exit_stack = contextlib.ExitStack()
         self._exit_stack.callback(self._transport.close)
         self._subscriptions: builtins.list[Subscription] = []
@@ -164,8 +172,9 @@ class Client:
         ```
 
         The service (`python -m server`, which needs `pip install 'spool[server]'`) listens on a
-        free loopback port and accepts only `token` (random by default). Closing the client
-        stops it: SIGTERM, then SIGKILL after a grace period.
+        free loopback port and accepts only `token` (random by default). The client reaches it
+        directly, never through a proxy the environment names. Closing the client stops it:
+        SIGTERM, then SIGKILL after a grace period.
 
         * `path` - the SQLite file to keep the data in. Without it the data lives in a temporary
           directory that closing the client removes.
@@ -185,6 +194,8 @@ class Client:
             allow_destinations=allow_destinations,
             startup_timeout=startup_timeout,
         )
+        # The service is on loopback: no proxy the environment names could reach it.
+        http = own_client(None, trust_env=False)
         try:
             client = cls(
                 service.base_url,
@@ -193,11 +204,14 @@ class Client:
                 max_retries=max_retries,
                 retry_timeout=retry_timeout,
                 codec=codec,
+                http_client=http,
                 batching=batching,
             )
         except BaseException:
+            http.close()
             service.stop()
             raise
+        client._exit_stack.callback(http.close)
         client._stop_on_close(service)
         return client
 

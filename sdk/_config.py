@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_STARTUP_TIMEOUT",
     "DEFAULT_TIMEOUT",
     "LOOPBACK_DESTINATIONS",
+    "check_proxy",
 ]
 
 BASE_URL_ENV = "SPOOL_BASE_URL"
@@ -73,6 +74,35 @@ def resolve_settings(
         max_retries=_check_max_retries(max_retries),
         retry_timeout=_check_retry_timeout(retry_timeout),
     )
+
+
+def check_proxy(
+    proxy: str | httpx.URL | httpx.Proxy | None, http_client: object
+) -> httpx.Proxy | None:
+    """`proxy` as httpx takes it; a ConfigurationError if it is no proxy URL, or if it comes
+    with an `http_client`, whose own proxies the SDK leaves alone.
+    """
+    if proxy is None:
+        return None
+    if http_client is not None:
+        raise ConfigurationError(
+            "pass proxy= or http_client=, not both: give your http_client its proxy"
+        )
+    if isinstance(proxy, httpx.Proxy):
+        return proxy
+    if not isinstance(proxy, str | httpx.URL):
+        raise ConfigurationError(
+            f"proxy must be a URL (str or httpx.URL) or an httpx.Proxy, got {type(proxy).__name__}"
+        )
+    # The messages show the URL redacted: a proxy's user info is a credential.
+    try:
+        return httpx.Proxy(proxy)
+    except httpx.InvalidURL as error:
+        raise ConfigurationError(f"proxy {redact_url(str(proxy))} is not a valid URL") from error
+    except ValueError as error:
+        raise ConfigurationError(
+            f"proxy {redact_url(str(proxy))} must be an http://, https:// or socks5:// URL"
+        ) from error
 
 
 def redact_url(url: str) -> str:

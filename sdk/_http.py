@@ -56,13 +56,17 @@ if TYPE_CHECKING:
     from generated.types import Unset
 
 __all__ = [
+    "ASYNC_LIMITS",
     "AsyncTransport",
     "Call",
     "Endpoint",
+    "SYNC_LIMITS",
     "SyncTransport",
     "make_call",
     "make_publish_call",
     "optional",
+    "own_async_client",
+    "own_client",
     "resolve_idempotency_key",
     "tls_context",
 ]
@@ -75,10 +79,18 @@ T = TypeVar("T")
 # What the generated layer raises when an answer does not match the document.
 _UNREADABLE = (ValueError, TypeError, KeyError, AttributeError)
 
-# The async client's own connections (see AsyncTransport): as many requests in flight and as many
-# connections kept as httpx's default pool allows in flight, each kept idle for as long.
+# The reference service (uvicorn) closes a connection idle for 5 s, and a client keeping one as
+# long races that close: a request sent just then is reset, with nothing to say whether it
+# arrived. The SDK's clients let theirs go a second earlier.
+_KEEPALIVE_SECONDS = 4.0
+# httpx's default pool, but for the idle time.
+SYNC_LIMITS = httpx.Limits(
+    max_connections=100, max_keepalive_connections=20, keepalive_expiry=_KEEPALIVE_SECONDS
+)
+# As many connections kept idle as may be in flight, so that tasks publishing at once reuse
+# their connections rather than open new ones each time.
 ASYNC_LIMITS = httpx.Limits(
-    max_connections=100, max_keepalive_connections=100, keepalive_expiry=5.0
+    max_connections=100, max_keepalive_connections=100, keepalive_expiry=_KEEPALIVE_SECONDS
 )
 
 # Joined URLs kept per client; the paths of a busy client are few (one per stream, queue or
@@ -200,59 +212,49 @@ def tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-class _NoCookies(httpx.Cookies):
-    """A cookie jar that stays empty: the API authenticates by bearer token and sets no cookies,
-    and reading each answer's headers into a jar was about a fifth of the SDK's CPU per call.
+def own_client(proxy: httpx.Proxy | None, *, trust_env: bool = True) -> httpx.Client:
+    """An `httpx.Client` as the SDK makes one: httpx's own transport, made by httpx so that it
+    mounts the proxies the environment names (unless `proxy` or `trust_env=False` says
+    otherwise), with the shared TLS context.
     """
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        pass
-
-    def set_cookie_header(self, request: httpx.Request) -> None:
-        pass
+    return httpx.Client(verify=tls_context(), limits=SYNC_LIMITS, proxy=proxy, trust_env=trust_env)
 
 
-_NO_COOKIES = _NoCookies()
+def own_async_client(proxy: httpx.Proxy | None, *, trust_env: bool = True) -> httpx.AsyncClient:
+    """The `httpx.AsyncClient` twin of `own_client`, keeping ASYNC_LIMITS' idle connections."""
+    return httpx.AsyncClient(
+        verify=tls_context(), limits=ASYNC_LIMITS, proxy=proxy, trust_env=trust_env
+    )
 
 
-class _KeepsNoCookies:
-    """Mixed into the httpx clients the SDK makes for itself, so that they keep no cookies."""
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return _NO_COOKIES
-
-    @cookies.setter
-    def cookies(self, _cookies: object) -> None:
-        # httpx's own __init__ sets an empty jar; nothing else of the SDK's sets one.
-        pass
-
-
-class _Client(_KeepsNoCookies, httpx.Client):
-    """The `httpx.Client` the SDK makes for itself: one that keeps no cookies."""
-
-
-class _AsyncClient(_KeepsNoCookies, httpx.AsyncClient):
-    """The `httpx.AsyncClient` the SDK makes for itself: one that keeps no cookies."""
-
-
-def _adopt(http: httpx.Client | httpx.AsyncClient, settings: Settings) -> None:
-    """Point ``http`` at the service with the client's settings."""
-    http.base_url = httpx.URL(settings.base_url)
-    http.timeout = settings.timeout
-    if settings.api_key is not None:
-        http.headers["Authorization"] = f"Bearer {settings.api_key}"
+def _base_url(base_url: str) -> httpx.URL:
+    """`base_url` ending in a slash, as httpx keeps a client's base URL, so that a path prefix
+    (``http://host/prefix``) stays in every joined URL.
+    """
+    url = httpx.URL(base_url)
+    if url.raw_path.endswith(b"/"):
+        return url
+    return url.copy_with(raw_path=url.raw_path + b"/")
 
 
 class _Transport:
-    """What the sync and async transports share: settings, retry policy, URLs and reading."""
+    """What the sync and async transports share: settings, retry policy, requests and reading.
+
+    The HTTP client, the SDK's own or the caller's, is used as it is: the base URL, the API key
+    and the timeout go on each request (an absolute URL, an Authorization header, the request's
+    timeout), so a caller's client sends nothing of Spool's on its other requests.
+    """
 
     _http: httpx.Client | httpx.AsyncClient
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._policy = RetryPolicy(max_retries=settings.max_retries, timeout=settings.retry_timeout)
+        self._base = _base_url(settings.base_url)
         self._urls: dict[str, httpx.URL] = {}
+        self._authorization = (
+            {} if settings.api_key is None else {"Authorization": f"Bearer {settings.api_key}"}
+        )
         self._generated_client: GeneratedClient | None = None
         self._tracing = publish_tracing()
 
@@ -262,18 +264,22 @@ class _Transport:
         if url is None:
             if len(self._urls) >= _URL_CACHE_SIZE:
                 self._urls.clear()
-            base = self._http.base_url
+            base = self._base
             url = base.copy_with(raw_path=base.raw_path + httpx.URL(path).raw_path.lstrip(b"/"))
             self._urls[path] = url
         return url
 
     def _request(self, call: Call[Any], http: httpx.Client | httpx.AsyncClient) -> httpx.Request:
+        headers = self._authorization
+        if call.headers:
+            headers = {**headers, **call.headers}
         return http.build_request(
             call.method,
             self._url(call.path),
             params=call.params,
-            headers=call.headers,
+            headers=headers,
             content=call.content,
+            timeout=self.settings.timeout,
         )
 
     def _generated(self) -> GeneratedClient:
@@ -318,15 +324,20 @@ class SyncTransport(_Transport):
 
     _http: httpx.Client
 
-    def __init__(self, settings: Settings, *, http_client: httpx.Client | None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        http_client: httpx.Client | None,
+        proxy: httpx.Proxy | None = None,
+    ) -> None:
         super().__init__(settings)
         if http_client is not None and not isinstance(http_client, httpx.Client):
             raise ConfigurationError(
                 f"http_client must be an httpx.Client, got {type(http_client).__name__}"
             )
         self._owns_http_client = http_client is None
-        self._http = http_client if http_client is not None else _Client(verify=tls_context())
-        _adopt(self._http, settings)
+        self._http = http_client if http_client is not None else own_client(proxy)
 
     def send(self, call: Call[T]) -> T:
         """The call's result, retried as the policy allows; failures raise typed errors."""
@@ -356,74 +367,27 @@ class SyncTransport(_Transport):
             self._http.close()
 
 
-def _httpx_transport_mocked(mockable: tuple[tuple[Any, str], ...]) -> bool:
-    """Whether ``handle_async_request`` of a class in ``mockable`` (each with that method's own
-    qualified name) is not its own any more.
-    """
-    for owner, own_name in mockable:
-        if getattr(owner.handle_async_request, "__qualname__", None) != own_name:
-            return True
-    return False
-
-
-class _OwnAsyncTransport(httpx.AsyncBaseTransport):
-    """The async client's own transport: sdk/_http11.py's, or httpx's while a test mocks httpx."""
-
-    def __init__(self) -> None:
-        # Imported here: `import sdk` stays free of asyncio and httpcore (which httpx imports
-        # only when it makes a transport) until an AsyncClient is made.
-        import httpcore
-
-        from ._http11 import Http11Transport
-
-        self._lean = Http11Transport(ASYNC_LIMITS, ssl_context=tls_context())
-        self._httpx: httpx.AsyncHTTPTransport | None = None
-        # Where respx (by default) and pytest-httpx put their mocks; while one of them is in place,
-        # requests go through httpx's transport, so that the mock sees every one.
-        self._mockable = tuple(
-            (owner, f"{owner.__name__}.handle_async_request")
-            for owner in (httpcore.AsyncConnectionPool, httpx.AsyncHTTPTransport)
-        )
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if _httpx_transport_mocked(self._mockable):
-            if self._httpx is None:
-                self._httpx = httpx.AsyncHTTPTransport(verify=tls_context(), limits=ASYNC_LIMITS)
-            return await self._httpx.handle_async_request(request)
-        return await self._lean.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self._lean.aclose()
-        if self._httpx is not None:
-            await self._httpx.aclose()
-
-
 class AsyncTransport(_Transport):
-    """Sends calls with an httpx.AsyncClient: the caller's one, or the SDK's own over
-    sdk/_http11.py's transport.
-
-    httpcore's connection pool walks all its connections (and every queued request) whenever a
-    request starts or ends, and httpcore with h11 and anyio spent more than half of the client's
-    CPU per publish on each exchange: with 64 publishes in flight, the SDK's own transport sends
-    2.5 times as many per CPU second. Its pool keeps idle connections per origin and finds one
-    without a scan. A proxy from the environment (``HTTPS_PROXY`` and the like) still goes through
-    httpx's own transport, which httpx mounts for the URLs it covers, and so does every request
-    while respx or pytest-httpx mocks httpx (:class:`_OwnAsyncTransport`).
+    """Sends calls with an httpx.AsyncClient: the caller's one (such as `sdk.AioHttpClient()`),
+    or the SDK's own on httpx's default transport.
     """
 
     _http: httpx.AsyncClient
 
-    def __init__(self, settings: Settings, *, http_client: httpx.AsyncClient | None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        http_client: httpx.AsyncClient | None,
+        proxy: httpx.Proxy | None = None,
+    ) -> None:
         super().__init__(settings)
         if http_client is not None and not isinstance(http_client, httpx.AsyncClient):
             raise ConfigurationError(
                 f"http_client must be an httpx.AsyncClient, got {type(http_client).__name__}"
             )
         self._owns_http_client = http_client is None
-        if http_client is None:
-            http_client = _AsyncClient(transport=_OwnAsyncTransport(), limits=ASYNC_LIMITS)
-        self._http = http_client
-        _adopt(self._http, settings)
+        self._http = http_client if http_client is not None else own_async_client(proxy)
 
     async def send(self, call: Call[T]) -> T:
         """The call's result, retried as the policy allows; failures raise typed errors."""

@@ -9,7 +9,7 @@ import pytest
 import respx
 
 import sdk
-from tests.sdk._support import BASE_URL, TWINS
+from tests.sdk._support import API_KEY, BASE_URL, TWINS, resolve
 
 # Methods that send nothing, so they are plain methods on both clients.
 LOCAL = {"publisher", "subscribe", "stop", "__call__"}
@@ -67,13 +67,14 @@ def test_the_constructors_take_the_same_arguments() -> None:
             "retry_timeout",
             "codec",
             "http_client",
+            "proxy",
             "batching",
         ]
         assert parameters["timeout"].default == 10.0
         assert parameters["max_retries"].default == 3
         assert all(
             parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
-            for name in ("timeout", "max_retries", "codec", "http_client")
+            for name in ("timeout", "max_retries", "codec", "http_client", "proxy")
         )
 
 
@@ -100,7 +101,7 @@ async def test_the_async_client_is_a_context_manager_that_closes() -> None:
 
 
 async def test_a_callers_async_http_client_stays_open(api: respx.MockRouter) -> None:
-    """An httpx.AsyncClient passed in is used, configured and left open."""
+    """An httpx.AsyncClient passed in is used as it is and left open."""
     api.get("/v1/health").mock(
         return_value=httpx.Response(200, json={"status": "ok", "store": "redis", "version": "1"})
     )
@@ -108,3 +109,73 @@ async def test_a_callers_async_http_client_stays_open(api: respx.MockRouter) -> 
         async with sdk.AsyncClient(BASE_URL, "key", http_client=http) as client:
             assert (await client.health()).store == "redis"
         assert not http.is_closed
+
+
+HEALTH = {"status": "ok", "store": "sqlite", "version": "1"}
+
+
+def _state(http: httpx.Client | httpx.AsyncClient) -> tuple[object, ...]:
+    """What the SDK could have changed on a caller's client."""
+    return (
+        list(http.headers.multi_items()),
+        http.base_url,
+        http.timeout,
+        list(http.cookies.items()),
+    )
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+@pytest.mark.parametrize("callers_base_url", [None, BASE_URL])
+async def test_a_callers_http_client_is_never_modified(
+    api: respx.MockRouter, flavour: str, callers_base_url: str | None
+) -> None:
+    """The base URL, the Bearer key and the timeout go on the SDK's own requests alone: the
+    caller's client keeps its headers, base URL and timeout, and what it then sends elsewhere
+    carries no Spool key. A base URL the caller's client has is the SDK's default one.
+    """
+    spool = api.get("/v1/health").mock(return_value=httpx.Response(200, json=HEALTH))
+    elsewhere = api.get("http://elsewhere.test/ping").mock(return_value=httpx.Response(204))
+    mine = api.get(f"{BASE_URL}/mine").mock(return_value=httpx.Response(204))
+    options: dict[str, object] = {"headers": {"X-App": "orders"}, "timeout": 3.0}
+    if callers_base_url is not None:
+        options["base_url"] = callers_base_url
+    http = (httpx.Client if flavour == "sync" else httpx.AsyncClient)(**options)  # type: ignore[arg-type]
+    before = _state(http)
+    base_url = None if callers_base_url is not None else BASE_URL
+    client: sdk.Client | sdk.AsyncClient
+    if isinstance(http, httpx.Client):
+        client = sdk.Client(base_url, API_KEY, timeout=7.0, http_client=http)
+    else:
+        client = sdk.AsyncClient(base_url, API_KEY, timeout=7.0, http_client=http)
+    assert (await resolve(client.health())).status == "ok"
+    sent = spool.calls.last.request
+    assert sent.headers["Authorization"] == f"Bearer {API_KEY}"
+    assert sent.headers["X-App"] == "orders"
+    assert sent.extensions["timeout"] == httpx.Timeout(7.0).as_dict()
+    await resolve(client.close())
+    assert _state(http) == before
+    await resolve(http.get("http://elsewhere.test/ping"))
+    if callers_base_url is not None:
+        await resolve(http.get("/mine"))
+        assert "Authorization" not in mine.calls.last.request.headers
+    assert "Authorization" not in elsewhere.calls.last.request.headers
+    assert elsewhere.calls.last.request.extensions["timeout"] == httpx.Timeout(3.0).as_dict()
+    if isinstance(http, httpx.Client):
+        http.close()
+    else:
+        await http.aclose()
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+async def test_the_sdks_own_http_client_is_httpx_as_shipped(flavour: str) -> None:
+    """A client without http_client sends through a plain httpx client of its own, with its
+    default headers and no base URL or Authorization of Spool's on it.
+    """
+    client = (
+        sdk.Client(BASE_URL, API_KEY) if flavour == "sync" else sdk.AsyncClient(BASE_URL, API_KEY)
+    )
+    http = client._transport._http
+    assert type(http) is (httpx.Client if flavour == "sync" else httpx.AsyncClient)
+    assert http.base_url == httpx.URL("") and "Authorization" not in http.headers
+    await resolve(client.close())
+    assert http.is_closed

@@ -95,13 +95,15 @@ def test_the_default_timeout_is_ten_seconds() -> None:
     assert settings(timeout=custom).timeout is custom  # type: ignore[attr-defined]
 
 
-def test_a_given_http_client_gets_base_url_key_and_timeout() -> None:
-    """The SDK points a caller's httpx.Client at the service and leaves it open on close."""
+def test_a_given_http_client_keeps_its_own_base_url_headers_and_timeout() -> None:
+    """The SDK leaves a caller's httpx.Client as it is (its requests carry the base URL, key and
+    timeout: tests/sdk/test_client.py) and leaves it open on close.
+    """
     http = httpx.Client()
     client = sdk.Client(BASE_URL, API_KEY, timeout=4.0, http_client=http)
-    assert str(http.base_url).rstrip("/") == BASE_URL
-    assert http.headers["Authorization"] == f"Bearer {API_KEY}"
-    assert http.timeout == httpx.Timeout(4.0)
+    assert http.base_url == httpx.URL("")
+    assert "Authorization" not in http.headers
+    assert http.timeout == httpx.Timeout(5.0)
     sdk.Client(BASE_URL, API_KEY, http_client=http).close()
     assert http.event_hooks == {"request": [], "response": []}  # answers are read, not hooked
     client.close()

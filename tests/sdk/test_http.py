@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
-import json
 import re
 import ssl
 
@@ -15,7 +14,6 @@ import respx
 
 import sdk
 from sdk import _endpoints, _http
-from tests._loopback import ReceiverFactory
 from tests.conftest import ROOT
 from tests.sdk._support import API_KEY, BASE_URL, appended, problem, resolve
 
@@ -191,31 +189,32 @@ async def test_publishing_succeeds(
     assert await resolve(client.publish("events", {"x": 1})) == "7-0"
 
 
-async def test_the_async_clients_own_transport_speaks_http11_itself_unless_httpx_is_mocked(
-    loopback_receiver: ReceiverFactory, monkeypatch: pytest.MonkeyPatch
+async def test_a_mock_patching_httpxs_transport_answers_the_sdks_own_clients(
+    make_client: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The SDK's own AsyncClient sends over sdk/_http11.py, one kept-alive connection for calls in
-    turn; while httpx's transport is patched (pytest-httpx does that; respx patches httpcore's
-    pool), calls go through httpx's transport, so the mock answers them.
+    """pytest-httpx patches httpx's transports (respx, as the `api` fixture does, httpcore's
+    pool): the SDK's own clients send through httpx's, so either mock answers every call.
     """
-    document = json.dumps(STREAM_INFO).encode()
-    answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-    answer += b"Content-Length: %d\r\n\r\n%s" % (len(document), document)
-    service = await loopback_receiver([answer])
-    client = sdk.AsyncClient(service.url.removesuffix("/hook"), API_KEY, max_retries=0)
-    own = client._transport._http._transport
-    assert isinstance(own, _http._OwnAsyncTransport)
-    assert [await client.streams.length("events") for _ in range(3)] == [3, 3, 3]
-    assert (service.requests, service.connections) == (3, 1)
-    assert f"Bearer {API_KEY}".encode() in service.heads[0]
+    seen: list[httpx.Request] = []
 
-    async def mocked(transport: httpx.AsyncHTTPTransport, request: httpx.Request) -> httpx.Response:
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
         return httpx.Response(200, json={**STREAM_INFO, "length": 9})
 
-    monkeypatch.setattr(httpx.AsyncHTTPTransport, "handle_async_request", mocked)
-    assert await client.streams.length("events") == 9
-    assert service.requests == 3
-    await client.close()
+    def mocked(transport: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
+        return answer(request)
+
+    async def amocked(
+        transport: httpx.AsyncHTTPTransport, request: httpx.Request
+    ) -> httpx.Response:
+        return answer(request)
+
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", mocked)
+    monkeypatch.setattr(httpx.AsyncHTTPTransport, "handle_async_request", amocked)
+    client = make_client()  # type: ignore[operator]
+    assert await resolve(client.streams.length("events")) == 9
+    assert [str(request.url) for request in seen] == [f"{BASE_URL}/v1/streams/events"]
+    assert seen[0].headers["Authorization"] == f"Bearer {API_KEY}"
 
 
 @pytest.mark.parametrize("base_url", [BASE_URL, f"{BASE_URL}/prefix", f"{BASE_URL}/prefix/"])
@@ -230,6 +229,40 @@ async def test_paths_join_the_base_url_as_httpx_joins_them(
     for _ in range(2):  # the second call reuses the joined URL
         assert await resolve(client.streams.length("orders:eu")) == 3
     assert route.call_count == 2
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        BASE_URL,
+        f"{BASE_URL}/",
+        f"{BASE_URL}/prefix",
+        f"{BASE_URL}/prefix/",
+        "http://127.0.0.1:8321/a%20b/c",
+    ],
+)
+@pytest.mark.parametrize("stream", ["orders", "orders:eu", "a-b_c.d", "x:y:z"])
+async def test_the_url_sent_is_httpxs_own_join_byte_for_byte(
+    make_client: object, base_url: str, stream: str
+) -> None:
+    """The absolute URL each request carries is the one an httpx client with this base URL
+    makes of the same path, so a caller's client is never given the base URL to join it.
+    """
+    sent: list[bytes] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request.url.raw_path)
+        return httpx.Response(200, json=STREAM_INFO)
+
+    client = make_client(base_url=base_url)  # type: ignore[operator]
+    with respx.mock() as anywhere:
+        anywhere.route().mock(side_effect=answer)
+        await resolve(client.streams.length(stream))
+    path = _endpoints.get_stream._get_kwargs(stream)["url"]
+    with httpx.Client(base_url=base_url.rstrip("/")) as http:
+        expected = http.build_request("GET", path).url
+    assert sent == [expected.raw_path]
+    assert str(client._transport._url(path)) == str(expected)
 
 
 def _generated_endpoints() -> list[str]:
@@ -275,7 +308,7 @@ def test_the_sdks_own_http_clients_share_one_verifying_tls_context() -> None:
     first, second = sdk.Client(BASE_URL, API_KEY), sdk.AsyncClient(BASE_URL, API_KEY)
     pools = [
         first._transport._http._transport._pool,  # type: ignore[attr-defined]
-        second._transport._http._transport._lean._pool,  # type: ignore[attr-defined]
+        second._transport._http._transport._pool,  # type: ignore[attr-defined]
     ]
     assert all(pool._ssl_context is context for pool in pools)
     first.close()
