@@ -14,6 +14,7 @@ with sdk.Client.embedded() as client:  # a local service in a child process, for
 import importlib as _importlib
 import typing as _typing
 
+from ._aiohttp import *
 from ._arguments import *
 from ._async_client import *
 from ._batching import Batching
@@ -35,6 +36,7 @@ if _typing.TYPE_CHECKING:
     from ._types import *
 
 __all__ = [
+    "AioHttpClient",
     "APIConnectionError",
     "APIError",
     "APIResponseValidationError",

@@ -18,6 +18,7 @@ from tests.conftest import ROOT
 from tests.sdk._support import TWINS
 
 PUBLIC_NAMES = [
+    "AioHttpClient",
     "APIConnectionError",
     "APIError",
     "APIResponseValidationError",
