@@ -84,22 +84,41 @@ def _readings(path: str) -> tuple[str, ...] | None:
         return ("/",)
     if "%" not in path and "\\" not in path and "/." not in path and "//" not in path:
         return (path,)
+    normal = _normal(path)
     # After decoding, since "%25%32%65" is "%252e" to a receiver that decodes once.
-    if _AMBIGUOUS.search(_normal(path)):
+    if _AMBIGUOUS.search(normal):
         return None
-    decoded: list[str] = []
-    undecoded: list[str] = []
-    for raw in path.removeprefix("/").split("/"):
-        if _DOT_WITH_PARAMETERS.match(unquote(raw)):
-            return None
-        segment = _normal(raw)
-        decoded.append(segment)
-        encoded_dots = segment in _DOT_SEGMENTS and raw not in _DOT_SEGMENTS
-        undecoded.append(_ESCAPE.sub(_upper_escape, raw) if encoded_dots else segment)
+    if "/." not in normal and "//" not in normal:
+        return (normal,)
+    segments = normal.removeprefix("/").split("/")
+    if any(
+        segment.startswith(".")
+        and segment not in _DOT_SEGMENTS
+        and _DOT_WITH_PARAMETERS.match(unquote(segment))
+        for segment in segments
+    ):
+        return None
+    # Decoding never makes or removes a "/", so the raw segments line up with the decoded ones.
+    raw_segments = path.removeprefix("/").split("/")
+    encoded_dots = [
+        segment in _DOT_SEGMENTS and raw not in _DOT_SEGMENTS
+        for segment, raw in zip(segments, raw_segments, strict=True)
+    ]
+    variants = [segments]
+    if any(encoded_dots):
+        # A receiver that does not decode them reads encoded dots as a name.
+        variants.append(
+            [
+                _ESCAPE.sub(_upper_escape, raw) if encoded else segment
+                for segment, raw, encoded in zip(segments, raw_segments, encoded_dots, strict=True)
+            ]
+        )
+    # Only an empty segment before the last tells a server that merges slashes from one that does not.
+    collapses = (False, True) if "" in segments[:-1] else (False,)
     readings = (
-        _remove_dot_segments(segments, collapse=collapse)
-        for segments in (decoded, undecoded)
-        for collapse in (False, True)
+        _remove_dot_segments(variant, collapse=collapse)
+        for variant in variants
+        for collapse in collapses
     )
     return tuple(dict.fromkeys(readings))
 
