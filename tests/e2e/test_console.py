@@ -12,6 +12,7 @@ turns the skip into a failure.
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import time
@@ -325,3 +326,32 @@ def test_messages_page_shows_attempts_and_dead_letters_and_retries_one(
     assert "cancelled" in _text(browser, ".notice")
     assert seeded.client.messages.get(seeded.scheduled_message_id).state == "cancelled"
     browser.save_screenshot(str(tmp_path / "messages-after.png"))
+
+
+def test_signing_out_ends_the_session_the_browser_held(
+    browser: WebDriver, seeded: Seeded, tmp_path: Path
+) -> None:
+    """The cookie is 256 random bits no script can read; after *Sign out*, the same cookie put
+    back into the browser (as a tab or a copy that kept it would send it) lands on the sign-in
+    form, which says the session has ended.
+    """
+    base = seeded.service.base_url
+    browser.get(f"{base}/console/streams")
+    cookie = browser.get_cookie("spool_console")
+    assert cookie is not None and cookie["httpOnly"] and cookie["path"] == "/console"
+    assert len(base64.urlsafe_b64decode(cookie["value"] + "=")) == 32
+    assert seeded.service.token not in cookie["value"]
+    assert "spool_console" not in browser.execute_script("return document.cookie")
+    _follow(browser, By.CSS_SELECTOR, "form.sign-out button")
+    assert browser.current_url == f"{base}/console/sign-in"
+    assert browser.get_cookie("spool_console") is None
+
+    browser.add_cookie(
+        {"name": "spool_console", "value": cookie["value"], "path": "/console", "httpOnly": True}
+    )
+    browser.get(f"{base}/console/queues")
+    assert browser.current_url.startswith(f"{base}/console/sign-in")
+    assert "Your session has ended" in _text(browser, ".notice")
+    assert browser.get_cookie("spool_console") is None
+    browser.save_screenshot(str(tmp_path / "signed-out.png"))
+    _sign_in(browser, seeded)
