@@ -55,4 +55,5 @@ class RedisSessions(RedisCore):
         )
 
     async def _delete_console_session(self, key: str) -> None:
-        await self._redis.delete(self._keys.console_session(key))
+        async with self._gate:
+            await self._redis.delete(self._keys.console_session(key))

@@ -1,15 +1,22 @@
 """The gate (server/stores/redis/gate.py): at most so many commands at once, the others waiting
-for a place rather than failing, up to a limit, and a free place costs no timer.
+for a place rather than failing, up to a limit, and a free place costs no timer; and the store
+runs every command of its own in its client's gate.
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import importlib.resources
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.stores.redis.gate import Gate
+
+_PACKAGE = Path(str(importlib.resources.files("server.stores.redis")))
 
 
 async def _holding(gate: Gate, release: asyncio.Event) -> asyncio.Task[None]:
@@ -80,3 +87,45 @@ async def test_a_free_place_arms_no_timeout(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(asyncio, "timeout", unexpected)
     async with gate, gate:
         pass
+
+
+def _gated_awaits(tree: ast.AST) -> Iterator[tuple[ast.Await, bool]]:
+    """Each await of a command, a pipeline or a script (not one added to a pipeline), and
+    whether it runs inside ``async with self._gate`` or ``self._waiting_gate``.
+    """
+    gates = {"_gate", "_waiting_gate"}
+
+    def visit(node: ast.AST, gated: bool) -> Iterator[tuple[ast.Await, bool]]:
+        if isinstance(node, ast.AsyncWith):
+            gated = gated or any(
+                isinstance(item.context_expr, ast.Attribute) and item.context_expr.attr in gates
+                for item in node.items
+            )
+        if isinstance(node, ast.Await) and isinstance(node.value, ast.Call):
+            call = node.value
+            func = call.func
+            command = (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Attribute)
+                and func.value.attr in {"_redis", "_waiting_redis"}
+            )
+            pipeline = isinstance(func, ast.Attribute) and func.attr == "execute"
+            script = isinstance(func, ast.Subscript) and not any(
+                keyword.arg == "client" for keyword in call.keywords
+            )
+            if command or pipeline or script:
+                yield node, gated
+        for child in ast.iter_child_nodes(node):
+            yield from visit(child, gated)
+
+    yield from visit(tree, False)
+
+
+@pytest.mark.parametrize("module", sorted(path.name for path in _PACKAGE.glob("*.py")))
+def test_every_command_of_the_store_runs_in_its_clients_gate(module: str) -> None:
+    """Without its gate a cluster command past a node's connections fails at once, so each
+    command, pipeline and script of the store's own methods runs in one.
+    """
+    tree = ast.parse((_PACKAGE / module).read_text(encoding="utf-8"))
+    ungated = [f"{module}:{node.lineno}" for node, gated in _gated_awaits(tree) if not gated]
+    assert ungated == [], ungated
