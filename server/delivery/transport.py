@@ -1,4 +1,4 @@
-"""The HTTP transport deliveries go through, and its network backend, which connects only to
+"""The HTTP transport deliveries go through, and its resolver, which lets connections go only to
 addresses the destination policy vetted.
 
 Checking a URL and then letting the HTTP client resolve its host again leaves a gap: a name with a
@@ -8,31 +8,34 @@ the policy, which refuses it if any address is refused, and the socket connects 
 very addresses. The URL is unchanged, so the ``Host`` header, TLS server name (SNI) and
 certificate check still use the host name.
 
-The HTTP/1.1 client is httpcore's connection pool, through its public ``network_backend``
-extension point: :class:`VettedNetworkBackend` vets, then hands the connect to httpcore's own
-backend. httpx's ``AsyncHTTPTransport`` takes no network backend, so :class:`DeliveryTransport`
-puts the pool behind httpx's transport interface, which the engine and its tests speak.
+The HTTP/1.1 client is aiohttp's, through its public extension points: :class:`VettedResolver` is
+the ``TCPConnector``'s resolver, with its DNS cache off so that every new connection asks it, and
+:class:`DeliveryTransport` puts the session behind httpx's transport interface, which the engine
+and its tests speak. aiohttp connects to an IP literal without asking its resolver, so the
+transport vets a literal host itself before the request.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
+import ipaddress
+import socket
 import ssl
-import typing
-from collections.abc import AsyncIterator, Iterator
+import types
+from collections.abc import AsyncIterator
 
-import httpcore
+import aiohttp
 import httpx
+import yarl
+from aiohttp.abc import AbstractResolver, ResolveResult
 
 from ..destinations import DestinationNotAllowed, DestinationPolicy, DestinationUnresolved
 
 __all__ = [
     "HTTP_KEEPALIVE_SECONDS",
     "HTTP_MAX_CONNECTIONS",
-    "HTTP_MAX_KEEPALIVE_CONNECTIONS",
     "DeliveryTransport",
-    "VettedNetworkBackend",
+    "VettedResolver",
     "default_transport",
     "tls_context",
 ]
@@ -40,26 +43,12 @@ __all__ = [
 # Connections the HTTP transport opens at most, and keeps open between attempts; above the default
 # concurrency, so a connection is free for each attempt in flight.
 HTTP_MAX_CONNECTIONS = 200
-HTTP_MAX_KEEPALIVE_CONNECTIONS = 100
 HTTP_KEEPALIVE_SECONDS = 30.0
-
-# httpcore's errors as httpx's, which the engine catches: the most specific one that applies.
-_ERRORS: dict[type[Exception], type[httpx.TransportError]] = {
-    httpcore.ConnectTimeout: httpx.ConnectTimeout,
-    httpcore.ReadTimeout: httpx.ReadTimeout,
-    httpcore.WriteTimeout: httpx.WriteTimeout,
-    httpcore.PoolTimeout: httpx.PoolTimeout,
-    httpcore.TimeoutException: httpx.TimeoutException,
-    httpcore.ConnectError: httpx.ConnectError,
-    httpcore.ReadError: httpx.ReadError,
-    httpcore.WriteError: httpx.WriteError,
-    httpcore.NetworkError: httpx.NetworkError,
-    httpcore.UnsupportedProtocol: httpx.UnsupportedProtocol,
-    httpcore.LocalProtocolError: httpx.LocalProtocolError,
-    httpcore.RemoteProtocolError: httpx.RemoteProtocolError,
-    httpcore.ProtocolError: httpx.ProtocolError,
-    httpcore.ProxyError: httpx.ProxyError,
-}
+_READ_CHUNK_BYTES = 64 * 1024
+# Headers aiohttp would add of its own: a delivery sends the ones the engine chose, and no
+# ``Accept-Encoding`` the receiver did not get before.
+_NO_AUTO_HEADERS = frozenset({"Accept", "Accept-Encoding", "Content-Type", "User-Agent"})
+_NUMERIC = socket.AI_NUMERICHOST | socket.AI_NUMERICSERV
 
 
 @functools.cache
@@ -74,142 +63,251 @@ def tls_context() -> ssl.SSLContext:
 
 def default_transport(policy: DestinationPolicy) -> httpx.AsyncBaseTransport:
     """The transport deliveries go through: connections only to addresses ``policy`` vetted
-    (resolved once per connection, by :class:`VettedNetworkBackend`), kept alive between attempts.
+    (resolved once per connection, by :class:`VettedResolver`), kept alive between attempts.
 
     The engine sends each request to the transport itself, with no ``httpx.AsyncClient`` around
-    it, and the client's features are exactly what a delivery must not have: following a redirect
-    would let a receiver send the service to an address the policy refused (so a 3xx is a failed
-    attempt), environment proxies would connect somewhere other than what the policy checked,
-    and a cookie jar would let one receiver's cookie ride along on another publisher's message.
+    it, and the transport has none of a client's features that a delivery must not have: following
+    a redirect would let a receiver send the service to an address the policy refused (so a 3xx is
+    a failed attempt), environment proxies would connect somewhere other than what the policy
+    checked, and a cookie jar would let one receiver's cookie ride along on another publisher's
+    message.
     """
-    return DeliveryTransport(VettedNetworkBackend(policy))
+    return DeliveryTransport(policy)
 
 
-@contextlib.contextmanager
-def _as_httpx_errors(request: httpx.Request) -> Iterator[None]:
+class _Refused(OSError):
+    """The policy refused a host: aiohttp reports a resolver's OSError as a failed connect."""
+
+
+class VettedResolver(AbstractResolver):
+    """Resolves a host through the policy: its addresses if it allows every one, else
+    :class:`_Refused` with the policy's reason.
+    """
+
+    def __init__(self, policy: DestinationPolicy) -> None:
+        self._policy = policy
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        addresses = await _vetted(self._policy, host, port)
+        results = [
+            ResolveResult(
+                hostname=host,
+                host=str(address),
+                port=port,
+                family=socket.AF_INET6 if address.version == 6 else socket.AF_INET,
+                proto=0,
+                flags=_NUMERIC,
+            )
+            for address in addresses
+        ]
+        if family != socket.AF_UNSPEC:
+            results = [result for result in results if result["family"] == family]
+            if not results:
+                raise _Refused(f"{host} has no address of the family {family.name}")
+        return results
+
+    async def close(self) -> None:
+        pass
+
+
+async def _vetted(
+    policy: DestinationPolicy, host: str, port: int
+) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
     try:
-        yield
-    except tuple(_ERRORS) as error:
-        mapped = next(_ERRORS[cls] for cls in type(error).__mro__ if cls in _ERRORS)
-        raise mapped(str(error), request=request) from error
+        return list(await policy.vetted_addresses(host, port))
+    except DestinationUnresolved as error:
+        raise _Refused(str(error)) from error
+    except DestinationNotAllowed as error:
+        raise _Refused(f"destination not allowed: {error}") from error
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _httpx_error(error: aiohttp.ClientError, request: httpx.Request) -> httpx.TransportError:
+    """``error`` as the httpx error the engine reports, with the same texts as httpx's own."""
+    if isinstance(error, aiohttp.ClientConnectorError) and isinstance(error.os_error, _Refused):
+        return httpx.ConnectError(str(error.os_error), request=request)
+    mapped: type[httpx.TransportError]
+    if isinstance(error, aiohttp.ConnectionTimeoutError):
+        mapped = httpx.ConnectTimeout
+    elif isinstance(error, aiohttp.SocketTimeoutError):
+        mapped = httpx.ReadTimeout
+    elif isinstance(error, aiohttp.ServerTimeoutError):
+        mapped = httpx.TimeoutException
+    elif isinstance(error, aiohttp.ClientConnectorError):
+        mapped = httpx.ConnectError
+    elif isinstance(error, aiohttp.ServerDisconnectedError | aiohttp.ClientResponseError):
+        mapped = httpx.RemoteProtocolError
+    elif isinstance(error, aiohttp.ClientPayloadError):
+        mapped = httpx.ReadError
+    elif isinstance(error, aiohttp.InvalidURL):
+        mapped = httpx.UnsupportedProtocol
+    elif isinstance(error, aiohttp.ClientConnectionError):
+        mapped = httpx.NetworkError
+    else:
+        mapped = httpx.TransportError
+    return mapped(str(error) or type(error).__name__, request=request)
+
+
+class _Reuse:
+    """Whether a request went out on a kept-alive connection (aiohttp's tracing tells)."""
+
+    __slots__ = ("reused",)
+
+    def __init__(self) -> None:
+        self.reused = False
+
+
+async def _note_reuse(
+    _session: aiohttp.ClientSession,
+    context: types.SimpleNamespace,
+    _params: aiohttp.TraceConnectionReuseconnParams,
+) -> None:
+    reuse = context.trace_request_ctx
+    if isinstance(reuse, _Reuse):
+        reuse.reused = True
+
+
+_REUSE_TRACE = aiohttp.TraceConfig()
+_REUSE_TRACE.on_connection_reuseconn.append(_note_reuse)
+_REUSE_TRACE.freeze()
 
 
 class _Body(httpx.AsyncByteStream):
-    """An answer's body as httpcore streams it, its errors as httpx's."""
+    """An answer's body as aiohttp reads it; closing releases the connection to the pool when the
+    body was read to its end, and closes it otherwise.
+    """
 
-    def __init__(self, stream: typing.AsyncIterable[bytes], request: httpx.Request) -> None:
-        self._stream = stream
+    def __init__(self, answer: aiohttp.ClientResponse, request: httpx.Request) -> None:
+        self._answer = answer
         self._request = request
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        with _as_httpx_errors(self._request):
-            async for chunk in self._stream:
+        try:
+            async for chunk in self._answer.content.iter_chunked(_READ_CHUNK_BYTES):
                 yield chunk
+        except aiohttp.ClientError as error:
+            raise _httpx_error(error, self._request) from error
 
     async def aclose(self) -> None:
-        closing = getattr(self._stream, "aclose", None)
-        if closing is not None:
-            with _as_httpx_errors(self._request):
-                await closing()
+        self._answer.release()
 
 
 class DeliveryTransport(httpx.AsyncBaseTransport):
-    """httpcore's HTTP/1.1 connection pool on ``network_backend``, as an httpx transport: at most
-    ``HTTP_MAX_CONNECTIONS`` connections, ``HTTP_MAX_KEEPALIVE_CONNECTIONS`` of them kept idle for
-    ``HTTP_KEEPALIVE_SECONDS``, https with ``ssl_context`` (by default :func:`tls_context`).
+    """aiohttp's HTTP/1.1 client as an httpx transport, connecting only where ``policy`` allows:
+    at most ``HTTP_MAX_CONNECTIONS`` connections, each kept idle for ``HTTP_KEEPALIVE_SECONDS``,
+    https with ``ssl_context`` (by default :func:`tls_context`).
 
-    The pool is made at the first request, so a transport that never sends loads no CA bundle. No
-    proxy, no redirects, no cookies: those are a client's, and there is none.
+    The session is made at the first request, inside the running loop as aiohttp requires, so a
+    transport that never sends loads no CA bundle. No environment proxies, no redirects, no
+    cookies, no decompression (httpx's response decodes the body as it would its own).
     """
 
     def __init__(
-        self,
-        network_backend: httpcore.AsyncNetworkBackend,
-        *,
-        ssl_context: ssl.SSLContext | None = None,
+        self, policy: DestinationPolicy, *, ssl_context: ssl.SSLContext | None = None
     ) -> None:
-        self._backend = network_backend
+        self._policy = policy
         self._ssl_context = ssl_context
-        self._pool: httpcore.AsyncConnectionPool | None = None
+        self._session: aiohttp.ClientSession | None = None
 
-    def _connection_pool(self) -> httpcore.AsyncConnectionPool:
-        if self._pool is None:
-            self._pool = httpcore.AsyncConnectionPool(
-                ssl_context=self._ssl_context or tls_context(),
-                max_connections=HTTP_MAX_CONNECTIONS,
-                max_keepalive_connections=HTTP_MAX_KEEPALIVE_CONNECTIONS,
-                keepalive_expiry=HTTP_KEEPALIVE_SECONDS,
-                network_backend=self._backend,
+    def _client_session(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            connector = aiohttp.TCPConnector(
+                limit=HTTP_MAX_CONNECTIONS,
+                limit_per_host=0,
+                keepalive_timeout=HTTP_KEEPALIVE_SECONDS,
+                resolver=VettedResolver(self._policy),
+                use_dns_cache=False,
+                ssl=self._ssl_context or tls_context(),
             )
-        return self._pool
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                cookie_jar=aiohttp.DummyCookieJar(),
+                trust_env=False,
+                auto_decompress=False,
+                skip_auto_headers=_NO_AUTO_HEADERS,
+                timeout=aiohttp.ClientTimeout(total=None),
+                trace_configs=[_REUSE_TRACE],
+            )
+        return self._session
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        assert isinstance(request.stream, httpx.AsyncByteStream)
         url = request.url
-        core_request = httpcore.Request(
-            method=request.method,
-            url=httpcore.URL(
-                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
-            ),
-            headers=request.headers.raw,
-            content=request.stream,
-            extensions=request.extensions,
+        if _is_ip_literal(url.host):
+            try:
+                await _vetted(self._policy, url.host, url.port or _default_port(url))
+            except _Refused as error:
+                raise httpx.ConnectError(str(error), request=request) from error
+        timeouts = request.extensions.get("timeout", {})
+        timeout = aiohttp.ClientTimeout(
+            total=None,
+            connect=timeouts.get("pool"),
+            sock_connect=timeouts.get("connect"),
+            sock_read=timeouts.get("read"),
         )
-        with _as_httpx_errors(request):
-            answer = await self._connection_pool().handle_async_request(core_request)
-        assert isinstance(answer.stream, typing.AsyncIterable)
+        body = await request.aread()
+        session = self._client_session()
+        reuse = _Reuse()
+        try:
+            try:
+                answer = await self._send(session, request, body, timeout, reuse)
+            except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+                # A kept-alive connection the receiver closed just as the request went out: it
+                # closed without answering, so sending once more is at least once, as ever.
+                if not reuse.reused:
+                    raise
+                answer = await self._send(session, request, body, timeout, _Reuse())
+        except aiohttp.ClientError as error:
+            raise _httpx_error(error, request) from error
+        version = answer.version or aiohttp.HttpVersion11
         return httpx.Response(
-            status_code=answer.status,
-            headers=answer.headers,
-            stream=_Body(answer.stream, request),
-            extensions=answer.extensions,
+            answer.status,
+            headers=answer.raw_headers,
+            stream=_Body(answer, request),
+            extensions={
+                "http_version": b"HTTP/%d.%d" % (version.major, version.minor),
+                "reason_phrase": (answer.reason or "").encode("latin-1", "replace"),
+            },
+        )
+
+    @staticmethod
+    async def _send(
+        session: aiohttp.ClientSession,
+        request: httpx.Request,
+        body: bytes,
+        timeout: aiohttp.ClientTimeout,
+        reuse: _Reuse,
+    ) -> aiohttp.ClientResponse:
+        return await session.request(
+            request.method,
+            _aiohttp_url(request.url),
+            headers=request.headers.multi_items(),
+            data=body,
+            allow_redirects=False,
+            timeout=timeout,
+            trace_request_ctx=reuse,
         )
 
     async def aclose(self) -> None:
-        if self._pool is not None:
-            await self._pool.aclose()
+        if self._session is not None:
+            await self._session.close()
 
 
-class VettedNetworkBackend(httpcore.AsyncNetworkBackend):
-    """Opens TCP connections to the policy's vetted addresses only, through ``inner`` (by
-    default httpcore's anyio backend).
-    """
+def _default_port(url: httpx.URL) -> int:
+    return 443 if url.scheme == "https" else 80
 
-    def __init__(
-        self, policy: DestinationPolicy, *, inner: httpcore.AsyncNetworkBackend | None = None
-    ) -> None:
-        self._policy = policy
-        self._inner = inner or httpcore.AnyIOBackend()
 
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        try:
-            addresses = await self._policy.vetted_addresses(host, port)
-        except DestinationUnresolved as error:
-            raise httpcore.ConnectError(str(error)) from error
-        except DestinationNotAllowed as error:
-            # An httpcore error, so httpx reports it as a ConnectError like any failed connect.
-            raise httpcore.ConnectError(f"destination not allowed: {error}") from error
-        failure: httpcore.ConnectError | None = None
-        for address in addresses:
-            try:
-                return await self._inner.connect_tcp(
-                    str(address),
-                    port,
-                    timeout=timeout,
-                    local_address=local_address,
-                    socket_options=socket_options,
-                )
-            except httpcore.ConnectError as error:
-                failure = error
-        assert failure is not None
-        raise failure
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
+@functools.lru_cache(maxsize=4096)
+def _aiohttp_url(url: httpx.URL) -> yarl.URL:
+    # As httpx encoded it, byte for byte: the signature covers the URL, and aiohttp would quote a
+    # text URL again. Parsed once per URL, like attempt.py's httpx URLs.
+    return yarl.URL(str(url), encoded=True)

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from server.delivery import default_transport
-from server.delivery.transport import DeliveryTransport, VettedNetworkBackend, tls_context
+from server.delivery.transport import DeliveryTransport, tls_context
 from server.destinations import DestinationPolicy, IPAddress, Resolver
 from tests._eventually import eventually
 from tests._loopback import ReceiverFactory
@@ -269,8 +269,7 @@ async def test_https_goes_through_tls_and_verifies_the_receiver(
     server_context.load_cert_chain(cert, key)
     server = await keep_alive_server(ssl_context=server_context)
     trusting = ssl.create_default_context(cafile=str(cert))
-    vetted = VettedNetworkBackend(LOOPBACK)
-    client = httpx.AsyncClient(transport=DeliveryTransport(vetted, ssl_context=trusting))
+    client = httpx.AsyncClient(transport=DeliveryTransport(LOOPBACK, ssl_context=trusting))
     try:
         for _ in range(3):
             assert (await client.post(server.url, content=b"{}")).text == "ok"
