@@ -22,7 +22,7 @@ from server.delivery import default_transport
 from server.delivery.transport import DeliveryTransport, tls_context
 from server.destinations import DestinationPolicy, IPAddress, Resolver
 from tests._eventually import eventually
-from tests._loopback import ReceiverFactory
+from tests._loopback import OK, ReceiverFactory
 
 
 def delivery_client(policy: DestinationPolicy) -> httpx.AsyncClient:
@@ -312,3 +312,103 @@ async def test_the_default_tls_context_ignores_the_environment_and_is_made_once(
     made = tls_context.cache_info()
     assert (made.misses, made.hits) == (1, 1)
     assert server.requests == 0
+
+
+async def test_a_redirect_is_answered_not_followed(keep_alive_server: ServerFactory) -> None:
+    """A 3xx comes back as it is: following it would let a receiver send the service anywhere."""
+    redirect = (
+        b"HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:9/elsewhere\r\nContent-Length: 0\r\n\r\n"
+    )
+    server = await keep_alive_server([redirect])
+    client = delivery_client(LOOPBACK)
+    try:
+        answer = await client.post(server.url, content=b"{}")
+    finally:
+        await client.aclose()
+    assert (answer.status_code, answer.headers["location"]) == (302, "http://127.0.0.1:9/elsewhere")
+    assert server.requests == 1
+
+
+async def test_a_cookie_set_by_one_answer_is_not_sent_with_the_next_request(
+    keep_alive_server: ServerFactory,
+) -> None:
+    """No cookie jar: one receiver's cookie never rides along on another message."""
+    setting = (
+        b"HTTP/1.1 200 OK\r\nSet-Cookie: session=secret; Path=/\r\nContent-Length: 2\r\n\r\nok"
+    )
+    server = await keep_alive_server([setting, OK])
+    # The engine's way, the transport alone: an httpx.AsyncClient would keep cookies of its own.
+    transport = default_transport(LOOPBACK)
+    # By name: a cookie jar may refuse cookies from an IP address.
+    url = server.url.replace("127.0.0.1", "localhost")
+    try:
+        for _ in range(2):
+            answer = await transport.handle_async_request(httpx.Request("POST", url, content=b"{}"))
+            await answer.aread()
+            await answer.aclose()
+            assert answer.status_code == 200
+    finally:
+        await transport.aclose()
+    assert server.requests == 2
+    assert all(b"cookie" not in head.lower() for head in server.heads)
+
+
+async def test_environment_proxies_are_ignored(
+    keep_alive_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proxy named by the environment would connect somewhere the policy never checked."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    server = await keep_alive_server()
+    client = delivery_client(LOOPBACK)
+    try:
+        assert (await client.post(server.url, content=b"{}")).status_code == 200
+    finally:
+        await client.aclose()
+    assert server.requests == 1
+
+
+async def test_the_request_carries_its_own_headers_and_its_url_as_encoded(
+    keep_alive_server: ServerFactory,
+) -> None:
+    """The HTTP client adds no headers of its own (no ``Accept-Encoding`` or ``User-Agent`` the
+    engine did not choose), and the target goes out byte for byte as httpx encoded it: the
+    signature covers the URL.
+    """
+    server = await keep_alive_server()
+    transport = default_transport(LOOPBACK)
+    url = server.url + "/%7Eme/a%2Fb?q=a%20b&r=%C3%A9"
+    try:
+        request = httpx.Request("POST", url, content=b"{}", headers={"X-Mine": "1"})
+        answer = await transport.handle_async_request(request)
+        await answer.aread()
+        await answer.aclose()
+    finally:
+        await transport.aclose()
+    request_line, *fields = server.heads[0].decode("latin-1").rstrip("\r\n").split("\r\n")
+    assert request_line == f"POST {httpx.URL(url).raw_path.decode()} HTTP/1.1"
+    names = sorted(field.partition(":")[0].lower() for field in fields)
+    assert names == ["content-length", "host", "x-mine"]
+
+
+async def test_a_new_connection_closed_without_an_answer_is_an_error_sent_once() -> None:
+    """Only a kept-alive connection the receiver closed is tried again; a new connection that
+    ends without an answer is the receiver's failure, and the request went out once.
+    """
+    requests: list[bytes] = []
+
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        requests.append(await reader.readuntil(b"\r\n\r\n"))
+        writer.close()
+
+    server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    client = delivery_client(LOOPBACK)
+    try:
+        with pytest.raises(httpx.RemoteProtocolError):
+            await client.post(f"http://127.0.0.1:{port}/hook", content=b"")
+    finally:
+        await client.aclose()
+        server.close()
+        await server.wait_closed()
+    assert len(requests) == 1
