@@ -13,7 +13,9 @@ Throughput: each round (after an uncounted warm-up round) publishes a batch of m
 fall due at one moment, a little later, to a fast receiver in a process of its own (``bench/_receiver.py``), and divides the
 deliveries by the time from the first arrival to the last. The goal is 1,000 deliveries a second;
 beside it, the receiver's own capacity, measured in the same run by a bare asyncio load generator,
-shows that the receiver is not what limits the figure.
+shows that the receiver is not what limits the figure. The server process's CPU time per message
+over each burst (publishing it in batches, then delivering it) steadies that figure on a machine
+that others share, where the rate follows whatever else runs.
 
 When even an immediate message does not arrive, the delivery engine is not running in the served
 app, and the benchmark says so instead of measuring.
@@ -25,10 +27,12 @@ import contextlib
 import dataclasses
 import datetime
 import http.server
+import os
 import random
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import sdk
 
@@ -136,9 +140,32 @@ def _publish(client: sdk.Client, url: str, *, delay: int, label: str) -> str:
     return receipt.message_id
 
 
-def _throughput_round(client: sdk.Client, receiver: FastReceiver, burst: int) -> float | None:
-    """Deliveries per second of one burst falling due at once; None when some did not arrive."""
+def _cpu_seconds(pid: int) -> float | None:
+    """The user and system CPU time process ``pid`` has used; None where ``/proc`` is not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The fields after the parenthesised command name, from the state on: utime and stime are
+    # the 14th and 15th of the whole line.
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Burst:
+    """Deliveries per second of one burst, and the server's CPU seconds per message of it."""
+
+    rate: float
+    cpu_per_message: float | None
+
+
+def _throughput_round(
+    client: sdk.Client, receiver: FastReceiver, burst: int, server_pid: int
+) -> _Burst | None:
+    """One burst falling due at once; None when some did not arrive."""
     receiver.reset()
+    cpu_before = _cpu_seconds(server_pid)
     lead = _PUBLISH_ALLOWANCE_SECONDS + burst * _PUBLISH_SECONDS_PER_MESSAGE
     due = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=lead)
     for start in range(0, burst, _BATCH_LIMIT):
@@ -161,31 +188,40 @@ def _throughput_round(client: sdk.Client, receiver: FastReceiver, burst: int) ->
         if time.monotonic() > deadline:
             return None
         time.sleep(0.1)
-    return count / (last - first) if last > first else None
+    cpu_after = _cpu_seconds(server_pid)
+    if last <= first:
+        return None
+    cpu = None if cpu_before is None or cpu_after is None else (cpu_after - cpu_before) / burst
+    return _Burst(count / (last - first), cpu)
 
 
-def _throughput(client: sdk.Client, report: Report, sizes: _Sizes) -> None:
+def _throughput(client: sdk.Client, report: Report, sizes: _Sizes, server_pid: int) -> None:
     with fast_receiver() as receiver:
         capacity = receiver_capacity(receiver, seconds=sizes.capacity_seconds)
-        rates: list[float] = []
+        bursts: list[_Burst] = []
         # The first burst opens the connections and warms the caches; it is not counted.
         for _ in range(1 + sizes.throughput_rounds):
-            rate = _throughput_round(client, receiver, sizes.burst)
-            if rate is None:
+            measured = _throughput_round(client, receiver, sizes.burst, server_pid)
+            if measured is None:
                 report.skipped.append(
                     f"throughput: a burst of {sizes.burst} messages was not delivered within "
                     f"{_THROUGHPUT_TIMEOUT_SECONDS:.0f} s"
                 )
                 return
-            rates.append(rate)
-        rates = rates[1:]
+            bursts.append(measured)
+        bursts = bursts[1:]
     report.goal(
         "HTTP deliveries per second, one server process",
-        Stats.of(rates),
+        Stats.of([measured.rate for measured in bursts]),
         "deliveries/s",
         at_least=DELIVERIES_GOAL_PER_SECOND,
     )
     report.add("fast receiver alone (asyncio load generator)", capacity, "req/s")
+    cpu = [measured.cpu_per_message for measured in bursts if measured.cpu_per_message is not None]
+    if len(cpu) == len(bursts):
+        report.add(
+            "server CPU per burst message (publish and delivery)", Stats.of(cpu).median * 1e6, "us"
+        )
 
 
 def run(*, quick: bool = False) -> Report:
@@ -246,7 +282,7 @@ def run(*, quick: bool = False) -> Report:
             for label, message_ids in published.items()
         }
         # After the lags, so that no burst's backlog delays a lag round.
-        _throughput(client, report, sizes)
+        _throughput(client, report, sizes, server.pid)
     if lost:
         report.skipped.append(f"{lost} messages did not arrive within {_ROUND_TIMEOUT_SECONDS} s")
     for label in ("delayed", "immediate"):
