@@ -29,6 +29,7 @@ import functools
 import ssl
 import uuid
 from collections.abc import Callable
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, ParamSpec, Protocol, TypeVar
 
 import httpx
@@ -212,18 +213,35 @@ def tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+def _no_cookies() -> CookieJar:
+    """A jar whose policy refuses every cookie: the API authenticates by bearer token, so the
+    SDK's own clients send back no cookie that the service or a load balancer in front of it set.
+    """
+    return CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+
+
 def own_client(proxy: httpx.Proxy | None, *, trust_env: bool = True) -> httpx.Client:
     """An `httpx.Client` as the SDK makes one: httpx's own transport, made by httpx so that it
     mounts the proxies the environment names (unless `proxy` or `trust_env=False` says
-    otherwise), with the shared TLS context.
+    otherwise), with the shared TLS context, keeping no cookies.
     """
-    return httpx.Client(verify=tls_context(), limits=SYNC_LIMITS, proxy=proxy, trust_env=trust_env)
+    return httpx.Client(
+        verify=tls_context(),
+        limits=SYNC_LIMITS,
+        proxy=proxy,
+        trust_env=trust_env,
+        cookies=_no_cookies(),
+    )
 
 
 def own_async_client(proxy: httpx.Proxy | None, *, trust_env: bool = True) -> httpx.AsyncClient:
     """The `httpx.AsyncClient` twin of `own_client`, keeping ASYNC_LIMITS' idle connections."""
     return httpx.AsyncClient(
-        verify=tls_context(), limits=ASYNC_LIMITS, proxy=proxy, trust_env=trust_env
+        verify=tls_context(),
+        limits=ASYNC_LIMITS,
+        proxy=proxy,
+        trust_env=trust_env,
+        cookies=_no_cookies(),
     )
 
 

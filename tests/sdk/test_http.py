@@ -313,3 +313,18 @@ def test_the_sdks_own_http_clients_share_one_verifying_tls_context() -> None:
     assert all(pool._ssl_context is context for pool in pools)
     first.close()
     asyncio.run(second.close())
+
+
+async def test_the_sdks_own_clients_send_no_cookie_back(
+    make_client: object, api: respx.MockRouter
+) -> None:
+    """A cookie the service (or a load balancer) sets is not kept: calls carry the key alone."""
+    route = api.get("/v1/streams/events").mock(
+        return_value=httpx.Response(
+            200, json=STREAM_INFO, headers={"Set-Cookie": "session=abc; Path=/"}
+        )
+    )
+    client = make_client()  # type: ignore[operator]
+    for _ in range(2):
+        assert await resolve(client.streams.length("events")) == 3
+    assert [call.request.headers.get("Cookie") for call in route.calls] == [None, None]
