@@ -12,13 +12,12 @@ The HTTP/1.1 client is aiohttp's, through its public extension points: :class:`V
 the ``TCPConnector``'s resolver, with its DNS cache off so that every new connection asks it, and
 :class:`DeliveryTransport` puts the session behind httpx's transport interface, which the engine
 and its tests speak. aiohttp connects to an IP literal without asking its resolver, so the
-transport vets a literal host itself before the request.
+transport vets such a host itself before each request.
 """
 
 from __future__ import annotations
 
 import functools
-import ipaddress
 import socket
 import ssl
 import types
@@ -29,7 +28,12 @@ import httpx
 import yarl
 from aiohttp.abc import AbstractResolver, ResolveResult
 
-from ..destinations import DestinationNotAllowed, DestinationPolicy, DestinationUnresolved
+from ..destinations import (
+    DestinationNotAllowed,
+    DestinationPolicy,
+    DestinationUnresolved,
+    IPAddress,
+)
 
 __all__ = [
     "HTTP_KEEPALIVE_SECONDS",
@@ -112,9 +116,7 @@ class VettedResolver(AbstractResolver):
         pass
 
 
-async def _vetted(
-    policy: DestinationPolicy, host: str, port: int
-) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+async def _vetted(policy: DestinationPolicy, host: str, port: int) -> list[IPAddress]:
     try:
         return list(await policy.vetted_addresses(host, port))
     except DestinationUnresolved as error:
@@ -124,12 +126,13 @@ async def _vetted(
 
 
 @functools.lru_cache(maxsize=4096)
-def _is_ip_literal(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
+def _skips_the_resolver(host: str) -> bool:
+    """Whether aiohttp may connect to ``host`` without asking its resolver: it takes a host with a
+    colon for an IPv6 address and one of digits and dots for an IPv4 address. Any host with a
+    colon or without a letter answers yes, which covers both, whatever aiohttp's own test: such
+    a host is an address, in some spelling, or resolves to nothing.
+    """
+    return ":" in host or not any(character.isalpha() for character in host)
 
 
 def _httpx_error(error: aiohttp.ClientError, request: httpx.Request) -> httpx.TransportError:
@@ -242,7 +245,7 @@ class DeliveryTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
-        if _is_ip_literal(url.host):
+        if _skips_the_resolver(url.host):
             try:
                 await _vetted(self._policy, url.host, url.port or _default_port(url))
             except _Refused as error:

@@ -130,6 +130,19 @@ async def test_an_ip_literal_is_checked_without_resolving() -> None:
     assert asked == []
 
 
+@pytest.mark.parametrize("host", ["[::1]", "127.1", "2130706433", "[::ffff:127.0.0.1]"])
+async def test_an_address_in_any_spelling_is_vetted(host: str) -> None:
+    """aiohttp connects to what it takes for an address without asking a resolver: each of these
+    spellings of loopback is vetted by the transport itself, refused, and never connected to.
+    """
+    async with _receiver() as (receiver, port):
+        async with delivery_client(DestinationPolicy()) as client:
+            with pytest.raises(httpx.ConnectError, match="destination not allowed"):
+                await client.post(f"http://{host}:{port}/hook", content=b"secret")
+        await asyncio.sleep(0.05)
+        assert receiver.connections == 0
+
+
 # The receivers here listen on this machine, which the delivery client refuses unless allowed.
 LOOPBACK = DestinationPolicy(["127.0.0.0/8", "::1", "localhost"])
 
