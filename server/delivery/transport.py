@@ -38,6 +38,7 @@ from ..destinations import (
 __all__ = [
     "HTTP_KEEPALIVE_SECONDS",
     "HTTP_MAX_CONNECTIONS",
+    "MAX_HEADER_FIELD_BYTES",
     "DeliveryTransport",
     "VettedResolver",
     "default_transport",
@@ -49,6 +50,9 @@ __all__ = [
 HTTP_MAX_CONNECTIONS = 200
 HTTP_KEEPALIVE_SECONDS = 30.0
 _READ_CHUNK_BYTES = 64 * 1024
+# The longest status line or header field an answer may have (aiohttp's default is 8 KiB): a
+# receiver's long Set-Cookie or Content-Security-Policy must not turn its 2xx into a failure.
+MAX_HEADER_FIELD_BYTES = 64 * 1024
 # Headers aiohttp would add of its own: a delivery sends the ones the engine chose, and no
 # ``Accept-Encoding`` the receiver did not get before.
 _NO_AUTO_HEADERS = frozenset({"Accept", "Accept-Encoding", "Content-Type", "User-Agent"})
@@ -206,13 +210,17 @@ class _Body(httpx.AsyncByteStream):
 
 
 class DeliveryTransport(httpx.AsyncBaseTransport):
-    """aiohttp's HTTP/1.1 client as an httpx transport, connecting only where ``policy`` allows:
-    at most ``HTTP_MAX_CONNECTIONS`` connections, each kept idle for ``HTTP_KEEPALIVE_SECONDS``,
+    """aiohttp's HTTP/1.1 client as an httpx transport, connecting only where ``policy`` allows,
     https with ``ssl_context`` (by default :func:`tls_context`).
 
-    The session is made at the first request, inside the running loop as aiohttp requires, so a
-    transport that never sends loads no CA bundle. No environment proxies, no redirects, no
-    cookies, no decompression (httpx's response decodes the body as it would its own).
+    At most ``HTTP_MAX_CONNECTIONS`` connections are in use; an idle one closes after
+    ``HTTP_KEEPALIVE_SECONDS`` (aiohttp has no cap of its own on idle connections). A request's
+    httpx timeouts map onto aiohttp's: ``pool`` bounds getting a connection, ``connect`` opening
+    one, ``read`` each wait for the answer; aiohttp has no write timeout, which the attempt's own
+    deadline covers. The session is made at the first request, inside the running loop as
+    aiohttp requires, so a transport that never sends loads no CA bundle. No environment
+    proxies, no redirects, no cookies, no decompression (httpx's response decodes the body as it
+    would its own).
     """
 
     def __init__(
@@ -240,6 +248,8 @@ class DeliveryTransport(httpx.AsyncBaseTransport):
                 skip_auto_headers=_NO_AUTO_HEADERS,
                 timeout=aiohttp.ClientTimeout(total=None),
                 trace_configs=[_REUSE_TRACE],
+                max_line_size=MAX_HEADER_FIELD_BYTES,
+                max_field_size=MAX_HEADER_FIELD_BYTES,
             )
         return self._session
 

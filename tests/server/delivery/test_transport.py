@@ -425,3 +425,19 @@ async def test_a_new_connection_closed_without_an_answer_is_an_error_sent_once()
         server.close()
         await server.wait_closed()
     assert len(requests) == 1
+
+
+async def test_a_long_header_field_in_the_answer_is_read(keep_alive_server: ServerFactory) -> None:
+    """A receiver's long header (a Content-Security-Policy, a cookie) does not fail its answer."""
+    policy = b"default-src 'self' " + b"x" * 20_000
+    long_answer = b"HTTP/1.1 200 OK\r\nContent-Security-Policy: " + policy + b"\r\n"
+    server = await keep_alive_server([long_answer + b"Content-Length: 2\r\n\r\nok"])
+    client = delivery_client(LOOPBACK)
+    try:
+        answer = await client.post(server.url, content=b"{}")
+    finally:
+        await client.aclose()
+    assert (answer.status_code, len(answer.headers["content-security-policy"])) == (
+        200,
+        len(policy),
+    )
