@@ -59,6 +59,8 @@ _REQUEST_ID_HEADER_NAME = REQUEST_ID_HEADER.lower().encode("latin-1")
 _REQUEST_ID_SCOPE_KEY = "spool.request_id"
 # A caller's own request id is kept when it is short and plain, so logs on both sides line up.
 _INCOMING_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+# The Retry-After of a store's 503 by its code, in seconds; see _store_error_handler.
+_RETRY_AFTER = {"unavailable": "1", "store_full": "5"}
 
 logger = logging.getLogger("spool.server")
 
@@ -203,8 +205,10 @@ async def _store_error_handler(request: Request, error: Exception) -> Response:
     assert isinstance(error, StoreError)
     # A store's own input check is a validation failure, which the API always answers with 422.
     status = 422 if error.code == "validation_failed" else error.status
-    # An unreachable store is usually back within moments; the spec promises a Retry-After here.
-    headers = {"Retry-After": "1"} if status == 503 else None
+    # The spec promises a Retry-After on every 503. An unreachable store is usually back within
+    # moments; a full one only once something is consumed, trimmed or deleted, or the operator
+    # makes room, so its callers are asked to come back less often.
+    headers = {"Retry-After": _RETRY_AFTER.get(error.code, "1")} if status == 503 else None
     problem = ProblemError(status, error.code, error.detail, headers=headers)
     return problem_response(
         problem, instance=_instance(request.scope), request_id=_request_id_of(request)

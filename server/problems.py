@@ -54,6 +54,7 @@ TITLES: dict[str, str] = {
     "quota_exceeded": "Quota exceeded",
     "internal_error": "Internal error",
     "unavailable": "Unavailable",
+    "store_full": "Store full",
 }
 
 

@@ -16,6 +16,9 @@ Every method is atomic: it either does all it says or raises and changes nothing
 Any method raises ``StoreUnavailableError`` (``unavailable``, status 503) when the backend cannot
 be reached or used right now: a refused, lost or timed-out connection, or a lock another process
 held for too long. It says nothing about the request itself, which may succeed when repeated later.
+Its subclass ``StoreFullError`` (``store_full``, status 503) says the backend has no room left (a
+full disk, Redis at ``maxmemory`` under ``noeviction``): the refused call wrote nothing, and the
+same call succeeds once room is made.
 One caveat to atomicity: when the connection is lost after a write was sent, the write may have
 taken effect even though its answer never arrived.
 """
@@ -33,7 +36,7 @@ from .checks import (
     entry_id_parts,
 )
 from .contract import Store
-from .errors import ConflictError, NotFoundError, StoreError, StoreUnavailableError
+from .errors import ConflictError, NotFoundError, StoreError, StoreFullError, StoreUnavailableError
 from .records import (
     JSON,
     AppendResult,
@@ -101,6 +104,7 @@ __all__ = [
     "QueueStats",
     "Store",
     "StoreError",
+    "StoreFullError",
     "StoreUnavailableError",
     "StreamInfo",
     "StreamPage",

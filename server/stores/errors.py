@@ -1,10 +1,18 @@
-"""The errors a store raises: a refusal with an ``ErrorCode`` of openapi.yaml, and an outage."""
+"""The errors a store raises: a refusal with an ``ErrorCode`` of openapi.yaml, an outage, and a
+backend out of room.
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-__all__ = ["ConflictError", "NotFoundError", "StoreError", "StoreUnavailableError"]
+__all__ = [
+    "ConflictError",
+    "NotFoundError",
+    "StoreError",
+    "StoreFullError",
+    "StoreUnavailableError",
+]
 
 
 class StoreError(Exception):
@@ -31,9 +39,21 @@ class ConflictError(StoreError):
 
 
 class StoreUnavailableError(StoreError):
-    """The backend does not answer or cannot be used now; the code is always ``unavailable``."""
+    """The backend does not answer or cannot be used now; the code is ``unavailable``."""
 
     status = 503
+    reason: ClassVar[str] = "unavailable"
 
     def __init__(self, detail: str) -> None:
-        super().__init__("unavailable", detail)
+        super().__init__(self.reason, detail)
+
+
+class StoreFullError(StoreUnavailableError):
+    """The backend has no room left (SQLite's disk is full, Redis is at ``maxmemory`` with
+    ``noeviction``) and refused the call, which changed nothing; the code is ``store_full``.
+
+    An outage too, so that whatever waits out an outage (a delivery poll, a client's retry)
+    waits this out the same way: it passes once room is made, with no change to the request.
+    """
+
+    reason = "store_full"

@@ -1,4 +1,6 @@
-"""How the Redis store reports what goes wrong: a script's refusal, a refused argument, an outage."""
+"""How the Redis store reports what goes wrong: a script's refusal, a refused argument, an outage,
+and a Redis out of memory.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import ParamSpec, TypeVar
 from redis.exceptions import (
     ClusterDownError,
     ConnectionError as RedisConnectionError,
+    OutOfMemoryError,
     RedisClusterException,
     RedisError,
     ResponseError,
@@ -19,10 +22,18 @@ from redis.exceptions import (
     TryAgainError,
 )
 
-from ..base import ConflictError, NotFoundError, Store, StoreError, StoreUnavailableError
+from ..base import (
+    ConflictError,
+    NotFoundError,
+    Store,
+    StoreError,
+    StoreFullError,
+    StoreUnavailableError,
+)
 
 __all__ = [
     "DETAILS",
+    "is_out_of_memory",
     "outages_raise_unavailable",
     "redis_errors",
     "script_code",
@@ -48,6 +59,9 @@ _NOT_FOUND_CODES = frozenset(
 )
 _CONFLICT_CODES = frozenset({"conflict", "group_exists", "lease_expired", "invalid_state"})
 _SCRIPT_ERROR_PREFIX = "SPOOL "
+# What Redis says when over ``maxmemory`` (after its ``OOM`` error code, which redis-py's own
+# OutOfMemoryError strips, but which a script's error text keeps when passed on as it is).
+_OOM_MARKER = "command not allowed when used memory > 'maxmemory'"
 
 DETAILS: dict[str, str] = {
     "stream_not_found": "stream {stream!r} does not exist",
@@ -160,12 +174,33 @@ def _unavailable_on_outage(method: Callable[_P, Awaitable[_T]]) -> Callable[_P, 
         try:
             return await method(*args, **kwargs)
         except (RedisError, RedisClusterException) as exc:
+            if is_out_of_memory(exc):
+                raise StoreFullError(
+                    f"Redis is out of memory (maxmemory reached) and refused the write: {exc}"
+                ) from exc
             if not _is_outage(exc):
                 raise
             # redis-py names the host and port it tried, never the password of the URL.
             raise StoreUnavailableError(f"Redis does not answer: {exc}") from exc
 
     return call
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether Redis refused a command for ``maxmemory``: its ``-OOM`` answer to a command, to a
+    script's write, or to a command queued in a MULTI, whose EXEC it then aborts (redis-py raises
+    the command's error from the ``ExecAbortError``).
+
+    Redis refuses before writing anything: a command whole, a script at its first write that could
+    grow memory (a script that has written anything goes on to its end, over the limit), and a
+    MULTI whole, as every command queued in one while over ``maxmemory`` is refused, reads too.
+    """
+    return any(
+        isinstance(error, OutOfMemoryError)
+        or (isinstance(error, ResponseError) and _OOM_MARKER in str(error))
+        for error in (exc, exc.__cause__)
+        if error is not None
+    )
 
 
 def _is_outage(exc: RedisError | RedisClusterException) -> bool:

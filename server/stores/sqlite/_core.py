@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal, Self, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from .. import InvalidStoreURL
-from ..base import Store, StoreError, StoreUnavailableError
+from ..base import Store, StoreError, StoreFullError, StoreUnavailableError
 from ._common import Work
 from ._schema import create_schema
 
@@ -37,13 +37,13 @@ POLL_INTERVAL_SECONDS = 0.05
 # Writers queue behind each other's BEGIN IMMEDIATE; this is how long one waits for the lock.
 BUSY_TIMEOUT_SECONDS = 30.0
 # SQLite's primary result codes for a file that cannot be used now (rather than a faulty request):
-# busy or locked past the busy timeout, an I/O error, a full disk, a file that cannot be opened.
+# busy or locked past the busy timeout, an I/O error, a file that cannot be opened. A full disk
+# (SQLITE_FULL) is one too, answered as ``store_full``, the answer of a Redis out of memory.
 _UNAVAILABLE_CODES = frozenset(
     {
         sqlite3.SQLITE_BUSY,
         sqlite3.SQLITE_LOCKED,
         sqlite3.SQLITE_IOERR,
-        sqlite3.SQLITE_FULL,
         sqlite3.SQLITE_CANTOPEN,
         sqlite3.SQLITE_PROTOCOL,
     }
@@ -210,12 +210,20 @@ class SQLiteCore(Store):
 
     @contextlib.contextmanager
     def _unavailable_on_outage(self) -> Iterator[None]:
-        """Turn SQLite failing to use the file (not the request) into ``StoreUnavailableError``."""
+        """Turn SQLite failing to use the file (not the request) into ``StoreUnavailableError``,
+        or ``StoreFullError`` for a full disk (or a file at its ``max_page_count``).
+        """
         try:
             yield
         except sqlite3.OperationalError as error:
             # Extended result codes keep the primary code in their low byte.
-            if error.sqlite_errorcode & 0xFF not in _UNAVAILABLE_CODES:
+            code = error.sqlite_errorcode & 0xFF
+            if code == sqlite3.SQLITE_FULL:
+                raise StoreFullError(
+                    f"the SQLite file {self._path!r} has no room left and refused the write: "
+                    f"{error}"
+                ) from error
+            if code not in _UNAVAILABLE_CODES:
                 raise
             raise StoreUnavailableError(
                 f"the SQLite file {self._path!r} cannot be used now: {error}"
@@ -261,6 +269,11 @@ class SQLiteCore(Store):
                 try:
                     result = pending.work(connection, self._clock())
                 except Exception as error:
+                    if not connection.in_transaction:
+                        # SQLite rolled the whole transaction back itself (as it may for a full
+                        # disk or an I/O error), the group's earlier writes with it: every
+                        # caller of the group gets this error, none a result that was undone.
+                        raise
                     connection.execute("ROLLBACK TO spool_write")
                     connection.execute("RELEASE spool_write")
                     outcomes.append((pending.future, None, _as_store_error(error)))
