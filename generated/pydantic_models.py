@@ -5,15 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    AwareDatetime,
-    BaseModel,
-    ConfigDict,
-    Field,
-    RootModel,
-    StringConstraints,
-)
+from pydantic import AwareDatetime, ConfigDict, Field, RootModel, StringConstraints
 from typing_extensions import TypeAliasType
+
+from server.validation import SchemaModel
 
 
 class ErrorCode(
@@ -83,7 +78,7 @@ class ErrorCode(
     """
 
 
-class FieldError(BaseModel):
+class FieldError(SchemaModel):
     """
     One invalid part of a request.
     """
@@ -95,7 +90,7 @@ class FieldError(BaseModel):
     message: str
 
 
-class Problem(BaseModel):
+class Problem(SchemaModel):
     """
     An RFC 9457 problem with a stable `code`.
     """
@@ -121,7 +116,7 @@ class Problem(BaseModel):
     errors: list[FieldError] | None = None
 
 
-class Health(BaseModel):
+class Health(SchemaModel):
     status: Literal["ok"]
     store: Literal["sqlite", "redis"]
     """
@@ -206,7 +201,7 @@ class Topic(RootModel[str]):
     """
 
 
-class AppendEntryRequest(BaseModel):
+class AppendEntryRequest(SchemaModel):
     """
     Give at most one of `maxlen` and `minid`.
     """
@@ -233,7 +228,7 @@ class AppendEntryRequest(BaseModel):
     """
 
 
-class AppendEntryResult(BaseModel):
+class AppendEntryResult(SchemaModel):
     id: EntryId
     stream: str
     length: Annotated[int, Field(ge=0)]
@@ -246,7 +241,7 @@ class AppendEntryResult(BaseModel):
     """
 
 
-class BatchEntry(BaseModel):
+class BatchEntry(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -256,7 +251,7 @@ class BatchEntry(BaseModel):
     """
 
 
-class AppendEntriesRequest(BaseModel):
+class AppendEntriesRequest(SchemaModel):
     """
     Give at most one of `maxlen` and `minid`.
     """
@@ -271,7 +266,7 @@ class AppendEntriesRequest(BaseModel):
     nomkstream: bool = False
 
 
-class AppendEntriesResult(BaseModel):
+class AppendEntriesResult(SchemaModel):
     stream: str
     ids: list[EntryId]
     """
@@ -310,7 +305,7 @@ class ListCursor(RootModel[str]):
     """
 
 
-class StreamSummary(BaseModel):
+class StreamSummary(SchemaModel):
     stream: str
     length: Annotated[int, Field(ge=0)]
     first_id: EntryId | None = None
@@ -318,7 +313,7 @@ class StreamSummary(BaseModel):
     group_count: Annotated[int, Field(ge=0)]
 
 
-class StreamList(BaseModel):
+class StreamList(SchemaModel):
     streams: list[StreamSummary]
     next_cursor: str | None
     """
@@ -326,7 +321,7 @@ class StreamList(BaseModel):
     """
 
 
-class TrimRequest(BaseModel):
+class TrimRequest(SchemaModel):
     """
     Give exactly one of `maxlen` and `minid`.
     """
@@ -339,7 +334,7 @@ class TrimRequest(BaseModel):
     approximate: bool = True
 
 
-class TrimResult(BaseModel):
+class TrimResult(SchemaModel):
     stream: str
     length: Annotated[int, Field(ge=0)]
     trimmed: Annotated[int, Field(ge=0)]
@@ -356,7 +351,7 @@ class MaxDeliveries(RootModel[int]):
     """
 
 
-class ReadGroupRequest(BaseModel):
+class ReadGroupRequest(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -365,7 +360,7 @@ class ReadGroupRequest(BaseModel):
     wait_ms: Annotated[int, Field(ge=0, le=30000)] = 0
 
 
-class DeliveredEntry(BaseModel):
+class DeliveredEntry(SchemaModel):
     id: EntryId
     body: Any
     """
@@ -375,24 +370,24 @@ class DeliveredEntry(BaseModel):
     traceparent: Traceparent | None = None
 
 
-class DeliveredEntryList(BaseModel):
+class DeliveredEntryList(SchemaModel):
     stream: str
     group: str
     entries: list[DeliveredEntry]
 
 
-class AckRequest(BaseModel):
+class AckRequest(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     ids: Annotated[list[EntryId], Field(max_length=1000, min_length=1)]
 
 
-class AckResult(BaseModel):
+class AckResult(SchemaModel):
     acked: Annotated[int, Field(ge=0)]
 
 
-class ClaimRequest(BaseModel):
+class ClaimRequest(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -402,7 +397,7 @@ class ClaimRequest(BaseModel):
     start_id: MinId | None = None
 
 
-class ClaimResult(BaseModel):
+class ClaimResult(SchemaModel):
     stream: str
     group: str
     next_start_id: EntryId
@@ -420,20 +415,20 @@ class ClaimResult(BaseModel):
     """
 
 
-class PendingEntry(BaseModel):
+class PendingEntry(SchemaModel):
     id: EntryId
     consumer: str
     idle_ms: Annotated[int, Field(ge=0)]
     delivery_count: Annotated[int, Field(ge=1)]
 
 
-class PendingList(BaseModel):
+class PendingList(SchemaModel):
     stream: str
     group: str
     pending: list[PendingEntry]
 
 
-class QueueSettings(BaseModel):
+class QueueSettings(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -455,14 +450,14 @@ class QueueSettings(BaseModel):
     """
 
 
-class QueueStats(BaseModel):
+class QueueStats(SchemaModel):
     ready: Annotated[int, Field(ge=0)]
     delayed: Annotated[int, Field(ge=0)]
     leased: Annotated[int, Field(ge=0)]
     dead: Annotated[int, Field(ge=0)]
 
 
-class Queue(BaseModel):
+class Queue(SchemaModel):
     name: str
     max_attempts: int
     lease_seconds: int
@@ -472,11 +467,11 @@ class Queue(BaseModel):
     stats: QueueStats
 
 
-class QueueList(BaseModel):
+class QueueList(SchemaModel):
     queues: list[Queue]
 
 
-class PublishJobRequest(BaseModel):
+class PublishJobRequest(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -495,14 +490,14 @@ class PublishJobRequest(BaseModel):
     """
 
 
-class PublishJobsRequest(BaseModel):
+class PublishJobsRequest(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     jobs: Annotated[list[PublishJobRequest], Field(max_length=1000, min_length=1)]
 
 
-class JobReceipt(BaseModel):
+class JobReceipt(SchemaModel):
     job_id: str
     queue: str
     topic: str
@@ -512,7 +507,7 @@ class JobReceipt(BaseModel):
     """
 
 
-class JobReceiptList(BaseModel):
+class JobReceiptList(SchemaModel):
     receipts: list[JobReceipt]
 
 
@@ -520,7 +515,7 @@ class JobState(RootModel[Literal["ready", "delayed", "leased", "succeeded", "dea
     root: Literal["ready", "delayed", "leased", "succeeded", "dead"]
 
 
-class Job(BaseModel):
+class Job(SchemaModel):
     job_id: str
     queue: str
     topic: str
@@ -546,11 +541,11 @@ class Job(BaseModel):
     traceparent: Traceparent | None = None
 
 
-class JobList(BaseModel):
+class JobList(SchemaModel):
     jobs: list[Job]
 
 
-class LeaseRequest(BaseModel):
+class LeaseRequest(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -570,7 +565,7 @@ class LeaseRequest(BaseModel):
     wait_ms: Annotated[int, Field(ge=0, le=30000)] = 0
 
 
-class LeasedJob(BaseModel):
+class LeasedJob(SchemaModel):
     job_id: str
     queue: str
     topic: str
@@ -585,18 +580,18 @@ class LeasedJob(BaseModel):
     traceparent: Traceparent | None = None
 
 
-class LeasedJobList(BaseModel):
+class LeasedJobList(SchemaModel):
     jobs: list[LeasedJob]
 
 
-class LeaseRef(BaseModel):
+class LeaseRef(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     lease_id: Annotated[str, Field(max_length=128, min_length=1)]
 
 
-class NackRequest(BaseModel):
+class NackRequest(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -611,7 +606,7 @@ class NackRequest(BaseModel):
     """
 
 
-class ExtendLeaseRequest(BaseModel):
+class ExtendLeaseRequest(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -629,7 +624,7 @@ HeadersAdditionalProperty = TypeAliasType(
 )
 
 
-class PublishMessageRequest(BaseModel):
+class PublishMessageRequest(SchemaModel):
     """
     Give exactly one of `url` and `url_group`, and at most one of `delay` and `not_before`.
     """
@@ -742,7 +737,7 @@ class PublishMessageRequest(BaseModel):
     """
 
 
-class PublishMessagesRequest(BaseModel):
+class PublishMessagesRequest(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -751,20 +746,20 @@ class PublishMessagesRequest(BaseModel):
     ]
 
 
-class MessageReceipt(BaseModel):
+class MessageReceipt(SchemaModel):
     message_id: str
     url: str
     deduplicated: bool
 
 
-class MessageReceiptList(BaseModel):
+class MessageReceiptList(SchemaModel):
     messages: list[MessageReceipt]
     """
     One receipt per destination URL (several for a URL group).
     """
 
 
-class MessageBatchResult(BaseModel):
+class MessageBatchResult(SchemaModel):
     results: list[MessageReceiptList]
 
 
@@ -774,7 +769,7 @@ class MessageState(
     root: Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
 
 
-class DeliveryAttempt(BaseModel):
+class DeliveryAttempt(SchemaModel):
     attempt: Annotated[int, Field(ge=1)]
     started_at: AwareDatetime
     duration_ms: Annotated[int, Field(ge=0)]
@@ -786,7 +781,7 @@ class DeliveryAttempt(BaseModel):
     error: str | None = None
 
 
-class Message(BaseModel):
+class Message(SchemaModel):
     message_id: str
     url: str
     url_group: str | None = None
@@ -807,7 +802,7 @@ class Message(BaseModel):
     traceparent: Traceparent | None = None
 
 
-class MessageList(BaseModel):
+class MessageList(SchemaModel):
     messages: list[Message]
     next_cursor: str | None
     """
@@ -815,7 +810,7 @@ class MessageList(BaseModel):
     """
 
 
-class UrlEndpoint(BaseModel):
+class UrlEndpoint(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -829,25 +824,25 @@ class UrlEndpoint(BaseModel):
     name: Annotated[str | None, Field(max_length=128)] = None
 
 
-class UrlGroupSettings(BaseModel):
+class UrlGroupSettings(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     endpoints: Annotated[list[UrlEndpoint], Field(max_length=100, min_length=1)]
 
 
-class UrlGroup(BaseModel):
+class UrlGroup(SchemaModel):
     name: str
     endpoints: list[UrlEndpoint]
     created_at: AwareDatetime
     updated_at: AwareDatetime
 
 
-class UrlGroupList(BaseModel):
+class UrlGroupList(SchemaModel):
     url_groups: list[UrlGroup]
 
 
-class DeadLetter(BaseModel):
+class DeadLetter(SchemaModel):
     message_id: str
     url: str
     attempts: Annotated[int, Field(ge=0)]
@@ -856,16 +851,16 @@ class DeadLetter(BaseModel):
     failed_at: AwareDatetime
 
 
-class DeadLetterList(BaseModel):
+class DeadLetterList(SchemaModel):
     dead_letters: list[DeadLetter]
 
 
-class SigningKeys(BaseModel):
+class SigningKeys(SchemaModel):
     current: str
     next: str
 
 
-class Entry(BaseModel):
+class Entry(SchemaModel):
     id: EntryId
     body: Any
     """
@@ -874,12 +869,12 @@ class Entry(BaseModel):
     traceparent: Traceparent | None = None
 
 
-class EntryList(BaseModel):
+class EntryList(SchemaModel):
     stream: str
     entries: list[Entry]
 
 
-class GroupInfo(BaseModel):
+class GroupInfo(SchemaModel):
     group: str
     consumers: Annotated[int, Field(ge=0)]
     pending: Annotated[int, Field(ge=0)]
@@ -887,7 +882,7 @@ class GroupInfo(BaseModel):
     max_deliveries: MaxDeliveries | None = None
 
 
-class StreamInfo(BaseModel):
+class StreamInfo(SchemaModel):
     stream: str
     length: Annotated[int, Field(ge=0)]
     first_id: EntryId | None = None
@@ -895,7 +890,7 @@ class StreamInfo(BaseModel):
     groups: list[GroupInfo]
 
 
-class CreateGroupRequest(BaseModel):
+class CreateGroupRequest(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
     )

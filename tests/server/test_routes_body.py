@@ -1,24 +1,19 @@
 """Request bodies (server/routes/_body.py): media types, depth, whole floats, nulls, non-finite
-numbers, and the one-pass validation that agrees with the walks.
+numbers, and the problems bodies get, as they got them from the walks this module once had.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 import generated.pydantic_models as models
 from server.problems import ProblemError
-from server.routes._body import (
-    _one_pass_validator,
-    _parse_with_walks,
-    may_hold_non_finite,
-    parse_body,
-)
+from server.routes._body import may_hold_non_finite, parse_body
+from server.validation import SchemaModel
 from tests.conftest import RunningApp, assert_problem
 
 
@@ -221,99 +216,250 @@ def _request_models() -> list[type[BaseModel]]:
 
 
 @pytest.mark.parametrize("model", _request_models(), ids=lambda model: model.__name__)
-def test_every_request_model_validates_in_one_pass(model: type[BaseModel]) -> None:
-    """The one-pass validator knows every request body's schema, so no body takes the long way
-    unless it is invalid.
+def test_every_request_model_holds_the_null_rule(model: type[BaseModel]) -> None:
+    """Every request body's model derives from server.validation's SchemaModel (as .ci/generate
+    has datamodel-codegen write them), so each body is validated in one pass by pydantic.
     """
-    assert _one_pass_validator(model) is not None
+    assert issubclass(model, SchemaModel)
 
 
-def _outcome(
-    parse: Callable[[bytes, type[BaseModel]], BaseModel], raw: bytes, model: type[BaseModel]
-) -> Any:
+def _outcome(raw: bytes, model: type[BaseModel]) -> Any:
+    """The body's model as JSON (``5`` an integer, ``5.0`` a float), or its problem."""
     try:
-        return parse(raw, model)
+        return parse_body(raw, model).model_dump_json(exclude_unset=True)
     except ProblemError as error:
-        return (error.status, error.code, error.detail, error.errors)
+        issues = [(issue.location, issue.message) for issue in error.errors]
+        return (error.status, error.code, error.detail, issues)
+
+
+_NULL = "Input should not be null"
+_NOT_INT = "Input should be a valid integer"
 
 
 @pytest.mark.parametrize(
-    ("model", "raw"),
+    ("model", "raw", "outcome"),
     [
-        (models.AppendEntryRequest, b'{"body": 1}'),
-        (models.AppendEntryRequest, b'{"body": null, "maxlen": 5.0}'),
-        (models.AppendEntryRequest, b'{"body": 1.0, "maxlen": 5.5}'),
-        (models.AppendEntryRequest, b'{"body": 1, "maxlen": "5"}'),
-        (models.AppendEntryRequest, b'{"body": 1, "maxlen": null, "minid": null}'),
-        (models.AppendEntryRequest, b'{"body": 1, "maxlen": null, "surprise": 1}'),
-        (models.AppendEntryRequest, b'{"body": 1, "maxlen": 1e300}'),
-        (models.AppendEntryRequest, b'{"body": NaN, "maxlen": NaN}'),
-        (models.AppendEntryRequest, b'{"body": 1, "nomkstream": null}'),
-        (models.AppendEntryRequest, b'{"body": 1, "approximate": 1.0}'),
-        (models.AppendEntryRequest, b'{"body": 1,'),
-        (models.AppendEntryRequest, b"[]"),
+        (models.AppendEntryRequest, b'{"body": 1}', '{"body":1}'),
+        (models.AppendEntryRequest, b'{"body": null, "maxlen": 5.0}', '{"body":null,"maxlen":5}'),
+        (
+            models.AppendEntryRequest,
+            b'{"body": 1.0, "maxlen": 5.5}',
+            (422, "validation_failed", "1 field is invalid", [("body.maxlen", _NOT_INT)]),
+        ),
+        (
+            models.AppendEntryRequest,
+            b'{"body": 1, "maxlen": "5"}',
+            (422, "validation_failed", "1 field is invalid", [("body.maxlen", _NOT_INT)]),
+        ),
+        (
+            models.AppendEntryRequest,
+            b'{"body": 1, "maxlen": null, "minid": null}',
+            (
+                422,
+                "validation_failed",
+                "2 fields are invalid",
+                [("body.maxlen", _NULL), ("body.minid", _NULL)],
+            ),
+        ),
+        (
+            models.AppendEntryRequest,
+            b'{"body": 1, "maxlen": null, "surprise": 1}',
+            (422, "validation_failed", "1 field is invalid", [("body.maxlen", _NULL)]),
+        ),
+        (
+            models.AppendEntryRequest,
+            b'{"body": 1, "maxlen": 1e300}',
+            (
+                422,
+                "validation_failed",
+                "1 field is invalid",
+                [("body.maxlen", "Input should be less than or equal to 1000000000")],
+            ),
+        ),
+        (
+            models.AppendEntryRequest,
+            b'{"body": NaN, "maxlen": NaN}',
+            (422, "validation_failed", "1 field is invalid", [("body.maxlen", _NOT_INT)]),
+        ),
+        (
+            models.AppendEntryRequest,
+            b'{"body": 1, "nomkstream": null}',
+            (422, "validation_failed", "1 field is invalid", [("body.nomkstream", _NULL)]),
+        ),
+        (
+            models.AppendEntryRequest,
+            b'{"body": 1, "approximate": 1.0}',
+            (
+                422,
+                "validation_failed",
+                "1 field is invalid",
+                [("body.approximate", "Input should be a valid boolean")],
+            ),
+        ),
+        (
+            models.AppendEntryRequest,
+            b'{"body": 1,',
+            (
+                400,
+                "malformed_request",
+                "Invalid JSON: EOF while parsing a value at line 1 column 11",
+                [],
+            ),
+        ),
+        (
+            models.AppendEntryRequest,
+            b"[]",
+            (
+                422,
+                "validation_failed",
+                "1 field is invalid",
+                [("body", "Input should be an object")],
+            ),
+        ),
         (
             models.AppendEntriesRequest,
             b'{"entries": [{"body": {"a": null, "b": 2.0}}], "maxlen": 0.0}',
+            '{"entries":[{"body":{"a":null,"b":2.0}}],"maxlen":0}',
         ),
-        (models.AppendEntriesRequest, b'{"entries": [{"body": 1}, null]}'),
-        (models.AppendEntriesRequest, b'{"entries": [], "maxlen": null}'),
-        (models.PublishJobsRequest, b'{"jobs": [{"topic": "t", "payload": 2.0, "delay": 3.0}]}'),
+        (
+            models.AppendEntriesRequest,
+            b'{"entries": [{"body": 1}, null]}',
+            (
+                422,
+                "validation_failed",
+                "1 field is invalid",
+                [("body.entries.1", "Input should be an object")],
+            ),
+        ),
+        (
+            models.AppendEntriesRequest,
+            b'{"entries": [], "maxlen": null}',
+            (422, "validation_failed", "1 field is invalid", [("body.maxlen", _NULL)]),
+        ),
+        (
+            models.PublishJobsRequest,
+            b'{"jobs": [{"topic": "t", "payload": 2.0, "delay": 3.0}]}',
+            '{"jobs":[{"topic":"t","payload":2.0,"delay":3}]}',
+        ),
         (
             models.PublishJobsRequest,
             b'{"jobs": [{"topic": "t", "payload": 1, "deduplication_id": null}]}',
+            (
+                422,
+                "validation_failed",
+                "1 field is invalid",
+                [("body.jobs.0.deduplication_id", _NULL)],
+            ),
         ),
-        (models.PublishJobsRequest, b'{"jobs": [{"topic": null, "payload": 1, "delay": 1.5}]}'),
+        (
+            models.PublishJobsRequest,
+            b'{"jobs": [{"topic": null, "payload": 1, "delay": 1.5}]}',
+            (422, "validation_failed", "1 field is invalid", [("body.jobs.0.topic", _NULL)]),
+        ),
         (
             models.PublishMessagesRequest,
             b'{"messages": [{"url": "https://a.example.com/", "body": 1, "timeout": 5.0, "headers": {"x": "y"}}]}',
+            '{"messages":[{"url":"https://a.example.com/","body":1,"headers":{"x":"y"},"timeout":5}]}',
         ),
         (
             models.PublishMessagesRequest,
             b'{"messages": [{"url": "https://a.example.com/", "body": 1, "headers": null}]}',
+            (
+                422,
+                "validation_failed",
+                "1 field is invalid",
+                [("body.messages.0.headers", _NULL)],
+            ),
         ),
-        (models.QueueSettings, b'{"lease_seconds": 90.0}'),
-        (models.ReadGroupRequest, b'{"consumer": "c", "count": 10.0, "wait_ms": -0.0}'),
+        (models.QueueSettings, b'{"lease_seconds": 90.0}', '{"lease_seconds":90}'),
+        (
+            models.ReadGroupRequest,
+            b'{"consumer": "c", "count": 10.0, "wait_ms": -0.0}',
+            '{"consumer":"c","count":10,"wait_ms":0}',
+        ),
     ],
 )
-def test_one_pass_parsing_agrees_with_the_walks(model: type[BaseModel], raw: bytes) -> None:
-    """The one pass gives the same model, or the same problem, as walking the document does."""
-    assert _outcome(parse_body, raw, model) == _outcome(_parse_with_walks, raw, model)
-
-
-def test_the_one_pass_itself_holds_both_rules() -> None:
-    """The compiled copy, not only the long way, refuses a nested null and takes a nested whole
-    float as an integer (pydantic-core must not swap in the models' own validators).
+def test_bodies_get_the_outcome_the_walks_gave(
+    model: type[BaseModel], raw: bytes, outcome: Any
+) -> None:
+    """Each body gets the model, or the problem (status, code, detail and issues in order), that
+    it got when this module validated the long way, walking the document once per rule.
     """
-    validator = _one_pass_validator(models.PublishJobsRequest)
-    assert validator is not None
-    parsed = validator.validate_json(
-        b'{"jobs": [{"topic": "t", "payload": 1.0, "delay": 2.0}]}', strict=True
+    assert _outcome(raw, model) == outcome
+
+
+@pytest.mark.parametrize(
+    ("model", "raw", "locations"),
+    [
+        (
+            models.AppendEntryRequest,
+            b'{"minid": null, "body": 1, "maxlen": null}',
+            ["body.minid", "body.maxlen"],
+        ),
+        (
+            models.PublishJobsRequest,
+            b'{"jobs": [{"topic": "t", "payload": 1, "delay": null},'
+            b' {"delay": null, "topic": null, "payload": null, "surprise": 1}]}',
+            ["body.jobs.0.delay", "body.jobs.1.delay", "body.jobs.1.topic"],
+        ),
+        (
+            models.AppendEntriesRequest,
+            b'{"maxlen": 1.5, "entries": null, "minid": null}',
+            ["body.entries", "body.minid"],
+        ),
+    ],
+)
+def test_nulls_come_back_alone_in_document_order(
+    model: type[BaseModel], raw: bytes, locations: list[str]
+) -> None:
+    """A body with refused nulls gets those back, in the order the document has them, and
+    nothing else; also those in an object whose other fields are invalid.
+    """
+    status, code, _, issues = _outcome(raw, model)
+    assert (status, code) == (422, "validation_failed")
+    assert issues == [(location, _NULL) for location in locations]
+
+
+def test_whole_floats_are_integers_and_the_rest_is_read_as_json() -> None:
+    """A body read again for its whole floats keeps the rest as it was: a float payload stays a
+    float, and a date-time text is still a date-time (strict mode takes one only in JSON).
+    """
+    raw = (
+        b'{"messages": [{"url": "https://a.example.com/", "body": 1.0, "retries": 2.0,'
+        b' "not_before": "2030-01-01T00:00:00Z"}]}'
     )
-    assert isinstance(parsed, models.PublishJobsRequest)
-    assert type(parsed.jobs[0].delay) is int and parsed.jobs[0].delay == 2
-    assert type(parsed.jobs[0].payload) is float
-    with pytest.raises(ValidationError):
-        validator.validate_json(
-            b'{"jobs": [{"topic": "t", "payload": 1, "deduplication_id": null}]}', strict=True
-        )
-    with pytest.raises(ValidationError):
-        validator.validate_json(
-            b'{"jobs": [{"topic": "t", "payload": 1, "delay": "2"}]}', strict=True
-        )
+    [message] = parse_body(raw, models.PublishMessagesRequest).messages
+    assert type(message.retries) is int and message.retries == 2
+    assert type(message.body) is float
+    assert message.not_before is not None and message.not_before.year == 2030
 
 
-class _Choice(BaseModel):
+def test_a_null_in_a_mapping_is_no_missing_field() -> None:
+    """A null among a mapping's values (message headers) is refused by the value's type, as any
+    other wrong value there; only a model's fields are refused as null.
+    """
+    raw = b'{"url": "https://a.example.com/", "body": 1, "headers": {"x": null}, "delay": 1.0}'
+    assert _outcome(raw, models.PublishMessageRequest) == (
+        422,
+        "validation_failed",
+        "1 field is invalid",
+        [("body.headers.x", "Input should be a valid string")],
+    )
+
+
+class _Choice(SchemaModel):
     model_config = ConfigDict(extra="forbid")
     value: int | str
 
 
-def test_a_schema_the_one_pass_cannot_be_sure_of_takes_the_long_way() -> None:
-    """A union (which the walks check against every member) gets no one-pass validator; its
-    bodies are still parsed, by the walks.
+def test_a_union_takes_whole_floats_and_refuses_null_once() -> None:
+    """A field whose type is a union takes a whole float as its integer member and refuses null
+    as one issue, although pydantic refuses it once per member.
     """
-    assert _one_pass_validator(_Choice) is None
     assert parse_body(b'{"value": 2.0}', _Choice).value == 2
+    assert parse_body(b'{"value": "2.0"}', _Choice).value == "2.0"
     with pytest.raises(ProblemError) as refused:
         parse_body(b'{"value": null}', _Choice)
-    assert refused.value.errors[0].location == "body.value"
+    assert [(issue.location, issue.message) for issue in refused.value.errors] == [
+        ("body.value", _NULL)
+    ]
