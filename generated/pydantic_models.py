@@ -41,6 +41,7 @@ class ErrorCode(
             "quota_exceeded",
             "internal_error",
             "unavailable",
+            "store_full",
         ]
     ]
 ):
@@ -72,6 +73,7 @@ class ErrorCode(
         "quota_exceeded",
         "internal_error",
         "unavailable",
+        "store_full",
     ]
     """
     A stable, machine-readable reason for an error.

@@ -104,6 +104,7 @@ __all__ = [
     "SignatureFailure",
     "SigningKeys",
     "SpoolError",
+    "StoreFullError",
     "Stream",
     "StreamInfo",
     "Streams",

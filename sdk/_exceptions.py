@@ -15,6 +15,7 @@ SpoolError
 │   │   ├── RateLimitError             (429 rate_limited)
 │   │   ├── QuotaExceededError         (429 quota_exceeded)
 │   │   └── InternalServerError        (>= 500)
+│   │       └── StoreFullError         (503 store_full)
 │   ├── APIConnectionError
 │   │   └── APITimeoutError
 │   └── APIResponseValidationError     (a 2xx answer the SDK cannot read)
@@ -71,6 +72,7 @@ __all__ = [
     "SignatureError",
     "SignatureFailure",
     "SpoolError",
+    "StoreFullError",
     "UnprocessableEntityError",
     "UnsupportedMediaTypeError",
 ]
@@ -179,6 +181,10 @@ class QuotaExceededError(APIStatusError):
 
 class InternalServerError(APIStatusError):
     """5xx: the service or its store failed; retried automatically."""
+
+
+class StoreFullError(InternalServerError):
+    """503 `store_full`: the store has no room left and wrote nothing; retried automatically."""
 
 
 class APIConnectionError(APIError):
@@ -295,9 +301,11 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
 
 
 def status_error_class(status_code: int, code: str | None) -> type[APIStatusError]:
-    """The class for an error answer: by status, with 429 split by its problem code."""
+    """The class for an error answer: by status, with 429 and 503 split by their problem code."""
     if status_code == 429 and code == "quota_exceeded":
         return QuotaExceededError
+    if status_code == 503 and code == "store_full":
+        return StoreFullError
     if status_code >= 500:
         return InternalServerError
     return _BY_STATUS.get(status_code, APIStatusError)

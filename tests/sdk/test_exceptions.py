@@ -12,6 +12,7 @@ import pytest
 
 import sdk
 from sdk._exceptions import make_status_error, parse_retry_after, status_error_class
+from sdk._retry import RetryPolicy, is_retryable
 from tests.generated._spec import load_spec
 
 STATUS_CLASSES: dict[int, type[sdk.APIStatusError]] = {
@@ -58,6 +59,7 @@ CODE_CLASSES: dict[str, tuple[int, type[sdk.APIStatusError]]] = {
     "quota_exceeded": (429, sdk.QuotaExceededError),
     "internal_error": (500, sdk.InternalServerError),
     "unavailable": (503, sdk.InternalServerError),
+    "store_full": (503, sdk.StoreFullError),
 }
 
 
@@ -87,6 +89,7 @@ def spec_codes_by_status() -> dict[str, int]:
         "TooManyRequests": 429,
         "InternalError": 500,
         "Unavailable": 503,
+        "UnavailableOrFull": 503,
     }
     responses = load_spec()["components"]["responses"]
     assert set(responses) == set(statuses), "a shared error response was added or renamed"
@@ -149,6 +152,19 @@ def test_429_without_quota_code_is_a_rate_limit() -> None:
     assert status_error_class(429, None) is sdk.RateLimitError
     assert status_error_class(429, "rate_limited") is sdk.RateLimitError
     assert status_error_class(429, "quota_exceeded") is sdk.QuotaExceededError
+
+
+def test_store_full_is_a_server_error_retried_after_its_retry_after() -> None:
+    """Only `store_full` makes a 503 a StoreFullError: still an InternalServerError, retried
+    like any 503, after the Retry-After the service sent.
+    """
+    assert status_error_class(503, None) is sdk.InternalServerError
+    assert status_error_class(503, "unavailable") is sdk.InternalServerError
+    error = make_status_error(503, {"Retry-After": "5"}, body("store_full", detail="full"))
+    assert isinstance(error, sdk.StoreFullError)
+    assert isinstance(error, sdk.InternalServerError)
+    assert is_retryable(error)
+    assert RetryPolicy(max_retries=3).delay(0, error) == 5.0
 
 
 def test_problem_fields_are_kept() -> None:

@@ -86,6 +86,7 @@ PUBLIC_NAMES = [
     "SignatureFailure",
     "SigningKeys",
     "SpoolError",
+    "StoreFullError",
     "Stream",
     "StreamInfo",
     "Streams",
