@@ -165,6 +165,19 @@ def _httpx_error(error: aiohttp.ClientError, request: httpx.Request) -> httpx.Tr
     return mapped(str(error) or type(error).__name__, request=request)
 
 
+def _header_fields(headers: httpx.Headers) -> list[tuple[str, str]]:
+    # The names as given, as the wire had them before (multi_items() lowercases them).
+    encoding = headers.encoding
+    return [(name.decode(encoding), value.decode(encoding)) for name, value in headers.raw]
+
+
+@functools.lru_cache(maxsize=256)
+def _client_timeout(
+    pool: float | None, connect: float | None, read: float | None
+) -> aiohttp.ClientTimeout:
+    return aiohttp.ClientTimeout(total=None, connect=pool, sock_connect=connect, sock_read=read)
+
+
 class _Reuse:
     """Whether a request went out on a kept-alive connection (aiohttp's tracing tells)."""
 
@@ -261,24 +274,27 @@ class DeliveryTransport(httpx.AsyncBaseTransport):
             except _Refused as error:
                 raise httpx.ConnectError(str(error), request=request) from error
         timeouts = request.extensions.get("timeout", {})
-        timeout = aiohttp.ClientTimeout(
-            total=None,
-            connect=timeouts.get("pool"),
-            sock_connect=timeouts.get("connect"),
-            sock_read=timeouts.get("read"),
+        send = functools.partial(
+            self._client_session().request,
+            request.method,
+            _aiohttp_url(url),
+            headers=_header_fields(request.headers),
+            data=await request.aread(),
+            allow_redirects=False,
+            timeout=_client_timeout(
+                timeouts.get("pool"), timeouts.get("connect"), timeouts.get("read")
+            ),
         )
-        body = await request.aread()
-        session = self._client_session()
         reuse = _Reuse()
         try:
             try:
-                answer = await self._send(session, request, body, timeout, reuse)
+                answer = await send(trace_request_ctx=reuse)
             except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
                 # A kept-alive connection the receiver closed just as the request went out: it
                 # closed without answering, so sending once more is at least once, as ever.
                 if not reuse.reused:
                     raise
-                answer = await self._send(session, request, body, timeout, _Reuse())
+                answer = await send(trace_request_ctx=_Reuse())
         except aiohttp.ClientError as error:
             raise _httpx_error(error, request) from error
         version = answer.version or aiohttp.HttpVersion11
@@ -290,24 +306,6 @@ class DeliveryTransport(httpx.AsyncBaseTransport):
                 "http_version": b"HTTP/%d.%d" % (version.major, version.minor),
                 "reason_phrase": (answer.reason or "").encode("latin-1", "replace"),
             },
-        )
-
-    @staticmethod
-    async def _send(
-        session: aiohttp.ClientSession,
-        request: httpx.Request,
-        body: bytes,
-        timeout: aiohttp.ClientTimeout,
-        reuse: _Reuse,
-    ) -> aiohttp.ClientResponse:
-        return await session.request(
-            request.method,
-            _aiohttp_url(request.url),
-            headers=request.headers.multi_items(),
-            data=body,
-            allow_redirects=False,
-            timeout=timeout,
-            trace_request_ctx=reuse,
         )
 
     async def aclose(self) -> None:
