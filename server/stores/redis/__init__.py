@@ -4,11 +4,15 @@ URL: ``redis://host:port/db?prefix=spool`` (also ``rediss://`` and ``unix://``).
 ``spool``, no braces) is the store's own parameter and is taken out; every other parameter goes to
 redis-py. Several service processes may share one Redis: every change is one command or one Lua
 script (``EVALSHA``), so it is atomic and safe against the other processes. A refused, lost or
-timed-out connection raises ``StoreUnavailableError`` from any method. The clients are redis-py's
-own, with Spool's defaults for what the URL does not set: ``socket_connect_timeout`` and
-``socket_timeout`` 5 s, ``max_connections`` 100, and ``timeout`` 35 s, how long a command waits for
-a free connection of its ``BlockingConnectionPool``. Blocked reads (long polls) have a pool of
-their own, without a socket timeout: each is abandoned 10 s after its BLOCK should have ended.
+timed-out connection raises ``StoreUnavailableError`` from any method, and a Redis at ``maxmemory``
+that refuses a command (``-OOM``, under ``noeviction``) its subclass ``StoreFullError``. Redis
+refuses before writing: a command whole, a script at its first write that may grow memory (one that
+has written runs to its end) and a MULTI whole, reads too; no script or MULTI is left half written.
+The clients are redis-py's own, with Spool's defaults for what the URL does not set:
+``socket_connect_timeout`` and ``socket_timeout`` 5 s, ``max_connections`` 100, and ``timeout``
+35 s, how long a command waits for a free connection of its ``BlockingConnectionPool``. Blocked
+reads (long polls) have a pool of their own, without a socket timeout: each is abandoned 10 s after
+its BLOCK should have ended.
 
 On Redis Cluster: ``redis+cluster://host:port[,host:port...]/?prefix=spool`` (``rediss+cluster://``
 for TLS; database 0 only; the nodes listed are where discovery starts). The store then uses

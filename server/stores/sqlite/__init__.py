@@ -12,7 +12,8 @@ Writes that arrive while another is running share the next transaction (group co
 in a savepoint of its own, so a failing one is undone alone, and each caller returns only after the
 ``COMMIT`` that made its own write durable. One commit, the cost of a write, then serves many. A
 writer waits up to ``busy_timeout`` (30 s by default) for another process's transaction; past that,
-or when the file cannot be read, written or opened, the call raises ``StoreUnavailableError``.
+or when the file cannot be read, written or opened, the call raises ``StoreUnavailableError``; on
+a full disk (SQLITE_FULL) its subclass ``StoreFullError``, with the transaction rolled back.
 
 Time: the store reads the time only through ``self._clock`` (default ``time.time``), inside the
 transaction. Tests replace it to step time forwards or backwards; waits (``wait_ms``) use the
