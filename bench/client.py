@@ -17,6 +17,9 @@
   asyncio load generator sending the very request the SDK sends (with a fresh Idempotency-Key) on
   64 keep-alive connections, all against one real service process (SQLite file), messages delayed
   by an hour so that the service only stores them.
+* **aiohttp** (no goal): the same 64 publishes in flight through
+  ``AsyncClient(http_client=sdk.AioHttpClient())`` (the ``spool[aiohttp]`` extra), beside the
+  ``AsyncClient`` on httpx's default transport, in the same interleaved rounds.
 * **Batching** (goal: ≥ 5×): 64 tasks each publishing single stream entries through an
   ``AsyncClient(batching=True)``, against the same without batching.
 * **Memory**: resident memory per ``sdk.Client`` (N clients made in a fresh process, VmRSS growth
@@ -26,6 +29,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import importlib.metadata
@@ -316,6 +320,31 @@ def _async_against_sync(report: Report, sizes: _Sizes) -> None:
         anchor_name=f"raw load generator, {IN_FLIGHT} connections",
         at_least=0.8,
     )
+    if "aiohttp" in stats:
+        report.add(
+            f"AsyncClient, {IN_FLIGHT} publish_json in flight, httpx's default transport",
+            stats["async"].median,
+            "publishes/s",
+        )
+        report.add(
+            f"AsyncClient, {IN_FLIGHT} publish_json in flight, sdk.AioHttpClient()",
+            stats["aiohttp"].median,
+            "publishes/s",
+        )
+        report.ratio(
+            "AsyncClient on aiohttp / on httpx's default transport",
+            stats["aiohttp"].median,
+            stats["async"].median,
+            "the spool[aiohttp] extra's transport against httpx's own, 64 publishes in flight",
+        )
+        report.ratio(
+            "AsyncClient on aiohttp / the service's own ceiling",
+            stats["aiohttp"].median,
+            stats["ceiling"].median,
+            f"the same {IN_FLIGHT} in flight against the raw load generator's rate",
+        )
+    else:
+        report.skipped.append("AsyncClient on aiohttp: the spool[aiohttp] extra is not installed")
     report.goal(
         f"{IN_FLIGHT} concurrent single publishes, batching on",
         stats["batched"],
@@ -342,6 +371,22 @@ def _message_request(base_url: str, token: str) -> Callable[[], bytes]:
     return lambda: before + str(uuid.uuid4()).encode() + after
 
 
+async def _on_aiohttp(
+    closing: contextlib.AsyncExitStack, base_url: str, token: str
+) -> sdk.AsyncClient | None:
+    """An AsyncClient on `sdk.AioHttpClient()`, both closed with `closing`; None without the
+    spool[aiohttp] extra.
+    """
+    try:
+        http = sdk.AioHttpClient()
+    except sdk.ConfigurationError:
+        return None
+    await closing.enter_async_context(http)
+    return await closing.enter_async_context(
+        sdk.AsyncClient(base_url, api_key=token, max_retries=0, http_client=http)
+    )
+
+
 async def _publish_rates(base_url: str, token: str, sizes: _Sizes) -> dict[str, Stats]:
     # No retries: a failed publish should fail the benchmark, not hide in a slower median.
     parts = httpx.URL(base_url)
@@ -350,7 +395,9 @@ async def _publish_rates(base_url: str, token: str, sizes: _Sizes) -> dict[str, 
         async with (
             sdk.AsyncClient(base_url, api_key=token, max_retries=0) as aclient,
             sdk.AsyncClient(base_url, api_key=token, max_retries=0, batching=True) as batching,
+            contextlib.AsyncExitStack() as closing,
         ):
+            on_aiohttp = await _on_aiohttp(closing, base_url, token)
 
             async def sync_rate() -> float:
                 started = time.perf_counter()
@@ -380,6 +427,14 @@ async def _publish_rates(base_url: str, token: str, sizes: _Sizes) -> dict[str, 
             async def async_rate() -> float:
                 return await in_flight(message)
 
+            async def aiohttp_rate() -> float:
+                assert on_aiohttp is not None
+                return await in_flight(
+                    lambda: on_aiohttp.messages.publish_json(
+                        url=URL, body=BODY, delay=DELAY, retries=RETRIES, headers=HEADERS
+                    )
+                )
+
             async def ceiling() -> float:
                 result = await run_load(
                     parts.host,
@@ -398,19 +453,19 @@ async def _publish_rates(base_url: str, token: str, sizes: _Sizes) -> dict[str, 
             async def batched_rate() -> float:
                 return await in_flight(lambda: batching.publish("bench-batching", BODY))
 
+            rates: dict[str, Callable[[], Awaitable[float]]] = {
+                "sync": sync_rate,
+                "async": async_rate,
+                "ceiling": ceiling,
+                "unbatched": unbatched_rate,
+                "batched": batched_rate,
+            }
+            if on_aiohttp is not None:
+                rates["aiohttp"] = aiohttp_rate
+                await aiohttp_rate()
             await async_rate()  # opens the connections, so no round pays for them
             await batched_rate()
-            return await side_by_side_stats_async(
-                {
-                    "sync": sync_rate,
-                    "async": async_rate,
-                    "ceiling": ceiling,
-                    "unbatched": unbatched_rate,
-                    "batched": batched_rate,
-                },
-                rounds=sizes.rounds,
-                warmup=sizes.warmup,
-            )
+            return await side_by_side_stats_async(rates, rounds=sizes.rounds, warmup=sizes.warmup)
 
 
 # Memory per client ----------------------------------------------------------------------------------
