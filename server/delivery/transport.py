@@ -18,6 +18,7 @@ transport vets such a host itself before each request.
 from __future__ import annotations
 
 import functools
+import re
 import socket
 import ssl
 import types
@@ -57,6 +58,8 @@ MAX_HEADER_FIELD_BYTES = 64 * 1024
 # ``Accept-Encoding`` the receiver did not get before.
 _NO_AUTO_HEADERS = frozenset({"Accept", "Accept-Encoding", "Content-Type", "User-Agent"})
 _NUMERIC = socket.AI_NUMERICHOST | socket.AI_NUMERICSERV
+_TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_NOT_IN_A_FIELD = re.compile(rb"[\r\n\x00]")
 
 
 @functools.cache
@@ -165,10 +168,19 @@ def _httpx_error(error: aiohttp.ClientError, request: httpx.Request) -> httpx.Tr
     return mapped(str(error) or type(error).__name__, request=request)
 
 
-def _header_fields(headers: httpx.Headers) -> list[tuple[str, str]]:
-    # The names as given, as the wire had them before (multi_items() lowercases them).
-    encoding = headers.encoding
-    return [(name.decode(encoding), value.decode(encoding)) for name, value in headers.raw]
+def _header_fields(request: httpx.Request) -> list[tuple[str, str]]:
+    """The request's header fields, their names as given (multi_items() lowercases them); a name
+    that is not a token, or a name or value with CR, LF or NUL, is refused before anything is
+    sent, or even connected (aiohttp would send a bad name, and refuse the rest only once
+    connected).
+    """
+    encoding = request.headers.encoding
+    fields: list[tuple[str, str]] = []
+    for name, value in request.headers.raw:
+        if _TOKEN.fullmatch(name) is None or _NOT_IN_A_FIELD.search(value) is not None:
+            raise httpx.LocalProtocolError(f"invalid header field {name!r}", request=request)
+        fields.append((name.decode(encoding), value.decode(encoding)))
+    return fields
 
 
 @functools.lru_cache(maxsize=256)
@@ -278,7 +290,7 @@ class DeliveryTransport(httpx.AsyncBaseTransport):
             self._client_session().request,
             request.method,
             _aiohttp_url(url),
-            headers=_header_fields(request.headers),
+            headers=_header_fields(request),
             data=await request.aread(),
             allow_redirects=False,
             timeout=_client_timeout(

@@ -441,3 +441,28 @@ async def test_a_long_header_field_in_the_answer_is_read(keep_alive_server: Serv
         200,
         len(policy),
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("X-Split", "v\r\nInjected: 1"), ("X-Null", "v\x00"), ("X Space", "v"), ("X-A\r\nB", "v")],
+    ids=["crlf-in-value", "nul-in-value", "name-not-a-token", "crlf-in-name"],
+)
+async def test_a_header_that_could_inject_is_refused_before_connecting(
+    name: str, value: str
+) -> None:
+    """A name that is not a token, or CR, LF or NUL anywhere, is a LocalProtocolError, and the
+    receiver gets no connection, let alone bytes.
+    """
+    async with _receiver() as (receiver, port):
+        transport = default_transport(LOOPBACK)
+        try:
+            request = httpx.Request(
+                "POST", f"http://127.0.0.1:{port}/hook", content=b"{}", headers={name: value}
+            )
+            with pytest.raises(httpx.LocalProtocolError):
+                await transport.handle_async_request(request)
+        finally:
+            await transport.aclose()
+        await asyncio.sleep(0.05)
+        assert receiver.connections == 0
