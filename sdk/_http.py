@@ -25,10 +25,11 @@ The generated modules are imported when a call first needs them (sdk/_endpoints.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import ssl
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, ParamSpec, Protocol, TypeVar
 
@@ -225,24 +226,39 @@ def own_client(proxy: httpx.Proxy | None, *, trust_env: bool = True) -> httpx.Cl
     mounts the proxies the environment names (unless `proxy` or `trust_env=False` says
     otherwise), with the shared TLS context, keeping no cookies.
     """
-    return httpx.Client(
-        verify=tls_context(),
-        limits=SYNC_LIMITS,
-        proxy=proxy,
-        trust_env=trust_env,
-        cookies=_no_cookies(),
-    )
+    with _proxy_support():
+        return httpx.Client(
+            verify=tls_context(),
+            limits=SYNC_LIMITS,
+            proxy=proxy,
+            trust_env=trust_env,
+            cookies=_no_cookies(),
+        )
 
 
 def own_async_client(proxy: httpx.Proxy | None, *, trust_env: bool = True) -> httpx.AsyncClient:
     """The `httpx.AsyncClient` twin of `own_client`, keeping ASYNC_LIMITS' idle connections."""
-    return httpx.AsyncClient(
-        verify=tls_context(),
-        limits=ASYNC_LIMITS,
-        proxy=proxy,
-        trust_env=trust_env,
-        cookies=_no_cookies(),
-    )
+    with _proxy_support():
+        return httpx.AsyncClient(
+            verify=tls_context(),
+            limits=ASYNC_LIMITS,
+            proxy=proxy,
+            trust_env=trust_env,
+            cookies=_no_cookies(),
+        )
+
+
+@contextlib.contextmanager
+def _proxy_support() -> Iterator[None]:
+    """A ConfigurationError for the one ImportError httpx raises as it makes a client: a SOCKS
+    proxy (given, or named by $ALL_PROXY and the like) without the package that speaks it.
+    """
+    try:
+        yield
+    except ImportError as error:
+        raise ConfigurationError(
+            f"{error} (a socks5:// proxy needs it: pip install 'httpx[socks]')"
+        ) from error
 
 
 def _base_url(base_url: str) -> httpx.URL:

@@ -6,6 +6,7 @@ forwarding proxy on loopback (tests/_proxy_server.py), which records what it for
 from __future__ import annotations
 
 import socket
+import sys
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -202,6 +203,23 @@ def test_a_bad_proxy_is_a_configuration_error_that_hides_its_credentials(
     with pytest.raises(sdk.ConfigurationError, match=message) as raised:
         kind("http://spool.test", proxy=proxy)  # type: ignore[arg-type]
     assert "secret" not in str(raised.value)
+
+
+@pytest.mark.parametrize("how", ["explicit", "environment"])
+def test_a_socks_proxy_without_its_package_is_a_configuration_error(
+    flavour: str, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """httpx speaks SOCKS only with socksio installed (httpx[socks]); the error says so."""
+    monkeypatch.setitem(sys.modules, "socksio", None)
+    options: dict[str, str] = {}
+    if how == "explicit":
+        options["proxy"] = "socks5://127.0.0.1:1080"
+    else:
+        monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:1080")
+    kind = sdk.Client if flavour == "sync" else sdk.AsyncClient
+    with pytest.raises(sdk.ConfigurationError, match=r"pip install 'httpx\[socks\]'") as raised:
+        kind("http://spool.test", **options)
+    assert isinstance(raised.value.__cause__, ImportError)
 
 
 async def test_an_embedded_client_never_goes_through_a_proxy(
