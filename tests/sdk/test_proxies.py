@@ -211,14 +211,12 @@ def test_a_socks_proxy_without_its_package_is_a_configuration_error(
 ) -> None:
     """httpx speaks SOCKS only with socksio installed (httpx[socks]); the error says so."""
     monkeypatch.setitem(sys.modules, "socksio", None)
-    options: dict[str, str] = {}
-    if how == "explicit":
-        options["proxy"] = "socks5://127.0.0.1:1080"
-    else:
+    proxy = "socks5://127.0.0.1:1080" if how == "explicit" else None
+    if how == "environment":
         monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:1080")
     kind = sdk.Client if flavour == "sync" else sdk.AsyncClient
     with pytest.raises(sdk.ConfigurationError, match=r"pip install 'httpx\[socks\]'") as raised:
-        kind("http://spool.test", **options)
+        kind("http://spool.test", proxy=proxy)
     assert isinstance(raised.value.__cause__, ImportError)
 
 
