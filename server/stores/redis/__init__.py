@@ -21,8 +21,10 @@ one hash tag only (below), so each runs whole on the master of that slot, atomic
 Only these differ: listing queues runs their scripts side by side (a cluster pipeline refuses
 EVALSHA); each client's commands wait in a ``gate`` of ``max_connections`` places for up to
 ``timeout``, since redis-py's cluster client fails a command at once when a node has that many
-connections in use; a master that is down, or a slot still moving once redis-py's retries end,
-raises ``StoreUnavailableError`` for the keys it holds only.
+connections in use, and the gate ends a command at ``socket_timeout``, redis-py's retries
+included, which would otherwise wait that long again on each try; a master that is down, or a
+slot still moving once redis-py's retries end, raises ``StoreUnavailableError`` for the keys it
+holds only.
 
 Key scheme (``<p>`` is the prefix). A hash tag (``{…}``) puts everything one script touches in one
 Redis Cluster slot: one stream, one queue, all messages, all URL groups. So streams and queues

@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
@@ -24,12 +24,15 @@ __all__ = [
     "MAX_CONNECTIONS",
     "Client",
     "Connections",
+    "PassGate",
     "connect",
     "require_redis_7",
     "within",
 ]
 
 Client = aioredis.Redis | RedisCluster
+# What each command and pipeline of a client runs in: ``async with gate():``.
+PassGate = Callable[[], contextlib.AbstractAsyncContextManager[None]]
 _T = TypeVar("_T")
 
 # The defaults of options a URL may set itself (its own value wins). A command waits this long for a
@@ -48,12 +51,13 @@ BLOCKED_READ_GRACE_SECONDS = 10.0
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Connections:
-    """A client, and the gate each of its commands and pipelines is run in (``async with``):
-    on a cluster it makes a burst wait for a free connection, as the standalone pool does itself.
+    """A client, and the gate each of its commands and pipelines runs in: on a cluster it makes
+    a burst wait for a free connection, as the standalone pool does by itself, and bounds a
+    command's retries by the socket timeout, as the standalone client's take none.
     """
 
     client: Client
-    gate: contextlib.AbstractAsyncContextManager[None]
+    gate: PassGate
 
 
 def connect(
@@ -75,7 +79,7 @@ def connect(
     options.update(decode_responses=True, driver_info=_driver_info())
     if cluster_nodes is None:
         pool = aioredis.BlockingConnectionPool(**options)
-        return Connections(aioredis.Redis.from_pool(pool), contextlib.nullcontext())
+        return Connections(aioredis.Redis.from_pool(pool), contextlib.nullcontext)
     # A cluster client keeps connections per node, not a pool: the blocking pool's two options
     # become the gate's.
     size, wait = options.pop("max_connections"), options.pop("timeout")
@@ -87,7 +91,8 @@ def connect(
         max_connections=size,
         **options,
     )
-    return Connections(client, Gate(size, wait_seconds=wait))
+    gate = Gate(size, wait_seconds=wait, deadline_seconds=options["socket_timeout"])
+    return Connections(client, gate)
 
 
 @functools.cache

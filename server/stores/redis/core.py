@@ -17,7 +17,7 @@ from .. import InvalidStoreURL
 from ..base import IdempotencyClaim, Store
 from .arguments import number_text
 from .cluster import CLUSTER_SCHEMES, parse_cluster_url
-from .connection import Client, connect, require_redis_7
+from .connection import Client, PassGate, connect, require_redis_7
 from .errors import script_failure
 from .indexes import backfill_listing_indexes
 from .keys import DEFAULT_PREFIX, StoreKeys, split_prefix, valid_prefix
@@ -57,8 +57,8 @@ class RedisCore(Store):
         self._waiting_client: Client | None = None
         # What each command and pipeline of a client runs in (see connection.Connections); a
         # command before open() passes through to the RuntimeError of the client's property.
-        self._gate: contextlib.AbstractAsyncContextManager[None] = contextlib.nullcontext()
-        self._waiting_gate: contextlib.AbstractAsyncContextManager[None] = self._gate
+        self._gate: PassGate = contextlib.nullcontext
+        self._waiting_gate: PassGate = contextlib.nullcontext
         self._scripts: dict[str, AsyncScript] = {}
         self._changed = asyncio.Event()
 
@@ -139,7 +139,7 @@ class RedisCore(Store):
     async def ping(self) -> bool:
         """True when Redis answers PING (on a cluster, the node the client asks)."""
         try:
-            async with self._gate:
+            async with self._gate():
                 return bool(await self._redis.ping())
         except (RedisError, RedisClusterException, OSError, RuntimeError):
             return False
@@ -163,7 +163,7 @@ class RedisCore(Store):
         try:
             if client is not None:
                 return await script(keys=keys, args=args, client=client)
-            async with self._gate:
+            async with self._gate():
                 return await script(keys=keys, args=args)
         except (ResponseError, UnicodeEncodeError) as exc:
             failure = script_failure(exc, details)

@@ -200,7 +200,7 @@ class RedisMessages(RedisCore):
         """The lowest score of the due set: every scheduled or delivering message, by its next
         attempt or lease end.
         """
-        async with self._gate:
+        async with self._gate():
             first = await self._redis.zrange(self._keys.messages.due, 0, 0, withscores=True)
         return float(first[0][1]) if first else None
 
@@ -261,7 +261,7 @@ class RedisMessages(RedisCore):
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hget(groups_key, name)
             pipe.hget(created_key, name)
-            async with self._gate:
+            async with self._gate():
                 stored, created_at = await pipe.execute()
         if stored is None:
             raise store_error("url_group_not_found", f"URL group {name!r} does not exist")
@@ -273,7 +273,7 @@ class RedisMessages(RedisCore):
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.hgetall(groups_key)
             pipe.hgetall(created_key)
-            async with self._gate:
+            async with self._gate():
                 stored, created = await pipe.execute()
         return [url_group_record(name, stored[name], created.get(name)) for name in sorted(stored)]
 

@@ -75,7 +75,7 @@ class RedisQueues(RedisCore):
             ],
             now=self._clock(),
         )
-        async with self._gate:
+        async with self._gate():
             await self._redis.sadd(self._keys.queues, name)
         return queue_record(name, answer), bool(created)
 
@@ -87,7 +87,7 @@ class RedisQueues(RedisCore):
 
     async def _list_queues(self) -> list[QueueRecord]:
         """Every listed queue that still exists, by name."""
-        async with self._gate:
+        async with self._gate():
             listed = await self._redis.smembers(self._keys.queues)
         names = sorted(str(name) for name in listed)
         if not names:
@@ -103,7 +103,7 @@ class RedisQueues(RedisCore):
                     await self._scripts["queue_info"](
                         keys=keys.declared(), args=[keys.job_prefix, number_text(now)], client=pipe
                     )
-                async with self._gate:
+                async with self._gate():
                     answers = await pipe.execute(raise_on_error=False)
         records = []
         for name, answer in zip(names, answers, strict=True):
@@ -122,7 +122,7 @@ class RedisQueues(RedisCore):
 
         async def info(name: str) -> Any:
             keys = self._keys.queue(name)
-            async with limit, self._gate:
+            async with limit, self._gate():
                 try:
                     return await self._scripts["queue_info"](
                         keys=keys.declared(), args=[keys.job_prefix, number_text(now)]
@@ -135,7 +135,7 @@ class RedisQueues(RedisCore):
     async def _delete_queue(self, name: str) -> None:
         """Delete the queue's keys, then unlist it unless a concurrent put created it again."""
         await self._queue_script("delete_queue", name, [], now=self._clock())
-        async with self._gate:
+        async with self._gate():
             await self._redis.srem(self._keys.queues, name)
             if await self._redis.exists(self._keys.queue(name).meta):
                 await self._redis.sadd(self._keys.queues, name)

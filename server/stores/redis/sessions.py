@@ -55,5 +55,5 @@ class RedisSessions(RedisCore):
         )
 
     async def _delete_console_session(self, key: str) -> None:
-        async with self._gate:
+        async with self._gate():
             await self._redis.delete(self._keys.console_session(key))

@@ -93,7 +93,7 @@ class RedisStreams(RedisCore):
         )
 
     async def _list_stream_name(self, stream: str) -> None:
-        async with self._gate:
+        async with self._gate():
             await self._redis.zadd(self._keys.stream_names, {stream: 0}, nx=True)
 
     async def _list_streams(
@@ -103,7 +103,7 @@ class RedisStreams(RedisCore):
         pipelined; a listed name whose stream is gone is not answered, and is forgotten.
         """
         low = f"[{prefix}" if cursor is None or cursor < prefix else f"({cursor}"
-        async with self._gate:
+        async with self._gate():
             listed = await self._redis.zrangebylex(
                 self._keys.stream_names, low, f"({name_prefix_end(prefix)}", start=0, num=limit + 1
             )
@@ -114,7 +114,7 @@ class RedisStreams(RedisCore):
             async with self._redis.pipeline(transaction=False) as pipe:
                 for name in page:
                     pipe.xinfo_stream(self._keys.stream(name))
-                async with self._gate:
+                async with self._gate():
                     infos = await pipe.execute(raise_on_error=False)
         streams, gone = [], []
         for name, info in zip(page, infos, strict=True):
@@ -134,7 +134,7 @@ class RedisStreams(RedisCore):
                 )
             )
         if gone:
-            async with self._gate:
+            async with self._gate():
                 await self._redis.zrem(self._keys.stream_names, *gone)
         return streams, page[-1] if len(names) > limit else None
 
@@ -146,7 +146,7 @@ class RedisStreams(RedisCore):
             pipe.xinfo_stream(key)
             pipe.xinfo_groups(key)
             pipe.hgetall(self._keys.groups(stream))
-            async with self._gate:
+            async with self._gate():
                 exists, info, groups, limits = await pipe.execute(raise_on_error=False)
         if not exists:
             raise store_error("stream_not_found", f"stream {stream!r} does not exist")
@@ -187,7 +187,7 @@ class RedisStreams(RedisCore):
                     pipe.xrevrange(key, max=end, min=start, count=count)
                 else:
                     pipe.xrange(key, min=start, max=end, count=count)
-                async with self._gate:
+                async with self._gate():
                     exists, entries = await pipe.execute()
         if not exists:
             raise store_error("stream_not_found", f"stream {stream!r} does not exist")
@@ -208,9 +208,9 @@ class RedisStreams(RedisCore):
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.delete(self._keys.stream(stream))
             pipe.delete(self._keys.groups(stream))
-            async with self._gate:
+            async with self._gate():
                 deleted, _ = await pipe.execute()
-        async with self._gate:
+        async with self._gate():
             await self._redis.zrem(self._keys.stream_names, stream)
         if not deleted:
             raise store_error("stream_not_found", f"stream {stream!r} does not exist")
@@ -270,12 +270,12 @@ class RedisStreams(RedisCore):
                     seconds=wait_ms / 1000 + BLOCKED_READ_GRACE_SECONDS,
                 )
             else:
-                async with self._gate:
+                async with self._gate():
                     answer = await self._redis.xreadgroup(group, consumer, {key: ">"}, count=count)
         except ResponseError as exc:
             # XREADGROUP says NOGROUP for a missing stream too (or UNBLOCKED when the stream went
             # while it waited), so look which one is missing.
-            async with self._gate:
+            async with self._gate():
                 exists = await self._redis.exists(key)
             if not exists:
                 raise store_error("stream_not_found", f"stream {stream!r} does not exist") from exc
@@ -302,7 +302,7 @@ class RedisStreams(RedisCore):
         """XREADGROUP BLOCK on the client of blocked reads, whose connections they may hold for
         as long as they wait without taking any the other commands need.
         """
-        async with self._waiting_gate:
+        async with self._waiting_gate():
             return await self._waiting_redis.xreadgroup(
                 group, consumer, {key: ">"}, count=count, block=block
             )

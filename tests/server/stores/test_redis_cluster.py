@@ -6,6 +6,8 @@ every store shares runs on the cluster too, as the ``redis-cluster`` parameter o
 from __future__ import annotations
 
 import asyncio
+import signal
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import AsyncIterator, Iterator
@@ -216,5 +218,39 @@ async def test_a_lost_master_makes_only_what_it_holds_unavailable(redis_prefix: 
             kept = min(set(names) - held)
             assert (await store.append(kept, [2], trim=None, nomkstream=True)).length == 2
             assert await store.ping()
+        finally:
+            await store.close()
+
+
+@pytest.mark.slow
+async def test_a_silent_master_is_unavailable_after_one_socket_timeout(redis_prefix: str) -> None:
+    """A master that stops answering (SIGSTOP) makes a command on its keys raise
+    ``StoreUnavailableError`` once the URL's ``socket_timeout`` has passed, not after each of
+    redis-py's retries has waited that long again.
+    """
+    with local_redis_cluster() as cluster:
+        store = RedisStore.from_url(
+            f"{cluster.url}?socket_timeout=1&socket_connect_timeout=1&prefix={redis_prefix}"
+        )
+        await store.open()
+        try:
+            names = [f"s{number}" for number in range(12)]
+            for name in names:
+                await store.append(name, [1], trim=None, nomkstream=False)
+            silent = cluster.nodes[-1]
+            port = urlsplit(cluster.url).netloc.split(",")[-1].rpartition(":")[2]
+            with redis.Redis(port=int(port), decode_responses=True) as node:
+                local = set(node.scan_iter(match=f"{redis_prefix}*"))
+            held = sorted(name for name in names if f"{redis_prefix}:s:{{{name}}}" in local)
+            assert held
+            silent.send_signal(signal.SIGSTOP)
+            try:
+                started = time.monotonic()
+                with pytest.raises(StoreUnavailableError) as raised:
+                    await store.stream_info(held[0])
+                assert time.monotonic() - started < 3
+                assert "within 1.0 s" in raised.value.detail
+            finally:
+                silent.send_signal(signal.SIGCONT)
         finally:
             await store.close()

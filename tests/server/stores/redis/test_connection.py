@@ -41,7 +41,7 @@ async def test_a_standalone_client_waits_on_a_blocking_pool_with_spools_defaults
         assert (pool.max_connections, pool.timeout) == (100, 35.0)
         options = pool.connection_kwargs
         assert (options["socket_connect_timeout"], options["socket_timeout"]) == (5.0, 5.0)
-        assert isinstance(connections.gate, contextlib.nullcontext)
+        assert connections.gate is contextlib.nullcontext
         assert await connections.client.ping()
     finally:
         await connections.client.aclose()
@@ -72,7 +72,8 @@ async def test_a_cluster_client_takes_the_same_options_and_a_gate_of_its_size(
     redis_cluster_url: str,
 ) -> None:
     """redis-py's cluster client fails at once when a node has ``max_connections`` in use, so
-    its commands wait in a gate of that size, for the URL's ``timeout``.
+    its commands wait in a gate of that size, for the URL's ``timeout``; and it retries a command
+    that timed out, so the gate ends each at the socket timeout.
     """
     first = urlsplit(redis_cluster_url).netloc.split(",")[0]
     host, _, port = first.rpartition(":")
@@ -94,7 +95,11 @@ async def test_a_cluster_client_takes_the_same_options_and_a_gate_of_its_size(
                 )
             gate = connections.gate
             assert isinstance(gate, Gate)
-            assert (gate.count, gate.wait_seconds) == (7, 3.0)
+            assert (gate.count, gate.wait_seconds, gate.deadline_seconds) == (
+                7,
+                3.0,
+                socket_timeout,
+            )
         finally:
             await client.aclose()
 
