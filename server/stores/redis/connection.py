@@ -21,7 +21,6 @@ from .gate import Gate
 
 __all__ = [
     "BLOCKED_READ_GRACE_SECONDS",
-    "MAX_CONNECTIONS",
     "Client",
     "Connections",
     "PassGate",
@@ -39,7 +38,7 @@ _T = TypeVar("_T")
 # free connection rather than failing at once; it outlasts the longest long poll (30 s), which
 # holds a connection of the blocked reads' pool throughout.
 _POOL_WAIT_SECONDS = 35.0
-MAX_CONNECTIONS = 100
+_MAX_CONNECTIONS = 100
 # redis-py waits for a TCP connection as long as the OS does (minutes for an address that drops
 # packets).
 _CONNECT_TIMEOUT_SECONDS = 5.0
@@ -67,7 +66,7 @@ def connect(
     the nodes' connection options); for ``blocked_reads`` its reads wait as long as Redis does.
     """
     options: dict[str, Any] = {
-        "max_connections": MAX_CONNECTIONS,
+        "max_connections": _MAX_CONNECTIONS,
         "timeout": _POOL_WAIT_SECONDS,
         "socket_connect_timeout": _CONNECT_TIMEOUT_SECONDS,
         "socket_timeout": _SOCKET_TIMEOUT_SECONDS,
