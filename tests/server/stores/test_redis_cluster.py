@@ -180,6 +180,21 @@ async def test_opening_loads_only_the_scripts_the_masters_lack(
         assert len(await store.range("loaded", start="-", end="+", count=10, reverse=False)) == 2
 
 
+async def test_a_script_the_masters_forgot_is_loaded_again(
+    cluster_store: RedisStore, node_clients: list[redis.Redis]
+) -> None:
+    """After SCRIPT FLUSH on every master (as after their restart) a write still runs: redis-py's
+    script loads itself again where Redis answers NOSCRIPT. (The worker's own cluster.)
+    """
+    await cluster_store.append("forgotten", [1], trim=None, nomkstream=False)
+    for node in node_clients:
+        node.script_flush()
+    result = await cluster_store.append("forgotten", [2], trim=None, nomkstream=False)
+    assert result.length == 2
+    sha = cluster_store._scripts["append"].sha
+    assert any(node.script_exists(sha) == [True] for node in node_clients)
+
+
 async def test_a_cluster_that_cannot_be_reached_is_unavailable_at_open() -> None:
     """Opening a store none of whose startup nodes answers raises ``StoreUnavailableError``."""
     store = RedisStore.from_url("redis+cluster://127.0.0.1:1/?socket_connect_timeout=1")
