@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import pydantic_core
@@ -105,21 +105,40 @@ def _refused_nulls(
 
     Each is a field of an object on the way to an error: an object whose fields are all valid
     refuses its nulls with an error of its own (see server.validation), and an object holding an
-    invalid value is looked into here, having been left unchecked.
+    invalid value is looked into here, having been left unchecked. So are the objects in a list
+    over its length, which pydantic names alone.
     """
-    paths: dict[tuple[int, ...], tuple[str | int, ...]] = {}
+    objects: set[tuple[str | int, ...]] = set()
     for error in errors:
-        reached, _ = _reached(document, error["loc"])
-        for depth in range(len(reached) + 1):
-            _, value = _reached(document, reached[:depth])
-            if isinstance(value, dict):
-                for key, item in value.items():
-                    path = (*reached[:depth], key)
-                    if item is None and refuses_null(model, path):
-                        paths[_document_order(document, path)] = path
+        reached, value = _reached(document, error["loc"])
+        objects.update(reached[:depth] for depth in range(len(reached) + 1))
+        if error["type"] == "too_long":
+            objects.update(_paths_within(value, reached))
+    paths: dict[tuple[int, ...], tuple[str | int, ...]] = {}
+    for at in objects:
+        _, value = _reached(document, at)
+        if isinstance(value, dict):
+            for key, item in value.items():
+                path = (*at, key)
+                if item is None and refuses_null(model, path):
+                    paths[_document_order(document, path)] = path
     return [
         FieldIssue(_location(path), "Input should not be null") for _, path in sorted(paths.items())
     ]
+
+
+def _paths_within(value: Any, path: tuple[str | int, ...]) -> Iterator[tuple[str | int, ...]]:
+    """The paths of ``value`` (at ``path``) and of every value inside it."""
+    yield path
+    items: Iterable[tuple[str | int, Any]]
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return
+    for key, item in items:
+        yield from _paths_within(item, (*path, key))
 
 
 def _whole_floats_as_ints(document: Any, errors: Iterable[ErrorDetails]) -> bool:

@@ -463,3 +463,19 @@ def test_a_union_takes_whole_floats_and_refuses_null_once() -> None:
     assert [(issue.location, issue.message) for issue in refused.value.errors] == [
         ("body.value", _NULL)
     ]
+
+
+def test_nulls_in_a_batch_over_the_limit_are_named_too() -> None:
+    """Past 1000 items pydantic names only the batch's size; the refused nulls inside its items
+    come back instead, as from any other body holding them.
+    """
+    jobs = [{"topic": "t", "payload": 1}] * 1000 + [{"topic": "t", "payload": 1, "delay": None}]
+    status, code, detail, issues = _outcome(
+        json.dumps({"jobs": jobs}).encode(), models.PublishJobsRequest
+    )
+    assert (status, code, detail) == (422, "validation_failed", "1 field is invalid")
+    assert issues == [("body.jobs.1000.delay", _NULL)]
+    too_long = _outcome(json.dumps({"jobs": jobs[:1] * 1001}).encode(), models.PublishJobsRequest)
+    assert too_long[3] == [
+        ("body.jobs", "List should have at most 1000 items after validation, not 1001")
+    ]
