@@ -12,7 +12,7 @@ import os
 import threading
 import time
 
-__all__ = ["CROCKFORD_ALPHABET", "ID_BODY_LENGTH", "new_id"]
+__all__ = ["BLOCK_BYTES", "CROCKFORD_ALPHABET", "ID_BODY_LENGTH", "new_id"]
 
 CROCKFORD_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 ID_BODY_LENGTH = 26
@@ -27,7 +27,7 @@ _PAIR_SHIFTS = tuple(range(5 * ID_BODY_LENGTH - 10, -1, -10))
 # a block at a time: one getrandom call per id cost 3% of a single publish (py-spy). The block is
 # dropped in a forked child, which must not hand out its parent's bits again.
 _RANDOM_BYTES = _RANDOM_BITS // 8
-_BLOCK_BYTES = 4096 - 4096 % _RANDOM_BYTES
+BLOCK_BYTES = 4096 - 4096 % _RANDOM_BYTES
 _random_lock = threading.Lock()
 _random_block = bytearray()
 
@@ -42,7 +42,7 @@ os.register_at_fork(after_in_child=_forget_random_block)
 def _random_bits() -> int:
     with _random_lock:
         if not _random_block:
-            _random_block.extend(os.urandom(_BLOCK_BYTES))
+            _random_block.extend(os.urandom(BLOCK_BYTES))
         drawn = _random_block[-_RANDOM_BYTES:]
         del _random_block[-_RANDOM_BYTES:]
     return int.from_bytes(drawn, "big")

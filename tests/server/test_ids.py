@@ -93,4 +93,4 @@ def test_random_bits_are_drawn_a_block_at_a_time(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(os, "urandom", counted)
     made = {new_id("job", now=0) for _ in range(400)}
     assert len(made) == 400
-    assert reads == [ids._BLOCK_BYTES]
+    assert reads == [ids.BLOCK_BYTES]
