@@ -54,7 +54,7 @@ from ._load import post_request, run_load
 from ._report import Report, Stats, side_by_side_stats, side_by_side_stats_async
 from ._server import ROOT, running_server
 
-__all__ = ["run"]
+__all__ = ["hidden_modules", "run"]
 
 URL = "http://127.0.0.1:9/hooks/signup"
 BODY = {"type": "signup", "user": 42, "plan": "pro", "tags": ["a", "b"]}
@@ -251,7 +251,7 @@ def _requirement_name(requirement: str) -> str | None:
     return _normalized(match.group(0)) if match else None
 
 
-def _hidden_modules() -> list[str]:
+def hidden_modules() -> list[str]:
     """Top-level modules installed by distributions outside the SDK's runtime dependencies."""
     runtime = _runtime_distributions()
     hidden = []
@@ -280,7 +280,7 @@ def _import_seconds(module: str, hidden: str) -> float:
 
 
 def _import_time(report: Report, sizes: _Sizes) -> None:
-    hidden = ",".join(_hidden_modules())
+    hidden = ",".join(hidden_modules())
     stats = side_by_side_stats(
         {module: functools.partial(_import_seconds, module, hidden) for module in ("sdk", "httpx")},
         rounds=sizes.import_rounds,
