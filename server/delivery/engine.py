@@ -120,6 +120,12 @@ class DeliveryEngine:
         """True between ``start`` and ``stop``."""
         return self._loop_task is not None
 
+    def is_in_flight(self, message_id: str) -> bool:
+        """Whether an attempt of ``message_id`` is being sent or settled here: a claim of it
+        meanwhile leaves it to that attempt rather than sending it again.
+        """
+        return message_id in self._in_flight
+
     async def start(self) -> None:
         """Start the background loop; call once from the app's startup."""
         if self._loop_task is not None:
@@ -296,7 +302,7 @@ class DeliveryEngine:
                 message.message_id,
             )
             return
-        if message.message_id in self._in_flight:
+        if self.is_in_flight(message.message_id):
             # Our own lease ran out while this attempt is still being settled, and this process
             # claimed it again: the running attempt settles it under the new lease, since a second
             # concurrent send would only duplicate it.

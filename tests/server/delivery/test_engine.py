@@ -74,7 +74,7 @@ async def test_a_settled_attempt_is_out_of_flight_before_its_task_ends(
         settled_record = await record_attempt(*args, **kwargs)
         # Runs once the attempt's task has taken its next steps, before its done callbacks.
         asyncio.get_running_loop().call_soon(
-            lambda: in_flight_after_settling.append(message_id in delivery._in_flight)
+            lambda: in_flight_after_settling.append(delivery.is_in_flight(message_id))
         )
         return settled_record
 
