@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import sdk
+from sdk._publisher import publishers_of
 from tests.e2e.conftest import AnyClient
 from tests.sdk._support import resolve
 
@@ -38,7 +39,7 @@ async def test_stacked_publishers_send_the_result_to_both_streams(
         handled.append(order)
         return {"billed": order["id"]}
 
-    publishers = handle._sdk_publishers  # type: ignore[attr-defined]
+    publishers = publishers_of(handle)
     assert [publisher.stream.name for publisher in publishers] == [notifications, events]
 
     assert handle({"id": 0}) == {"billed": 0}

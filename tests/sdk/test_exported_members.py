@@ -197,7 +197,12 @@ def test_the_deferred_results_are_the_result_module() -> None:
     """sdk.__getattr__ serves exactly the classes of sdk/_types.py, as sdk's own."""
     from sdk import _types
 
-    assert sdk._RESULTS == set(_types.__all__)
+    # In a fresh interpreter the names dir(sdk) lists beyond its globals are those it defers.
+    probe = "import sdk; print(sorted(set(dir(sdk)) - set(vars(sdk))))"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == str(sorted(_types.__all__))
     for name in _types.__all__:
         assert getattr(sdk, name) is getattr(_types, name)
         assert getattr(sdk, name).__module__ == "sdk"

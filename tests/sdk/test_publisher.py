@@ -8,6 +8,7 @@ import pytest
 import respx
 
 import sdk
+from sdk._publisher import publishers_of
 from tests.sdk._support import appended, resolve, sent_json
 
 
@@ -53,7 +54,7 @@ def test_publisher_kind_matches_the_client() -> None:
 async def test_decorators_stack_in_the_order_they_apply(
     client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
 ) -> None:
-    """The innermost decorator applies first, so it comes first in _sdk_publishers."""
+    """The innermost decorator applies first, so it comes first in publishers_of(handle)."""
 
     @client.subscribe(sdk.Stream("orders", group="billing"))
     # client.publisher(...) is Publisher | AsyncPublisher, and mypy takes a union of typed
@@ -63,7 +64,7 @@ async def test_decorators_stack_in_the_order_they_apply(
     def handle(order: dict[str, Any]) -> dict[str, Any]:
         return {"order": order["id"], "status": "billed"}
 
-    publishers = handle._sdk_publishers  # type: ignore[attr-defined]
+    publishers = publishers_of(handle)
     assert [publisher.stream.name for publisher in publishers] == ["notifications", "events"]
     kind = type(publishers[0]).__name__
     assert [repr(p) for p in publishers] == [f"{kind}('notifications')", f"{kind}('events')"]

@@ -82,7 +82,8 @@ def test_the_apps_spool_server_serves_own_their_process(
         for listener in sockets:
             listener.close()
 
-    monkeypatch.setattr(server_main._AnnouncingServer, "run", run)
+    # The command's server is a uvicorn.Server that keeps uvicorn's own run().
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     # The command configures logging for its own process, not for the test run's.
     monkeypatch.setattr(logging.config, "dictConfig", lambda config: None)
     server_main.main(["--port", "0", "--store", f"sqlite:///{tmp_path}/one.db"])
