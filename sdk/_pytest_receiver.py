@@ -11,6 +11,7 @@ import json
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -64,7 +65,7 @@ class DeliveryReceiver:
         self._deliveries: list[Delivery] = []
         self._arrived = threading.Condition()
         self._prefix = f"/spool-receiver-{secrets.token_hex(6)}"
-        self._server = ThreadingHTTPServer((host, 0), _handler_for(self))
+        self._server = ThreadingHTTPServer((host, 0), _handler_for(self._record))
         self._server.daemon_threads = True
         # A short poll, because closing waits for the loop to notice: a test's teardown stays quick.
         self._thread = threading.Thread(
@@ -137,7 +138,9 @@ def _not_arrived(count: int, timeout: float, arrived: list[Delivery], url: str) 
     )
 
 
-def _handler_for(owner: DeliveryReceiver) -> type[BaseHTTPRequestHandler]:
+def _handler_for(
+    record: Callable[[BaseHTTPRequestHandler, bytes], int],
+) -> type[BaseHTTPRequestHandler]:
     class _Handler(BaseHTTPRequestHandler):
         """Reads the whole body, lets the receiver record it, answers its status."""
 
@@ -146,7 +149,7 @@ def _handler_for(owner: DeliveryReceiver) -> type[BaseHTTPRequestHandler]:
         def _serve(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
-            status = owner._record(self, body)
+            status = record(self, body)
             self.send_response(status)
             self.send_header("Content-Length", "0")
             self.end_headers()
