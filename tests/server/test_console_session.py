@@ -320,7 +320,7 @@ async def test_a_session_ends_after_eight_hours_on_the_service_clock(
     """
     async with console_app(sqlite_store_url) as running:
         clock = FakeClock(time.time())
-        monkeypatch.setattr(running.store, "_clock", clock)
+        monkeypatch.setattr(running.store, "clock", clock)
         await running.api.post("/v1/streams/orders/entries", json={"body": 1})
         signing_in = await running.console.post("/console/sign-in", data={"token": ADMIN_TOKEN})
         assert "Max-Age=28800" in signing_in.headers["set-cookie"]
@@ -349,7 +349,7 @@ async def test_a_session_ends_after_an_hour_without_a_visit(
     """
     async with console_app(sqlite_store_url) as running:
         clock = FakeClock(time.time())
-        monkeypatch.setattr(running.store, "_clock", clock)
+        monkeypatch.setattr(running.store, "clock", clock)
         await running.api.post("/v1/streams/orders/entries", json={"body": 1})
         csrf = await sign_in(running.console, ADMIN_TOKEN)
         clock.now += 3000

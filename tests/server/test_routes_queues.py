@@ -44,7 +44,7 @@ async def _publish(api: RunningApp, queue: str = "jobs", **job: object) -> dict[
 def clock(api: RunningApp, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     """The store's clock, standing still until the test moves it past a window or a retention."""
     fake = FakeClock(time.time())
-    monkeypatch.setattr(api.store, "_clock", fake)
+    monkeypatch.setattr(api.store, "clock", fake)
     return fake
 
 

@@ -116,7 +116,7 @@ delivering, its ``lease_id``. A hash written before the store counted retry budg
 ``retries_used``; it counts as ``attempt_count % (retries + 1)`` (the delivery engine's earlier
 rule) until its next recorded attempt writes the field.
 
-Time: the store reads the time only through ``self._clock`` (``time.time``; tests replace it) and
+Time: the store reads the time only through ``clock`` (``time.time``; public: tests replace it) and
 passes ``now`` into every script, so leases, delays, deduplication windows and idempotency records
 follow that clock rather than Redis's; long polls wait on the monotonic clock. Settling is not
 undone when the clock steps back, except that a job made available too early is not leased but

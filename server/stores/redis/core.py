@@ -52,7 +52,9 @@ class RedisCore(Store):
         self._prefix = prefix
         self._keys = StoreKeys(prefix)
         self._cluster_nodes = None if cluster_nodes is None else list(cluster_nodes)
-        self._clock: Callable[[], float] = time.time
+        # Public: the store's only source of the time, which a test replaces to move every
+        # timestamp the store writes or compares at once.
+        self.clock: Callable[[], float] = time.time
         self._client: Client | None = None
         self._waiting_client: Client | None = None
         # What each command and pipeline of a client runs in (see connection.Connections); a
@@ -188,7 +190,7 @@ class RedisCore(Store):
         else:
             record = f"{record_base}:idem:{idempotency.key}"
             if idempotency.replay_only:
-                now = number_text(self._clock())
+                now = number_text(self.clock())
                 replayed, result = await self._run(
                     "replay", [record], [now, idempotency.request_hash], details=details
                 )

@@ -65,7 +65,7 @@ class RedisMessages(RedisCore):
         same script first checks that the lease is current. It also keeps or replays the
         idempotency record.
         """
-        now = self._clock()
+        now = self.clock()
         lease_args = ["", ""] if lease is None else [lease.message_id, lease.lease_id]
         args: list[str | int | float] = [len(messages)]
         for message, message_headers in zip(messages, headers, strict=True):
@@ -112,7 +112,7 @@ class RedisMessages(RedisCore):
     async def _get_message(self, message_id: str) -> MessageRecord:
         """The message with every attempt."""
         fields = await self._message_script(
-            "get_message", [message_id], now=self._clock(), details={"message_id": message_id}
+            "get_message", [message_id], now=self.clock(), details={"message_id": message_id}
         )
         return message_record(pairs(fields))
 
@@ -136,7 +136,7 @@ class RedisMessages(RedisCore):
                 url_group or "",
                 max(limit, _LISTING_BUDGET),
             ],
-            now=self._clock(),
+            now=self.clock(),
             extra_keys=[self._keys.messages.listed],
         )
         messages = [message_record(pairs(fields)) for fields in found]
@@ -147,7 +147,7 @@ class RedisMessages(RedisCore):
         fields = await self._message_script(
             "cancel_message",
             [message_id],
-            now=self._clock(),
+            now=self.clock(),
             details={
                 "message_id": message_id,
                 "state_rule": "only scheduled messages can be cancelled",
@@ -191,7 +191,7 @@ class RedisMessages(RedisCore):
                 optional_argument(attempt.error),
                 optional_argument(attempt.status_code),
             ],
-            now=self._clock(),
+            now=self.clock(),
             details={"message_id": message_id, "lease_id": lease_id},
         )
         return message_record(pairs(fields))
@@ -208,7 +208,7 @@ class RedisMessages(RedisCore):
 
     async def _list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
         """Dead letters in the order their messages failed."""
-        rows = await self._message_script("list_dead_letters", [limit], now=self._clock())
+        rows = await self._message_script("list_dead_letters", [limit], now=self.clock())
         return [
             DeadLetterRecord(
                 message_id=str(message_id),
@@ -226,7 +226,7 @@ class RedisMessages(RedisCore):
         await self._message_script(
             "delete_dead_letter",
             [message_id],
-            now=self._clock(),
+            now=self.clock(),
             details={"message_id": message_id},
         )
 
@@ -235,7 +235,7 @@ class RedisMessages(RedisCore):
         earlier attempts stay.
         """
         fields = await self._message_script(
-            "retry_dead_letter", [message_id], now=self._clock(), details={"message_id": message_id}
+            "retry_dead_letter", [message_id], now=self.clock(), details={"message_id": message_id}
         )
         return message_record(pairs(fields))
 
@@ -243,7 +243,7 @@ class RedisMessages(RedisCore):
 
     async def _put_url_group(self, name: str, endpoints: Sequence[UrlEndpoint]) -> UrlGroupRecord:
         """Replace the endpoints; the creation time is kept from the first put."""
-        now = self._clock()
+        now = self.clock()
         endpoints_json = json.dumps([dataclasses.asdict(endpoint) for endpoint in endpoints])
         created_at = await self._run(
             "put_url_group",

@@ -73,7 +73,7 @@ class RedisQueues(RedisCore):
                 settings.retention_seconds,
                 settings.deduplication_window_seconds,
             ],
-            now=self._clock(),
+            now=self.clock(),
         )
         async with self._gate():
             await self._redis.sadd(self._keys.queues, name)
@@ -82,7 +82,7 @@ class RedisQueues(RedisCore):
     async def _get_queue(self, name: str) -> QueueRecord:
         """The queue's settings and counts after settling it to now."""
         return queue_record(
-            name, await self._queue_script("queue_info", name, [], now=self._clock())
+            name, await self._queue_script("queue_info", name, [], now=self.clock())
         )
 
     async def _list_queues(self) -> list[QueueRecord]:
@@ -92,7 +92,7 @@ class RedisQueues(RedisCore):
         names = sorted(str(name) for name in listed)
         if not names:
             return []
-        now = self._clock()
+        now = self.clock()
         client = self._redis
         if isinstance(client, RedisCluster):
             answers = await self._cluster_queue_infos(names, now)
@@ -134,7 +134,7 @@ class RedisQueues(RedisCore):
 
     async def _delete_queue(self, name: str) -> None:
         """Delete the queue's keys, then unlist it unless a concurrent put created it again."""
-        await self._queue_script("delete_queue", name, [], now=self._clock())
+        await self._queue_script("delete_queue", name, [], now=self.clock())
         async with self._gate():
             await self._redis.srem(self._keys.queues, name)
             if await self._redis.exists(self._keys.queue(name).meta):
@@ -153,7 +153,7 @@ class RedisQueues(RedisCore):
         deduplication ids are checked against the queue's window, which also covers duplicates
         earlier in the batch.
         """
-        now = self._clock()
+        now = self.clock()
         args: list[str | int | float] = [traceparent or "", len(jobs)]
         for job, payload in zip(jobs, payloads, strict=True):
             args += [
@@ -233,7 +233,7 @@ class RedisQueues(RedisCore):
         lease_seconds: int | None,
     ) -> list[LeasedJob]:
         topic_list = list(topics or [])
-        now = self._clock()
+        now = self.clock()
         expires_at, rows = await self._queue_script(
             "lease_jobs",
             queue,
@@ -265,7 +265,7 @@ class RedisQueues(RedisCore):
 
     async def _ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
         """Succeed the job if ``lease_id`` is its current, unexpired lease."""
-        now = self._clock()
+        now = self.clock()
         fields = await self._queue_script(
             "ack_job",
             queue,
@@ -279,7 +279,7 @@ class RedisQueues(RedisCore):
         self, queue: str, job_id: str, lease_id: str, *, retry_delay: int, error: str | None
     ) -> JobRecord:
         """End the lease: ready again after ``retry_delay``, or dead without attempts left."""
-        now = self._clock()
+        now = self.clock()
         fields = await self._queue_script(
             "nack_job",
             queue,
@@ -294,7 +294,7 @@ class RedisQueues(RedisCore):
         self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int
     ) -> JobRecord:
         """Move the lease's end to ``lease_seconds`` from now."""
-        now = self._clock()
+        now = self.clock()
         fields = await self._queue_script(
             "extend_lease",
             queue,
@@ -306,7 +306,7 @@ class RedisQueues(RedisCore):
 
     async def _get_job(self, queue: str, job_id: str) -> JobRecord:
         """The job, its state computed at now."""
-        now = self._clock()
+        now = self.clock()
         fields = await self._queue_script(
             "get_job", queue, [job_id], now=now, details={"job_id": job_id}
         )
@@ -316,13 +316,13 @@ class RedisQueues(RedisCore):
         self, queue: str, *, state: JobState | None, limit: int
     ) -> list[JobRecord]:
         """Jobs in publish order, filtered by their state at now."""
-        now = self._clock()
+        now = self.clock()
         rows = await self._queue_script("list_jobs", queue, [state or "", limit], now=now)
         return [job_record(queue, pairs(fields), now) for fields in rows]
 
     async def _retry_job(self, queue: str, job_id: str) -> JobRecord:
         """Make a dead job ready now with its attempts reset."""
-        now = self._clock()
+        now = self.clock()
         fields = await self._queue_script(
             "retry_job",
             queue,
@@ -339,6 +339,6 @@ class RedisQueues(RedisCore):
             "delete_job",
             queue,
             [job_id],
-            now=self._clock(),
+            now=self.clock(),
             details={"job_id": job_id, "state_rule": "only dead jobs can be deleted"},
         )

@@ -21,7 +21,7 @@ class RedisSessions(RedisCore):
     async def _create_console_session(
         self, key: str, *, token_id: str, token_check: str, lifetime: float, idle: float
     ) -> ConsoleSession:
-        now = self._clock()
+        now = self.clock()
         expires_at = await self._run(
             "create_console_session",
             [self._keys.console_session(key)],
@@ -40,7 +40,7 @@ class RedisSessions(RedisCore):
         found = await self._run(
             "get_console_session",
             [self._keys.console_session(key)],
-            [number_text(self._clock()), "1" if touch else "0"],
+            [number_text(self.clock()), "1" if touch else "0"],
             details={},
         )
         if found is None:

@@ -78,7 +78,7 @@ class RedisStreams(RedisCore):
         arguments = ["1" if nomkstream else "0", traceparent or "", *_trim_steps(trim), *bodies]
 
         def write(record: list[str], claim: list[str | int | float]) -> Awaitable[Any]:
-            now = number_text(self._clock())
+            now = number_text(self.clock())
             return self._run("append", [key, *record], [now, *claim, *arguments], details=details)
 
         replayed, (length, trimmed, ids) = await self._write_once(

@@ -15,7 +15,7 @@ writer waits up to ``busy_timeout`` (30 s by default) for another process's tran
 or when the file cannot be read, written or opened, the call raises ``StoreUnavailableError``; on
 a full disk (SQLITE_FULL) its subclass ``StoreFullError``, with the transaction rolled back.
 
-Time: the store reads the time only through ``self._clock`` (default ``time.time``), inside the
+Time: the store reads the time only through ``clock`` (public, default ``time.time``), inside the
 transaction. Tests replace it to step time forwards or backwards; waits (``wait_ms``) use the
 monotonic clock instead, so a frozen test clock cannot stretch them.
 

@@ -92,7 +92,9 @@ class SQLiteCore(Store):
     def __init__(self, path: str, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
         self._path = path
         self._busy_timeout = busy_timeout
-        self._clock: Callable[[], float] = time.time
+        # Public: the store's only source of the time, which a test replaces to move every
+        # timestamp the store writes or compares at once.
+        self.clock: Callable[[], float] = time.time
         self._connection: sqlite3.Connection | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._changed = asyncio.Event()
@@ -267,7 +269,7 @@ class SQLiteCore(Store):
             for pending in group:
                 connection.execute("SAVEPOINT spool_write")
                 try:
-                    result = pending.work(connection, self._clock())
+                    result = pending.work(connection, self.clock())
                 except Exception as error:
                     if not connection.in_transaction:
                         # SQLite rolled the whole transaction back itself (as it may for a full
@@ -293,7 +295,7 @@ class SQLiteCore(Store):
             raise RuntimeError("the SQLite store is closed")
         connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         try:
-            result = work(connection, self._clock())
+            result = work(connection, self.clock())
             connection.execute("COMMIT")
         except BaseException as error:
             if connection.in_transaction:

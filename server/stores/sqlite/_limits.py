@@ -1,7 +1,7 @@
 """Limits: message quotas per token and token-bucket rate limits.
 
 Rate limits: a bucket is one ``rate_buckets`` row, refilled and taken from in one transaction by
-``self._clock``; the processes sharing a file are on one machine, so they share that clock.
+``self.clock``; the processes sharing a file are on one machine, so they share that clock.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Console sessions: one ``console_sessions`` row each, ended by ``self._clock``.
+"""Console sessions: one ``console_sessions`` row each, ended by ``self.clock``.
 
 A row is live until ``idle_until``, which a touching visit moves to ``idle_seconds`` from then, but
 never past ``expires_at``. Reads skip rows that have ended; each new session deletes up to

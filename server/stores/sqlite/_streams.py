@@ -1,6 +1,6 @@
 """Streams: append (and trim as it appends), info, range, trim and delete.
 
-Stream ids are ``<ms>-<seq>`` from ``self._clock``. Each stream keeps its last id, so a new id is
+Stream ids are ``<ms>-<seq>`` from ``self.clock``. Each stream keeps its last id, so a new id is
 ``<now_ms>-0`` when ``now_ms`` is later than the last id's milliseconds, else ``<last_ms>-<seq+1>``:
 strictly increasing even when the clock steps back, and even after every entry was trimmed.
 Id parts run to 2**64 - 1, as in Redis; SQLite's integers stop at 2**63 - 1. No generated id gets

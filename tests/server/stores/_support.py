@@ -31,7 +31,7 @@ TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
 
 class FakeClock:
-    """A clock that stands still until a test moves it; installed as a store's ``_clock``."""
+    """A clock that stands still until a test moves it; installed as a store's ``clock``."""
 
     def __init__(self, now: float) -> None:
         self.now = now

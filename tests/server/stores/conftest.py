@@ -33,13 +33,13 @@ def store_url(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def clock(store: Store, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    """A clock standing at the real time now, installed as the store's ``_clock``.
+    """A clock standing at the real time now, installed as the store's ``clock``.
 
     Every store reads the time for leases, delays, deduplication windows, idempotency records and
-    its own timestamps through ``self._clock()``; moving this clock moves all of them.
+    its own timestamps through ``self.clock()``; moving this clock moves all of them.
     """
     fake = FakeClock(time.time())
-    monkeypatch.setattr(store, "_clock", fake)
+    monkeypatch.setattr(store, "clock", fake)
     return fake
 
 

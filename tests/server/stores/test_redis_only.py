@@ -318,7 +318,7 @@ async def test_two_stores_claiming_due_messages_never_share_one(redis_store_url:
         receipts = await stores[0].publish_messages(
             [_message(f"https://example.com/{n}") for n in range(200)]
         )
-        now = stores[0]._clock()
+        now = stores[0].clock()
 
         async def drain(store: RedisStore) -> list[str]:
             claimed: list[str] = []
@@ -342,7 +342,7 @@ async def test_a_message_stored_before_retry_budgets_counts_by_the_old_rule(
     """
     message = dataclasses.replace(_message("https://example.com/old"), retries=1)
     [receipt] = await redis_store.publish_messages([message])
-    now = redis_store._clock()
+    now = redis_store.clock()
     for number in (1, 2, 3):
         [claimed] = await redis_store.claim_due_messages(now=now, limit=1, lease_margin=30)
         await redis_store.record_attempt(
@@ -600,10 +600,10 @@ async def test_times_survive_the_scripts_exactly(redis_store: RedisStore) -> Non
     rounding).
     """
     now = 1_732_900_000.123456
-    redis_store._clock = lambda: now
+    redis_store.clock = lambda: now
     await redis_store.put_queue("jobs", QueueSettings(lease_seconds=30))
     await redis_store.publish_jobs("jobs", [NewJob("a", 1, delay=7)])
-    redis_store._clock = lambda: now + 7
+    redis_store.clock = lambda: now + 7
     [leased] = await redis_store.lease_jobs(
         "jobs", consumer=None, topics=None, max_jobs=1, lease_seconds=None, wait_ms=0
     )

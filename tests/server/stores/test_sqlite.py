@@ -339,7 +339,7 @@ async def test_expired_idempotency_records_are_deleted_by_later_writes(
     what may still be replayed.
     """
     clock = FakeClock(time.time())
-    monkeypatch.setattr(sqlite_store, "_clock", clock)
+    monkeypatch.setattr(sqlite_store, "clock", clock)
     for number in range(3):
         claim = IdempotencyClaim(key=f"key-{number}", request_hash="hash", ttl=10)
         await sqlite_store.append(
@@ -501,7 +501,7 @@ async def test_a_clock_step_back_keeps_the_last_ms_and_raises_the_sequence(
 ) -> None:
     """When the clock goes back the new id is ``<last ms>-<seq + 1>``; later time resets seq."""
     clock = FakeClock(1_800_000_000.0)
-    monkeypatch.setattr(sqlite_store, "_clock", clock)
+    monkeypatch.setattr(sqlite_store, "clock", clock)
 
     async def append_one() -> str:
         return (await sqlite_store.append("events", [1], trim=None, nomkstream=False)).ids[0]
@@ -559,7 +559,7 @@ async def test_finished_jobs_are_purged_after_their_retention(
 ) -> None:
     """A later write to the queue deletes succeeded and dead jobs older than retention_seconds."""
     clock = FakeClock(1_800_000_000.0)
-    monkeypatch.setattr(sqlite_store, "_clock", clock)
+    monkeypatch.setattr(sqlite_store, "clock", clock)
     await sqlite_store.put_queue("work", QueueSettings(max_attempts=1, retention_seconds=60))
     done, dead, kept = await sqlite_store.publish_jobs(
         "work", [NewJob(topic="t", payload=n) for n in range(3)]

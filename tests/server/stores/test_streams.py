@@ -69,11 +69,11 @@ async def test_ids_keep_increasing_when_the_clock_steps_back(
 ) -> None:
     """A store clock that jumps an hour back never makes an id go back.
 
-    SQLite makes ids from its ``_clock``, so this exercises its step-back rule; Redis makes them on
+    SQLite makes ids from its ``clock``, so this exercises its step-back rule; Redis makes them on
     the server, where the same promise holds whatever the store's clock says.
     """
     earlier = await append_many(store, "events", 3)
-    monkeypatch.setattr(store, "_clock", lambda: time.time() - 3600)
+    monkeypatch.setattr(store, "clock", lambda: time.time() - 3600)
     later = await append_many(store, "events", 3)
     later += (await store.append("events", ["one more"], trim=None, nomkstream=False)).ids
     assert_strictly_increasing(earlier + later)
