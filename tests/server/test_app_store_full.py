@@ -29,7 +29,7 @@ async def _cap(store: SQLiteStore, pages: int | None) -> None:
         limit = pages or connection.execute("PRAGMA page_count").fetchone()[0]
         connection.execute(f"PRAGMA max_page_count = {int(limit)}")
 
-    await store._run(cap, write=False)
+    await store.run_transaction(cap, write=False)
 
 
 async def test_a_full_sqlite_file_answers_store_full_with_retry_after(

@@ -155,7 +155,7 @@ class SQLiteCore(Store):
         if self._executor is None:
             return False
         try:
-            return await self._run(_select_one, write=False)
+            return await self.run_transaction(_select_one, write=False)
         except (sqlite3.Error, StoreUnavailableError):
             return False
 
@@ -194,7 +194,13 @@ class SQLiteCore(Store):
 
     # Running transactions ------------------------------------------------------------------
 
-    async def _run(self, work: Work[_T], *, write: bool = True) -> _T:
+    async def run_transaction(self, work: Work[_T], *, write: bool = True) -> _T:
+        """``work(connection, now)`` in a transaction on the store's connection, in its worker
+        thread. A write (the default) shares one commit with the writes queued beside it, in a
+        savepoint of its own that is undone alone if it fails; a read runs alone. Every resource
+        runs its SQL through here, and so can a test that reads what the file holds or sets what
+        a connection keeps to itself (a PRAGMA).
+        """
         if self._executor is None:
             raise RuntimeError("the SQLite store is not open")
         loop = asyncio.get_running_loop()

@@ -33,7 +33,7 @@ class DeadLettersMixin(SQLiteCore):
                 for row in rows
             ]
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _delete_dead_letter(self, message_id: str) -> None:
         """Forget the dead letter; the message stays readable."""
@@ -45,7 +45,7 @@ class DeadLettersMixin(SQLiteCore):
             if deleted == 0:
                 raise _dead_letter_not_found(message_id)
 
-        await self._run(work)
+        await self.run_transaction(work)
 
     async def _retry_dead_letter(self, message_id: str) -> MessageRecord:
         """Remove the dead letter and schedule the message now with a fresh retry budget."""
@@ -63,7 +63,7 @@ class DeadLettersMixin(SQLiteCore):
             )
             return message_record(connection, message_id)
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
 
 def _dead_letter_not_found(message_id: str) -> NotFoundError:

@@ -84,7 +84,7 @@ class GroupsMixin(SQLiteCore):
                 max_deliveries=max_deliveries,
             )
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _delete_group(self, stream: str, group: str) -> None:
         """Delete the group and its pending list; the entries stay."""
@@ -95,7 +95,7 @@ class GroupsMixin(SQLiteCore):
                 "DELETE FROM stream_groups WHERE stream = ? AND name = ?", (stream, group)
             )
 
-        await self._run(work)
+        await self.run_transaction(work)
 
     async def _read_group(
         self, stream: str, group: str, *, consumer: str, count: int, wait_ms: int
@@ -133,7 +133,7 @@ class GroupsMixin(SQLiteCore):
                 for row in rows
             ]
 
-        return await self._poll(lambda: self._run(work), wait_ms)
+        return await self._poll(lambda: self.run_transaction(work), wait_ms)
 
     async def _ack(self, stream: str, group: str, ids: Sequence[str]) -> int:
         """Remove ``ids`` from the pending list; count only those that were pending."""
@@ -149,7 +149,7 @@ class GroupsMixin(SQLiteCore):
                 ).rowcount
             return removed
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _claim(
         self,
@@ -233,7 +233,7 @@ class GroupsMixin(SQLiteCore):
                 dead_lettered_ids=[entry_id for entry_id, _ in dead],
             )
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _pending(self, stream: str, group: str, *, count: int) -> list[PendingEntry]:
         """Up to ``count`` pending entries, lowest id first, with their idle time."""
@@ -256,7 +256,7 @@ class GroupsMixin(SQLiteCore):
                 for row in rows
             ]
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
 
 def _column(part: int) -> int:

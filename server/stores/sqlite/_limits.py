@@ -31,7 +31,7 @@ class LimitsMixin(SQLiteCore):
             ).rowcount
             return updated == 1
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _refund_quota(self, token_id: str, amount: int) -> None:
         """Uncount ``amount`` messages, never below zero."""
@@ -41,7 +41,7 @@ class LimitsMixin(SQLiteCore):
                 "UPDATE quotas SET used = MAX(0, used - ?) WHERE token_id = ?", (amount, token_id)
             )
 
-        await self._run(work)
+        await self.run_transaction(work)
 
     # Rate limits ---------------------------------------------------------------------------
 
@@ -69,4 +69,4 @@ class LimitsMixin(SQLiteCore):
             )
             return wait
 
-        return await self._run(work)
+        return await self.run_transaction(work)

@@ -115,7 +115,7 @@ class MessagesMixin(SQLiteCore):
                 )
             return receipts
 
-        return await self._run(
+        return await self.run_transaction(
             write_once(
                 idempotency,
                 "messages",
@@ -139,7 +139,7 @@ class MessagesMixin(SQLiteCore):
         def work(connection: sqlite3.Connection, _now: float) -> MessageRecord:
             return message_record(connection, message_id)
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _list_messages(
         self,
@@ -173,7 +173,7 @@ class MessagesMixin(SQLiteCore):
             messages = _message_records(connection, [row["message_id"] for row in page])
             return messages, page[-1]["seq"] if len(rows) > limit else None
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _cancel_message(self, message_id: str) -> MessageRecord:
         """Cancel a scheduled message."""
@@ -193,7 +193,7 @@ class MessagesMixin(SQLiteCore):
             )
             return message_record(connection, message_id)
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _claim_due_messages(
         self, *, now: float, limit: int, lease_margin: float
@@ -220,7 +220,7 @@ class MessagesMixin(SQLiteCore):
             )
             return _message_records(connection, message_ids)
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _record_attempt(
         self,
@@ -289,7 +289,7 @@ class MessagesMixin(SQLiteCore):
                 attempts=[*message.attempts, attempt],
             )
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _next_due_at(self) -> float | None:
         """The earliest next attempt (or lease end) of a scheduled or delivering message."""
@@ -303,7 +303,7 @@ class MessagesMixin(SQLiteCore):
             ).fetchone()
             return None if row is None else float(row["next_attempt_at"])
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
 
 def message_record(connection: sqlite3.Connection, message_id: str) -> MessageRecord:

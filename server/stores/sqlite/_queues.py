@@ -87,7 +87,7 @@ class QueuesMixin(SQLiteCore):
                 )
             return _queue_record(connection, _require_queue(connection, name), now), created
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _get_queue(self, name: str) -> QueueRecord:
         """The queue with its settings and job counts."""
@@ -95,7 +95,7 @@ class QueuesMixin(SQLiteCore):
         def work(connection: sqlite3.Connection, now: float) -> QueueRecord:
             return _queue_record(connection, _require_queue(connection, name), now)
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _list_queues(self) -> list[QueueRecord]:
         """Every queue, by name."""
@@ -104,7 +104,7 @@ class QueuesMixin(SQLiteCore):
             rows = connection.execute("SELECT * FROM queues ORDER BY name").fetchall()
             return [_queue_record(connection, row, now) for row in rows]
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _delete_queue(self, name: str) -> None:
         """Delete the queue with every job and deduplication id."""
@@ -113,7 +113,7 @@ class QueuesMixin(SQLiteCore):
             if connection.execute("DELETE FROM queues WHERE name = ?", (name,)).rowcount == 0:
                 raise _queue_not_found(name)
 
-        await self._run(work)
+        await self.run_transaction(work)
 
     async def _publish_jobs(
         self,
@@ -181,7 +181,7 @@ class QueuesMixin(SQLiteCore):
                 )
             return receipts
 
-        receipts = await self._run(
+        receipts = await self.run_transaction(
             write_once(
                 idempotency,
                 f"queue:{queue}",
@@ -264,7 +264,7 @@ class QueuesMixin(SQLiteCore):
                 )
             return leased
 
-        return await self._poll(lambda: self._run(work), wait_ms)
+        return await self._poll(lambda: self.run_transaction(work), wait_ms)
 
     async def _ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
         """Mark the job succeeded, if ``lease_id`` is its current unexpired lease."""
@@ -279,7 +279,7 @@ class QueuesMixin(SQLiteCore):
             )
             return _job_record(connection, queue, job_id, now)
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _nack_job(
         self, queue: str, job_id: str, lease_id: str, *, retry_delay: int, error: str | None
@@ -306,7 +306,7 @@ class QueuesMixin(SQLiteCore):
                 )
             return _job_record(connection, queue, job_id, now)
 
-        record = await self._run(work)
+        record = await self.run_transaction(work)
         self._notify()
         return record
 
@@ -323,7 +323,7 @@ class QueuesMixin(SQLiteCore):
             )
             return _job_record(connection, queue, job_id, now)
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _get_job(self, queue: str, job_id: str) -> JobRecord:
         """The job with its state as of now."""
@@ -332,7 +332,7 @@ class QueuesMixin(SQLiteCore):
             _require_queue(connection, queue)
             return _job_record(connection, queue, job_id, now)
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _list_jobs(
         self, queue: str, *, state: JobState | None, limit: int
@@ -350,7 +350,7 @@ class QueuesMixin(SQLiteCore):
             ).fetchall()
             return [_job_from_row(row) for row in rows]
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _retry_job(self, queue: str, job_id: str) -> JobRecord:
         """Make a dead job ready now with no attempts used."""
@@ -371,7 +371,7 @@ class QueuesMixin(SQLiteCore):
             )
             return _job_record(connection, queue, job_id, now)
 
-        record = await self._run(work)
+        record = await self.run_transaction(work)
         self._notify()
         return record
 
@@ -387,7 +387,7 @@ class QueuesMixin(SQLiteCore):
                 )
             connection.execute("DELETE FROM jobs WHERE job_id = ?", (job_id,))
 
-        await self._run(work)
+        await self.run_transaction(work)
 
 
 def _queue_not_found(queue: str) -> NotFoundError:

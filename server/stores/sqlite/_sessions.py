@@ -51,7 +51,7 @@ class SessionsMixin(SQLiteCore):
             )
             return session
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _get_console_session(self, key: str, *, touch: bool) -> ConsoleSession | None:
         def work(connection: sqlite3.Connection, now: float) -> ConsoleSession | None:
@@ -77,10 +77,10 @@ class SessionsMixin(SQLiteCore):
             return session
 
         # Only a touch writes: a page's polls of its numbers read without taking the write lock.
-        return await self._run(work, write=touch)
+        return await self.run_transaction(work, write=touch)
 
     async def _delete_console_session(self, key: str) -> None:
         def work(connection: sqlite3.Connection, _now: float) -> None:
             connection.execute("DELETE FROM console_sessions WHERE key = ?", (key,))
 
-        await self._run(work)
+        await self.run_transaction(work)

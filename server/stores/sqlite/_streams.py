@@ -92,7 +92,7 @@ class StreamsMixin(SQLiteCore):
                 connection.execute("UPDATE streams SET length = ? WHERE name = ?", (length, stream))
             return AppendResult(ids=ids, length=length, trimmed=trimmed)
 
-        result = await self._run(
+        result = await self.run_transaction(
             write_once(
                 idempotency,
                 f"stream:{stream}",
@@ -140,7 +140,7 @@ class StreamsMixin(SQLiteCore):
             ]
             return streams, streams[-1].stream if len(rows) > limit else None
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _stream_info(self, stream: str) -> StreamInfo:
         """The stream's length, first and last entry ids, and groups by name."""
@@ -182,7 +182,7 @@ class StreamsMixin(SQLiteCore):
                 ],
             )
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _range(
         self, stream: str, *, start: str, end: str, count: int, reverse: bool
@@ -213,7 +213,7 @@ class StreamsMixin(SQLiteCore):
                 for row in rows
             ]
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _trim(self, stream: str, trim: Trim) -> TrimResult:
         """Trim an existing stream by ``maxlen`` and/or ``minid``."""
@@ -224,7 +224,7 @@ class StreamsMixin(SQLiteCore):
             connection.execute("UPDATE streams SET length = ? WHERE name = ?", (length, stream))
             return TrimResult(length=length, trimmed=trimmed)
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _delete_stream(self, stream: str) -> None:
         """Delete the stream with its entries, groups and pending lists."""
@@ -233,7 +233,7 @@ class StreamsMixin(SQLiteCore):
             if connection.execute("DELETE FROM streams WHERE name = ?", (stream,)).rowcount == 0:
                 raise stream_not_found(stream)
 
-        await self._run(work)
+        await self.run_transaction(work)
 
 
 def parse_id(text: str, *, missing_seq: int | None) -> EntryId:

@@ -32,7 +32,7 @@ class UrlGroupsMixin(SQLiteCore):
             )
             return _url_group_record(_require_url_group(connection, name))
 
-        return await self._run(work)
+        return await self.run_transaction(work)
 
     async def _get_url_group(self, name: str) -> UrlGroupRecord:
         """The URL group."""
@@ -40,7 +40,7 @@ class UrlGroupsMixin(SQLiteCore):
         def work(connection: sqlite3.Connection, _now: float) -> UrlGroupRecord:
             return _url_group_record(_require_url_group(connection, name))
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _list_url_groups(self) -> list[UrlGroupRecord]:
         """Every URL group, by name."""
@@ -49,7 +49,7 @@ class UrlGroupsMixin(SQLiteCore):
             rows = connection.execute("SELECT * FROM url_groups ORDER BY name").fetchall()
             return [_url_group_record(row) for row in rows]
 
-        return await self._run(work, write=False)
+        return await self.run_transaction(work, write=False)
 
     async def _delete_url_group(self, name: str) -> None:
         """Delete the URL group; messages already published keep their URLs."""
@@ -58,7 +58,7 @@ class UrlGroupsMixin(SQLiteCore):
             if connection.execute("DELETE FROM url_groups WHERE name = ?", (name,)).rowcount == 0:
                 raise NotFoundError("url_group_not_found", f"URL group {name!r} does not exist")
 
-        await self._run(work)
+        await self.run_transaction(work)
 
 
 def _require_url_group(connection: sqlite3.Connection, name: str) -> sqlite3.Row:

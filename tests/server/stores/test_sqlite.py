@@ -12,9 +12,8 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -118,7 +117,8 @@ async def test_the_file_runs_wal_with_full_sync_and_foreign_keys(
         )
 
     full = 2
-    assert await sqlite_store._run(settings, write=False) == ("wal", full, 1, SCHEMA_VERSION)
+    kept = await sqlite_store.run_transaction(settings, write=False)
+    assert kept == ("wal", full, 1, SCHEMA_VERSION)
 
 
 # Schema versions -----------------------------------------------------------------------------
@@ -200,7 +200,7 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         def version(connection: sqlite3.Connection, _now: float) -> int:
             return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
 
-        assert await upgraded._run(version, write=False) == SCHEMA_VERSION == 6
+        assert await upgraded.run_transaction(version, write=False) == SCHEMA_VERSION == 6
 
 
 async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_store_url: str) -> None:
@@ -322,7 +322,7 @@ async def test_a_file_of_schema_version_5_gains_the_message_listing_indexes(
                 for condition in ("state = ?", "url_group = ?")
             ]
 
-        assert await upgraded._run(plans, write=False) == [
+        assert await upgraded.run_transaction(plans, write=False) == [
             "SEARCH messages USING COVERING INDEX messages_by_state (state=?)",
             "SEARCH messages USING COVERING INDEX messages_by_url_group (url_group=?)",
         ]
@@ -352,7 +352,7 @@ async def test_expired_idempotency_records_are_deleted_by_later_writes(
     def keys(connection: sqlite3.Connection, _now: float) -> list[str]:
         return [row[0] for row in connection.execute("SELECT key FROM idempotency")]
 
-    assert await sqlite_store._run(keys, write=False) == ["fresh"]
+    assert await sqlite_store.run_transaction(keys, write=False) == ["fresh"]
 
 
 async def test_a_lock_held_past_the_busy_timeout_is_unavailable(sqlite_store_url: str) -> None:
@@ -414,34 +414,42 @@ async def test_a_cancelled_wait_leaves_the_store_usable(sqlite_store: SQLiteStor
 # Group commit ------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _worker_thread_held(store: SQLiteStore) -> Iterator[None]:
-    """Keep the store's worker thread busy, so that writes queue up behind it."""
-    release = threading.Event()
-    executor = store._executor
-    assert executor is not None
-    executor.submit(release.wait)
+@contextlib.asynccontextmanager
+async def _worker_thread_held(store: SQLiteStore) -> AsyncIterator[None]:
+    """Keep the store's worker thread busy with a read, so that writes queue up behind it."""
+    holding, release = threading.Event(), threading.Event()
+
+    def hold(_connection: sqlite3.Connection, _now: float) -> None:
+        holding.set()
+        release.wait()
+
+    held = asyncio.ensure_future(store.run_transaction(hold, write=False))
     try:
+        assert await asyncio.to_thread(holding.wait, 10)
         yield
     finally:
         release.set()
+        await held
+
+
+async def _traced(store: SQLiteStore, statements: list[str] | None) -> None:
+    """Have the store's connection report each statement it runs to ``statements`` (None: stop)."""
+
+    def trace(connection: sqlite3.Connection, _now: float) -> None:
+        connection.set_trace_callback(None if statements is None else statements.append)
+
+    await store.run_transaction(trace, write=False)
 
 
 async def test_concurrent_writes_share_a_commit_and_fail_alone(
-    sqlite_store: SQLiteStore, sqlite_store_url: str, monkeypatch: pytest.MonkeyPatch
+    sqlite_store: SQLiteStore, sqlite_store_url: str
 ) -> None:
     """Writes queued together run in one transaction; one that fails is undone alone, and the
     others are committed (a second store on the file reads them) when their callers return.
     """
-    group_sizes: list[int] = []
-    grouped = sqlite_store._grouped_transaction
-
-    def counted(group: list[Any]) -> Any:
-        group_sizes.append(len(group))
-        return grouped(group)
-
-    monkeypatch.setattr(sqlite_store, "_grouped_transaction", counted)
-    with _worker_thread_held(sqlite_store):
+    statements: list[str] = []
+    await _traced(sqlite_store, statements)
+    async with _worker_thread_held(sqlite_store):
         writes = [
             asyncio.ensure_future(
                 sqlite_store.append(f"s{index}", [index], trim=None, nomkstream=False)
@@ -460,8 +468,11 @@ async def test_concurrent_writes_share_a_commit_and_fail_alone(
         await missing
     with pytest.raises(StoreError) as raised:
         await not_utf8
+    await _traced(sqlite_store, None)
     assert raised.value.code == "validation_failed"
-    assert group_sizes == [12]
+    # One write transaction, each of the 12 writes in a savepoint of its own within it.
+    assert statements.count("BEGIN IMMEDIATE") == 1
+    assert statements.count("SAVEPOINT spool_write") == 12
     assert [result.length for result in results] == [1] * 10
     other = SQLiteStore.from_url(sqlite_store_url)
     await other.open()
@@ -478,7 +489,7 @@ async def test_a_write_cancelled_before_its_transaction_writes_nothing(
     sqlite_store: SQLiteStore,
 ) -> None:
     """A caller cancelled while its write waits for the worker thread leaves nothing behind."""
-    with _worker_thread_held(sqlite_store):
+    async with _worker_thread_held(sqlite_store):
         cancelled = asyncio.ensure_future(
             sqlite_store.append("events", [1], trim=None, nomkstream=False)
         )

@@ -54,7 +54,7 @@ async def _set_max_pages(store: SQLiteStore, pages: int | None) -> None:
         limit = pages or connection.execute("PRAGMA page_count").fetchone()[0]
         connection.execute(f"PRAGMA max_page_count = {int(limit)}")
 
-    await store._run(cap, write=False)
+    await store.run_transaction(cap, write=False)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("redis", marks=pytest.mark.redis)])
