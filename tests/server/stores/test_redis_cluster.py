@@ -22,6 +22,7 @@ from server.stores.redis import RedisStore
 from server.stores.redis.scripts import SCRIPTS
 from tests._stores import opened
 from tests.conftest import local_redis_cluster
+from tests.server.stores._support import connected_with, script_sha
 
 pytestmark = pytest.mark.redis
 
@@ -47,7 +48,9 @@ def node_clients(redis_cluster_url: str) -> Iterator[list[redis.Redis]]:
             client.close()
 
 
-def test_a_cluster_url_names_its_nodes_and_keeps_the_options() -> None:
+async def test_a_cluster_url_names_its_nodes_and_keeps_the_options(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Every ``host:port`` is a startup node (6379 by default, IPv6 in brackets); ``prefix`` is
     taken out and the other parameters, with the credentials, reach every node's connections.
     """
@@ -57,8 +60,9 @@ def test_a_cluster_url_names_its_nodes_and_keeps_the_options() -> None:
     )
     assert isinstance(store, RedisStore)
     assert store.prefix == "spooltest-c"
-    assert store._cluster_nodes == [("a.example", 7000), ("b.example", 6379), ("::1", 7002)]
-    node_url = urlsplit(store._redis_url)
+    url, nodes = await connected_with(store, monkeypatch)
+    assert nodes == [("a.example", 7000), ("b.example", 6379), ("::1", 7002)]
+    node_url = urlsplit(url)
     assert (node_url.scheme, node_url.username, node_url.password) == ("rediss", "user", "secret")
     assert node_url.query == "socket_timeout=3"
     assert RedisStore.from_url("redis+cluster://127.0.0.1:7000").prefix == "spool"
@@ -191,7 +195,7 @@ async def test_a_script_the_masters_forgot_is_loaded_again(
         node.script_flush()
     result = await cluster_store.append("forgotten", [2], trim=None, nomkstream=False)
     assert result.length == 2
-    sha = cluster_store._scripts["append"].sha
+    sha = script_sha("append")
     assert any(node.script_exists(sha) == [True] for node in node_clients)
 
 

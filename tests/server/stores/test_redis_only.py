@@ -16,7 +16,6 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 import redis
 from redis.crc import key_slot
-from redis.typing import EncodableT
 
 from server.stores import InvalidStoreURL, store_from_url
 from server.stores.base import (
@@ -31,6 +30,7 @@ from server.stores.base import (
 )
 from server.stores.redis import DEFAULT_PREFIX, RedisStore
 from tests._stores import opened
+from tests.server.stores._support import connected_with
 
 pytestmark = pytest.mark.redis
 
@@ -133,11 +133,14 @@ def test_malformed_urls_are_refused(url: str) -> None:
         RedisStore.from_url(url)
 
 
-def test_other_query_parameters_reach_redis(redis_url: str) -> None:
+async def test_other_query_parameters_reach_redis(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Only ``prefix`` is taken out of the URL; redis-py options stay."""
     store = RedisStore.from_url(f"{redis_url}?socket_timeout=5&prefix=spooltest-x")
     assert store.prefix == "spooltest-x"
-    assert urlsplit(store._redis_url).query == "socket_timeout=5"
+    node_url, nodes = await connected_with(store, monkeypatch)
+    assert (urlsplit(node_url).query, nodes) == ("socket_timeout=5", None)
 
 
 async def test_keys_carry_the_prefix_and_one_hash_tag_per_resource(
@@ -187,22 +190,18 @@ async def test_an_idempotent_write_is_one_script_call_and_its_record_expires(
     """
     await redis_store.put_queue("jobs", QueueSettings())
     claim = IdempotencyClaim(key="key", request_hash="hash", ttl=60)
+    # Redis's MONITOR lists every command a client sends (and, apart, those a script runs).
     commands: list[str] = []
-    client = redis_store._redis
-    execute = client.execute_command
-
-    async def counted(*args: EncodableT, **options: object) -> object:
-        commands.append(str(args[0]))
-        return await execute(*args, **options)
-
-    client.execute_command = counted  # type: ignore[method-assign]
-    try:
+    with raw_redis.monitor() as monitor:  # type: ignore[no-untyped-call]
         for _ in range(2):
             await redis_store.append("events", [1], trim=None, nomkstream=False, idempotency=claim)
             await redis_store.publish_jobs("jobs", [NewJob("t", 1)], idempotency=claim)
             await redis_store.publish_messages([_message("https://a.example")], idempotency=claim)
-    finally:
-        del client.execute_command
+        done = f"{redis_prefix}:counted"
+        raw_redis.echo(done)
+        while (seen := monitor.next_command())["command"] != f"ECHO {done}":
+            if redis_prefix in seen["command"] and seen["client_type"] != "lua":
+                commands.append(seen["command"].split(" ", 1)[0])
     assert commands == ["EVALSHA", "ZADD", "EVALSHA", "EVALSHA"] * 2
     [record] = [key for key in _keys(raw_redis, redis_prefix) if "{events}:idem:" in key]
     assert 0 < raw_redis.pttl(record) <= 60_000

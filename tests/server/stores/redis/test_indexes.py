@@ -8,7 +8,8 @@ import pytest
 
 from server.stores.redis import RedisStore
 from server.stores.redis.indexes import stream_name_of_key
-from tests.server.stores._support import new_message
+from server.stores.redis.keys import StoreKeys
+from tests.server.stores._support import new_message, redis_client_of
 
 pytestmark = pytest.mark.redis
 
@@ -31,11 +32,12 @@ async def _written_before_the_indexes(url: str, *, keep_marker: bool) -> list[st
             await store.append(name, [1], trim=None, nomkstream=False)
         await store.create_group("empty", "g", start_id="$", mkstream=True)
         receipts = await store.publish_messages([new_message() for _ in range(3)])
-        client = store._redis
-        await client.delete(store._keys.stream_names)
-        await client.delete(store._keys.messages.listed)
-        if not keep_marker:
-            await client.delete(store._keys.listing_indexed)
+        keys = StoreKeys(store.prefix)
+        with redis_client_of(url) as client:
+            client.delete(keys.stream_names)
+            client.delete(keys.messages.listed)
+            if not keep_marker:
+                client.delete(keys.listing_indexed)
         return [receipt.message_id for receipt in receipts]
     finally:
         await store.close()
