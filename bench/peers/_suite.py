@@ -257,9 +257,10 @@ def _run_side(
     finally:
         _flush(redis_url)
     if completed.returncode != 0:
+        # The driver's last line of error output is the exception that ended it.
+        lines = completed.stderr.strip().splitlines() or ["(no error output)"]
         raise RuntimeError(
-            f"{side.name} {workload.action} exited with {completed.returncode}: "
-            f"{completed.stderr.strip()[-1500:]}"
+            f"{side.name} {workload.action} exited with {completed.returncode}: {lines[-1]}"
         )
     return _sample(workload.action, count, json.loads(completed.stdout.strip().splitlines()[-1]))
 

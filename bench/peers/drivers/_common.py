@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import redis
@@ -131,11 +131,10 @@ def _ids(prefix: str, count: int) -> list[str]:
     return [f"{prefix}-{n}" for n in range(count)]
 
 
-async def _wait(condition_name: str, check: object, timeout: float) -> None:
+async def _wait(condition_name: str, check: Callable[[], Awaitable[bool]], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:
-        value = await check()  # type: ignore[operator]
-        if value:
+        if await check():
             return
         if time.monotonic() > deadline:
             raise RuntimeError(f"timed out waiting until {condition_name}")
