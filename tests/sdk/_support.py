@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
+from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 
 import sdk
 
@@ -138,3 +141,30 @@ TWINS = [
     (sdk.DeadLetters, sdk.AsyncDeadLetters),
     (sdk.Publisher, sdk.AsyncPublisher),
 ]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MadeClient:
+    """An httpx client made while `record_http_clients` was on, and the options it was made with."""
+
+    http: httpx.Client | httpx.AsyncClient
+    options: dict[str, Any]
+
+
+def record_http_clients(monkeypatch: pytest.MonkeyPatch) -> list[MadeClient]:
+    """Each `httpx.Client` and `httpx.AsyncClient` made from now on, as the SDK makes its own,
+    with the options it was made with: their constructors are wrapped, not changed, so every
+    client is httpx's as shipped.
+    """
+    made: list[MadeClient] = []
+
+    def recording(init: Callable[..., None]) -> Callable[..., None]:
+        def record(self: httpx.Client | httpx.AsyncClient, *args: Any, **options: Any) -> None:
+            init(self, *args, **options)
+            made.append(MadeClient(self, options))
+
+        return record
+
+    monkeypatch.setattr(httpx.Client, "__init__", recording(httpx.Client.__init__))
+    monkeypatch.setattr(httpx.AsyncClient, "__init__", recording(httpx.AsyncClient.__init__))
+    return made

@@ -9,7 +9,7 @@ import pytest
 import respx
 
 import sdk
-from tests.sdk._support import API_KEY, BASE_URL, TWINS, resolve
+from tests.sdk._support import API_KEY, BASE_URL, TWINS, record_http_clients, resolve
 
 # Methods that send nothing, so they are plain methods on both clients.
 LOCAL = {"publisher", "subscribe", "stop", "__call__"}
@@ -167,14 +167,18 @@ async def test_a_callers_http_client_is_never_modified(
 
 
 @pytest.mark.parametrize("flavour", ["sync", "async"])
-async def test_the_sdks_own_http_client_is_httpx_as_shipped(flavour: str) -> None:
+async def test_the_sdks_own_http_client_is_httpx_as_shipped(
+    flavour: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A client without http_client sends through a plain httpx client of its own, with its
     default headers and no base URL or Authorization of Spool's on it.
     """
+    made = record_http_clients(monkeypatch)
     client = (
         sdk.Client(BASE_URL, API_KEY) if flavour == "sync" else sdk.AsyncClient(BASE_URL, API_KEY)
     )
-    http = client._transport._http
+    [own] = made
+    http = own.http
     assert type(http) is (httpx.Client if flavour == "sync" else httpx.AsyncClient)
     assert http.base_url == httpx.URL("") and "Authorization" not in http.headers
     await resolve(client.close())

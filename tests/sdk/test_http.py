@@ -15,7 +15,14 @@ import respx
 import sdk
 from sdk import _endpoints, _http
 from tests.conftest import ROOT
-from tests.sdk._support import API_KEY, BASE_URL, appended, problem, resolve
+from tests.sdk._support import (
+    API_KEY,
+    BASE_URL,
+    appended,
+    problem,
+    record_http_clients,
+    resolve,
+)
 
 STATUS_CLASSES = [
     (400, "invalid_name", sdk.BadRequestError),
@@ -248,10 +255,10 @@ async def test_the_url_sent_is_httpxs_own_join_byte_for_byte(
     """The absolute URL each request carries is the one an httpx client with this base URL
     makes of the same path, so a caller's client is never given the base URL to join it.
     """
-    sent: list[bytes] = []
+    sent: list[httpx.URL] = []
 
     def answer(request: httpx.Request) -> httpx.Response:
-        sent.append(request.url.raw_path)
+        sent.append(request.url)
         return httpx.Response(200, json=STREAM_INFO)
 
     client = make_client(base_url=base_url)  # type: ignore[operator]
@@ -261,8 +268,8 @@ async def test_the_url_sent_is_httpxs_own_join_byte_for_byte(
     path = _endpoints.get_stream._get_kwargs(stream)["url"]
     with httpx.Client(base_url=base_url.rstrip("/")) as http:
         expected = http.build_request("GET", path).url
-    assert sent == [expected.raw_path]
-    assert str(client._transport._url(path)) == str(expected)
+    assert [url.raw_path for url in sent] == [expected.raw_path]
+    assert [str(url) for url in sent] == [str(expected)]
 
 
 def _generated_endpoints() -> list[str]:
@@ -301,16 +308,17 @@ def test_the_facade_reaches_each_operation_as_its_generated_module() -> None:
         _endpoints.get_openapi_document  # noqa: B018
 
 
-def test_the_sdks_own_http_clients_share_one_verifying_tls_context() -> None:
+def test_the_sdks_own_http_clients_share_one_verifying_tls_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Every client the SDK makes uses one TLS context, httpx's default: verification on."""
     context = _http.tls_context()
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    made = record_http_clients(monkeypatch)
     first, second = sdk.Client(BASE_URL, API_KEY), sdk.AsyncClient(BASE_URL, API_KEY)
-    pools = [
-        first._transport._http._transport._pool,  # type: ignore[attr-defined]
-        second._transport._http._transport._pool,  # type: ignore[attr-defined]
-    ]
-    assert all(pool._ssl_context is context for pool in pools)
+    assert [type(client.http) for client in made] == [httpx.Client, httpx.AsyncClient]
+    # httpx uses an SSLContext given as `verify` as it is.
+    assert all(client.options["verify"] is context for client in made)
     first.close()
     asyncio.run(second.close())
 
