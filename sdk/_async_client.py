@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import inspect
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -206,8 +207,15 @@ class AsyncClient:
         import asyncio
 
         # Connections close first, so the service stops with no request of ours in flight.
+        self.close_with(lambda: asyncio.to_thread(service.stop))
+
+    def close_with(self, callback: Callable[[], object]) -> None:
+        """Have `close()` call `callback` once the client's own closing is done, and await what
+        it returns if that is awaitable, such as `http.aclose` of an `http_client` you want
+        closed with the client. Callbacks run in the order they were given.
+        """
         closing = contextlib.AsyncExitStack()
-        closing.push_async_callback(asyncio.to_thread, service.stop)
+        closing.push_async_callback(_called, callback)
         closing.push_async_exit(self._exit_stack)
         self._exit_stack = closing
 
@@ -367,3 +375,9 @@ class AsyncClient:
     async def health(self) -> Health:
         """Whether the service and its store answer."""
         return await self._transport.send(health_call())
+
+
+async def _called(callback: Callable[[], object]) -> None:
+    result = callback()
+    if inspect.isawaitable(result):
+        await result

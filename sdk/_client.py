@@ -100,7 +100,8 @@ class Client:
     * `codec` - how bodies are encoded; default `JsonCodec` (`json.dumps(body, default=str)`).
     * `http_client` - an `httpx.Client` of your own (custom transport, proxies, limits, event
       hooks). The SDK never changes it: the base URL, the Authorization header and the timeout
-      go on each of its own requests, and closing the client is left to you.
+      go on each of its own requests, and closing the client is left to you
+      (`client.close_with(http.close)` closes it with this one).
     * `proxy` - the proxy for every request (`"http://proxy.internal:3128"`, an `httpx.URL` or an
       `httpx.Proxy`), instead of the ones `$HTTPS_PROXY`, `$HTTP_PROXY`, `$ALL_PROXY` and
       `$NO_PROXY` name, which apply otherwise; with `http_client` a ConfigurationError.
@@ -217,8 +218,15 @@ class Client:
 
     def _stop_on_close(self, service: EmbeddedService) -> None:
         # Connections close first, so the service stops with no request of ours in flight.
+        self.close_with(service.stop)
+
+    def close_with(self, callback: Callable[[], object]) -> None:
+        """Have `close()` call `callback` once the client's own closing is done, such as
+        `http.close` of an `http_client` you want closed with the client. Callbacks run in the
+        order they were given.
+        """
         closing = contextlib.ExitStack()
-        closing.callback(service.stop)
+        closing.callback(callback)
         closing.push(self._exit_stack)
         self._exit_stack = closing
 

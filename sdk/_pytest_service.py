@@ -160,7 +160,7 @@ class SpoolService:
             verify=tls_context(),
         )
         client = Client(self.base_url, self.api_key, http_client=http, **options)
-        client._exit_stack.callback(http.close)
+        client.close_with(http.close)
         return client
 
     def async_client(self, **options: Any) -> AsyncClient:
@@ -179,7 +179,7 @@ class SpoolService:
             event_hooks={"request": [sent], "response": [answered]}, verify=tls_context()
         )
         client = AsyncClient(self.base_url, self.api_key, http_client=http, **options)
-        client._exit_stack.push_async_callback(http.aclose)
+        client.close_with(http.aclose)
         return client
 
     def sweep(self) -> None:

@@ -12,7 +12,7 @@ import sdk
 from tests.sdk._support import API_KEY, BASE_URL, TWINS, record_http_clients, resolve
 
 # Methods that send nothing, so they are plain methods on both clients.
-LOCAL = {"publisher", "subscribe", "stop", "__call__"}
+LOCAL = {"close_with", "publisher", "subscribe", "stop", "__call__"}
 
 
 def public_methods(cls: type) -> dict[str, object]:
@@ -109,6 +109,37 @@ async def test_a_callers_async_http_client_stays_open(api: respx.MockRouter) -> 
         async with sdk.AsyncClient(BASE_URL, "key", http_client=http) as client:
             assert (await client.health()).store == "redis"
         assert not http.is_closed
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+async def test_close_with_runs_its_callbacks_once_after_the_clients_own_closing(
+    flavour: str,
+) -> None:
+    """`close_with` callbacks run once, at the first close, in the order given (the async
+    client awaits what they return); a caller's http_client can be closed that way.
+    """
+    http: httpx.Client | httpx.AsyncClient
+    if flavour == "sync":
+        http = httpx.Client()
+        client: sdk.Client | sdk.AsyncClient = sdk.Client(BASE_URL, http_client=http)
+    else:
+        http = httpx.AsyncClient()
+        client = sdk.AsyncClient(BASE_URL, http_client=http)
+    ran: list[str] = []
+
+    async def awaited() -> None:
+        ran.append("awaited")
+
+    client.close_with(lambda: ran.append("first"))
+    client.close_with(http.close if isinstance(http, httpx.Client) else http.aclose)
+    if isinstance(client, sdk.AsyncClient):
+        client.close_with(awaited)
+    client.close_with(lambda: ran.append(f"last, http closed: {http.is_closed}"))
+    assert ran == [] and not http.is_closed
+    await resolve(client.close())
+    assert ran == ["first", *(["awaited"] if flavour == "async" else []), "last, http closed: True"]
+    await resolve(client.close())
+    assert len(ran) == (3 if flavour == "async" else 2)
 
 
 HEALTH = {"status": "ok", "store": "sqlite", "version": "1"}
