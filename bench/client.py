@@ -3,7 +3,7 @@
 * **CPU per publish** (goal: Spool ≤ qstash-py): ``client.messages.publish_json(url=..., body=...,
   delay=..., retries=..., headers=...)`` through the ``httpx.Client`` the SDK makes for itself, on
   an ``httpx.MockTransport`` that answers what the service answers, beside qstash-py 3.4.0's same
-  call (its own ``httpx.Client`` swapped for one on a mock transport answering what QStash answers) and a bare ``httpx.Client.post`` of a similar
+  call (its own ``httpx.Client`` made on a mock transport answering what QStash answers) and a bare ``httpx.Client.post`` of a similar
   document; ``time.process_time`` over many calls, interleaved rounds. No network, no server: only
   the client-side work of building, sending and reading the request.
 * **Import** (goal: ``import sdk`` ≤ 1.5 × ``import httpx``): each in a fresh interpreter, timed
@@ -40,6 +40,7 @@ import subprocess
 import sys
 import time
 import tomllib
+import unittest.mock
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -135,20 +136,28 @@ def _spool_publisher() -> tuple[Callable[[], object], Callable[[], None]]:
 def _qstash_publisher() -> tuple[Callable[[], object], Callable[[], None]]:
     from qstash import QStash
 
-    client = QStash("qstash_bench_token", base_url="http://qstash.bench", retry=False)
-    # QStash has no option for a transport: swap its own httpx.Client (qstash/http.py makes one in
-    # HttpClient.__init__ and sends everything through it) for one with the same timeout on a mock
-    # transport. Everything above httpx (headers, JSON, the answer's parsing) runs as shipped.
-    own = client.http._client
-    client.http._client = httpx.Client(timeout=own.timeout, transport=_qstash_transport())
-    own.close()
+    # QStash has no option for a transport or an httpx client: it makes its own httpx.Client
+    # (qstash/http.py, in HttpClient.__init__) and sends everything through it. While QStash is
+    # made, httpx.Client stands for one made with qstash's own options on a mock transport; the
+    # client QStash keeps is httpx's as shipped, and everything above httpx (headers, JSON, the
+    # answer's parsing) runs as shipped too.
+    made: list[httpx.Client] = []
+    real_client = httpx.Client
+
+    def on_mock_transport(**options: Any) -> httpx.Client:
+        made.append(real_client(**options, transport=_qstash_transport()))
+        return made[-1]
+
+    with unittest.mock.patch.object(httpx, "Client", on_mock_transport):
+        client = QStash("qstash_bench_token", base_url="http://qstash.bench", retry=False)
+    [http] = made
 
     def publish() -> object:
         return client.message.publish_json(
             url=URL, body=BODY, delay=DELAY, retries=RETRIES, headers=HEADERS
         )
 
-    return publish, client.http._client.close
+    return publish, http.close
 
 
 def _bare_publisher() -> tuple[Callable[[], object], Callable[[], None]]:
