@@ -29,7 +29,7 @@ class _PublisherBase:
         """Publish `handler`'s non-None return values here when it runs as a subscriber.
 
         The handler is returned unchanged: calling it yourself publishes nothing. Stacked
-        publishers are kept in `handler._sdk_publishers` in the order the decorators applied.
+        publishers are kept on the handler in the order the decorators applied.
         """
         publishers = getattr(handler, PUBLISHERS_ATTRIBUTE, None)
         if publishers is None:
