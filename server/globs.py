@@ -115,10 +115,14 @@ def _readings(path: str) -> tuple[str, ...] | None:
         )
     # Only an empty segment before the last tells a server that merges slashes from one that does not.
     collapses = (False, True) if "" in segments[:-1] else (False,)
+    # A path ending in a dot segment names a directory (RFC 3986 §5.2.4: "/a/b/.." is "/a/"), but
+    # httpx, which sends the deliveries, resolves a literal one without the trailing slash.
+    trailing = (True, False) if raw_segments[-1] in _DOT_SEGMENTS else (True,)
     readings = (
-        _remove_dot_segments(variant, collapse=collapse)
+        _remove_dot_segments(variant, collapse=collapse, directory=directory)
         for variant in variants
         for collapse in collapses
+        for directory in (trailing if variant[-1] in _DOT_SEGMENTS else (False,))
     )
     return tuple(dict.fromkeys(readings))
 
@@ -139,9 +143,9 @@ def _upper_escape(escape: re.Match[str]) -> str:
     return "%" + escape.group(1).upper()
 
 
-def _remove_dot_segments(segments: list[str], *, collapse: bool) -> str:
+def _remove_dot_segments(segments: list[str], *, collapse: bool, directory: bool) -> str:
     """RFC 3986 §5.2.4 over a path's segments; ``collapse`` first drops the empty ones, as servers
-    that merge slashes do.
+    that merge slashes do, and ``directory`` keeps the trailing slash of a final dot segment.
     """
     resolved: list[str] = []
     for segment in segments:
@@ -150,7 +154,7 @@ def _remove_dot_segments(segments: list[str], *, collapse: bool) -> str:
                 resolved.pop()
         elif segment != "." and (segment or not collapse):
             resolved.append(segment)
-    if segments[-1] in _DOT_SEGMENTS or (collapse and not segments[-1]):
+    if directory or (collapse and not segments[-1]):
         # The path names a directory, and a path glob tells "/a/" from "/a".
         resolved.append("")
     return "/" + "/".join(resolved)

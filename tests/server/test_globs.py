@@ -118,6 +118,8 @@ ESCAPING = [
     # collapsing the slashes first would have removed `b`.
     "http://host.example/b//../a/x",
     "http://host.example/a//%2e%2e/%2e%2e/b",
+    # A final literal dot segment, which the delivery's HTTP client resolves without the slash.
+    "http://host.example/a/b/..",
 ]
 INSIDE = [
     "http://host.example/a/ok",
@@ -130,6 +132,8 @@ INSIDE = [
     "http://host.example/a/%25zz",
     "http://host.example/a/hello%20world",
     "http://host.example/a/x;v=1",
+    "http://host.example/a/b/.",
+    "http://host.example/a/b/c/..",
 ]
 
 
@@ -293,6 +297,7 @@ PATHS = st.lists(
 @example("/a/%62/%2e%2e/x/c")
 @example("/a/b/../x/c")
 @example("/b//../a/x")
+@example("/a/a/..")
 @example("/a/%25%32%65%25%32%65/b")
 def test_a_covered_url_is_delivered_where_every_receiver_reads_it_under_the_glob(path: str) -> None:
     """The pair holds: for each URL a path glob covers, the path the delivery's HTTP client sends,
