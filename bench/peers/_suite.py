@@ -29,7 +29,7 @@ from .._server import ROOT, RunningServer, running_server
 from ._sides import SIDES, WORKLOADS, Side, Workload
 from ._venvs import GROUPS, ensure
 
-__all__ = ["FULL", "QUICK", "Outcome", "Sizes", "database_url", "run", "run_suite"]
+__all__ = ["FULL", "QUICK", "Outcome", "Sizes", "database_url", "run", "run_suite", "sample"]
 
 DRIVERS = Path(__file__).resolve().parent / "drivers"
 PEERS_DATABASE = 14
@@ -262,10 +262,13 @@ def _run_side(
         raise RuntimeError(
             f"{side.name} {workload.action} exited with {completed.returncode}: {lines[-1]}"
         )
-    return _sample(workload.action, count, json.loads(completed.stdout.strip().splitlines()[-1]))
+    return sample(workload.action, count, json.loads(completed.stdout.strip().splitlines()[-1]))
 
 
-def _sample(action: str, count: int, document: Mapping[str, object]) -> tuple[float, float | None]:
+def sample(action: str, count: int, document: Mapping[str, object]) -> tuple[float, float | None]:
+    """What a driver's answer for ``count`` jobs says: jobs per second (and None), or for a
+    latency run its p50 and p95 in milliseconds.
+    """
     if action == "latency":
         latencies = [float(value) * 1e3 for value in document["latencies"]]  # type: ignore[attr-defined]
         return statistics.median(latencies), percentile(latencies, 0.95)

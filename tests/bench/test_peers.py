@@ -119,10 +119,10 @@ def test_figures_from_a_drivers_answer() -> None:
     """Enqueues count every job; a drain counts the intervals between its first and last start;
     a latency run gives its p50 and p95 in milliseconds.
     """
-    assert _suite._sample("enqueue_one", 100, {"seconds": 0.5}) == (200.0, None)
-    assert _suite._sample("drain", 101, {"seconds": 2.0}) == (50.0, None)
+    assert _suite.sample("enqueue_one", 100, {"seconds": 0.5}) == (200.0, None)
+    assert _suite.sample("drain", 101, {"seconds": 2.0}) == (50.0, None)
     latencies = [n / 1000 for n in range(1, 101)]
-    p50, p95 = _suite._sample("latency", 100, {"latencies": latencies})
+    p50, p95 = _suite.sample("latency", 100, {"latencies": latencies})
     assert p50 == pytest.approx(50.5) and p95 == pytest.approx(95.0)
 
 
