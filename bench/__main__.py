@@ -62,9 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         nargs="*",
         metavar="NAME",
         help=(
-            f"benchmarks to run: {', '.join(BENCHMARKS + ON_REQUEST)} (default: all but "
-            f"{', '.join(ON_REQUEST)}, which run only when named: peers makes virtualenvs of "
-            "the other job queues under bench/.peers on first use)"
+            f"benchmarks to run: {', '.join(BENCHMARKS + ON_REQUEST)} (default: all but peers, "
+            "which runs only when named: it makes virtualenvs of other job queues under "
+            "bench/.peers on first use and takes many minutes)"
         ),
     )
     parser.add_argument("--quick", action="store_true", help="tiny sizes: proves they run")
