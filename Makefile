@@ -50,42 +50,26 @@ lint: $(STAMP) $(SPECTRAL) ## ruff, mypy --strict, Spectral on openapi.yaml, lua
 	$(BIN)/python .ci/luacheck.py
 
 # Two workers per core: most tests spend their time waiting on servers, sockets and timers rather
-# than computing (on 2 cores the suite took 3 min 30 s with four workers, 4 min 30 s with two). An
-# idle worker takes queued tests from a busy one, so the long tests, which the suite starts first
-# (tests/conftest.py), do not leave one worker running alone at the end.
+# than computing, so one worker per core leaves the cores idle. With xdist's work stealing a worker
+# that runs out of tests takes queued ones from a busy worker, so the few long tests (the
+# independent schemathesis runs) do not leave one worker running alone at the end; measured in
+# turn, it finished a little sooner than `--dist load`.
 WORKERS ?= $(shell echo $$(( 2 * $$(nproc) )))
-# Every worker imports the whole suite, and the tests start many more Python processes (servers,
-# the CLI, pytest and README runs). Where the environment turns bytecode caching off
-# (PYTHONDONTWRITEBYTECODE), each of them compiled sdk/, server/ and generated/ again, and each
-# worker rewrote the asserts of every test module again: 12 s of a worker's 18 s of collection.
-# The bytecode goes beside the sources (git ignores __pycache__/), where pip already compiled the
-# installed packages: a cache elsewhere (PYTHONPYCACHEPREFIX) made the first processes of a fresh
-# checkout compile all of those again, each worker at once (a cold collection: 15-16 s of CPU
-# against 9-12 s). The project's own are compiled once before the workers start.
+# Python processes keep their bytecode beside the sources (git ignores __pycache__/) even where the
+# environment turns caching off: otherwise every worker and every process the tests start compiles
+# sdk/, server/ and generated/ again, and every worker rewrites the asserts of every test module.
 TEST_ENVIRONMENT := env -u PYTHONDONTWRITEBYTECODE
 PYTEST := $(TEST_ENVIRONMENT) $(BIN)/python -m pytest -n $(WORKERS) --dist worksteal
-WARM_BYTECODE := $(TEST_ENVIRONMENT) $(BIN)/python -m compileall -q -j 0 sdk server generated
-# Line and branch coverage of sdk/ and server/ (pyproject.toml), the `python -m server` processes
-# the tests start included; below the floor the run fails.
+# Line and branch coverage of sdk/ and server/, the processes the tests start included
+# (pyproject.toml's [tool.coverage.*]); below the floor the run fails.
 COVERAGE := --cov --cov-report=term
 
 checks: check-generated lint ## The generated code check and lint, one after the other
 
-# The checks run beside the suite rather than before it, at the lowest CPU priority: the suite
-# leaves a core idle about a sixth of its time (waiting on its processes), and the checks' 13 s of
-# CPU fit into those gaps instead of adding 20 s before the first test. Their output is kept and
-# printed after the suite's; either failing fails `make test`. `make checks` runs them alone.
-test: $(STAMP) ## Everything CI runs: generated code check, lint, and the suite with its coverage floor
-	$(WARM_BYTECODE)
-	checks_log="$$(mktemp)"; trap 'rm -f "$$checks_log"' EXIT; \
-	nice -n 19 $(MAKE) --no-print-directory checks >"$$checks_log" 2>&1 & \
-	suite=0; $(PYTEST) $(COVERAGE) || suite=$$?; \
-	checks=0; wait $$! || checks=$$?; \
-	cat "$$checks_log"; \
-	exit $$(( suite != 0 ? suite : checks ))
+test: $(STAMP) checks ## Everything CI runs: generated code check, lint, and the suite with its coverage floor
+	$(PYTEST) $(COVERAGE)
 
 coverage: $(STAMP) ## The suite with coverage, as `make test` runs it, and the report in .coverage-html/
-	$(WARM_BYTECODE)
 	$(PYTEST) $(COVERAGE) --cov-report=html:.coverage-html
 
 contract: $(STAMP) ## The contract tests at 100 examples per operation, on SQLite and Redis
