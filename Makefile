@@ -81,8 +81,11 @@ serve: $(STAMP) ## Run the reference service on the embedded SQLite store
 demo: $(STAMP) ## A short tour of the SDK against the embedded service
 	$(BIN)/python demo.py
 
-bench: $(STAMP) ## Benchmarks that print ratios measured side by side
-	$(BIN)/python -m bench
+# `make bench BENCH="http client"` runs only the named benchmarks; `make bench BENCH=peers` runs
+# Spool beside other job queues, which only runs when named (it makes virtualenvs of its own).
+BENCH ?=
+bench: $(STAMP) ## Benchmarks that print ratios measured side by side (BENCH=peers: beside other job queues)
+	$(BIN)/python -m bench $(BENCH)
 
 clean: ## Remove the virtual environment and caches
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
