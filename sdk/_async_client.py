@@ -199,7 +199,7 @@ class AsyncClient:
             await http.aclose()
             await asyncio.to_thread(service.stop)
             raise
-        client._exit_stack.push_async_callback(http.aclose)
+        client.close_with(http.aclose)
         client._stop_on_close(service)
         return client
 

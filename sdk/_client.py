@@ -212,7 +212,7 @@ class Client:
             http.close()
             service.stop()
             raise
-        client._exit_stack.callback(http.close)
+        client.close_with(http.close)
         client._stop_on_close(service)
         return client
 

@@ -390,3 +390,18 @@ def test_the_errors_belong_to_the_hierarchy() -> None:
     assert issubclass(sdk.EmbeddedServiceError, sdk.SpoolError)
     assert issubclass(sdk.SignatureError, sdk.SpoolError)
     assert issubclass(sdk.ConfigurationError, ValueError)
+
+
+async def test_an_async_embedded_clients_open_batch_goes_out_before_its_connections_close() -> None:
+    """Publishes still waiting in a batch when an embedded client closes are sent and answered
+    before its HTTP client closes and its service stops.
+    """
+    client = await sdk.AsyncClient.embedded(batching=sdk.Batching(linger=1.0, max_items=100))
+    publishes = [asyncio.create_task(client.publish("closing", {"n": n})) for n in range(5)]
+    await asyncio.sleep(0)
+
+    await client.close()
+
+    entries = await asyncio.gather(*publishes)
+    assert all(isinstance(entry, str) for entry in entries)
+
