@@ -404,4 +404,3 @@ async def test_an_async_embedded_clients_open_batch_goes_out_before_its_connecti
 
     entries = await asyncio.gather(*publishes)
     assert all(isinstance(entry, str) for entry in entries)
-
