@@ -17,6 +17,7 @@ import pytest
 
 from server.config import Permission, Settings, TokenConfig
 from server.idempotency import idempotent_request
+from server.stores.base import Store
 from tests.conftest import DEV_TOKEN, TEST_DESTINATIONS, RunningApp, ServerProcess, assert_problem
 
 AppFactory = Callable[..., contextlib.AbstractAsyncContextManager[RunningApp]]
@@ -82,11 +83,12 @@ async def test_an_idempotent_publish_is_one_store_call(
     items: int,
 ) -> None:
     """With a key, the first publish and its replay each make one store call: the write, which
-    keeps or replays the key itself (one transaction, one script: see the store suite).
+    keeps or replays the key itself (one transaction, one script: see the store suite). The calls
+    counted are the store contract's; what a backend runs inside one is its own.
     """
     await api.client.put("/v1/queues/jobs", json={})
     calls: list[str] = []
-    for name in dir(api.store):
+    for name in dir(Store):
         method = getattr(api.store, name)
         if name.startswith("_") or not inspect.iscoroutinefunction(method):
             continue
