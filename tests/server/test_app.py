@@ -17,6 +17,7 @@ from server.app import create_app, lifespan
 from server.config import Settings
 from server.routes._context import AppContext
 from tests.conftest import RunningApp, assert_problem
+from tests.server._asgi import post_scope, publish_abandoned_mid_body
 
 AppFactory = Callable[..., contextlib.AbstractAsyncContextManager[RunningApp]]
 LIMIT = 1024 * 1024
@@ -155,25 +156,7 @@ async def test_an_oversized_declared_body_is_refused_before_reading(api: Running
     async def send(message: dict[str, Any]) -> None:
         messages.append(message)
 
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/v1/streams/events/entries",
-        "raw_path": b"/v1/streams/events/entries",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"host", b"spool.test"),
-            (b"authorization", b"Bearer spool-dev-token"),
-            (b"content-type", b"application/json"),
-            (b"content-length", str(LIMIT + 1).encode()),
-        ],
-        "client": ("127.0.0.1", 1234),
-        "server": ("spool.test", 80),
-    }
+    scope = post_scope("/v1/streams/events/entries", content_length=LIMIT + 1)
     await api.app(scope, receive, send)
     assert reads == 0
     assert messages[0]["status"] == 413
@@ -301,45 +284,6 @@ async def test_an_unreachable_store_is_a_503_problem_with_retry_after(
     assert response.headers["retry-after"] == "1"
 
 
-async def _publish_abandoned_mid_body(app: Any) -> list[dict[str, Any]]:
-    """A publish declaring 1000 bytes whose connection closes after 10: what the app sends."""
-    messages_in: list[dict[str, Any]] = [
-        {"type": "http.request", "body": b'{"body": "', "more_body": True},
-        {"type": "http.disconnect"},
-    ]
-    received = iter(messages_in)
-
-    async def receive() -> dict[str, Any]:
-        return next(received)
-
-    messages: list[dict[str, Any]] = []
-
-    async def send(message: dict[str, Any]) -> None:
-        messages.append(message)
-
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/v1/streams/abandoned/entries",
-        "raw_path": b"/v1/streams/abandoned/entries",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"host", b"spool.test"),
-            (b"authorization", b"Bearer spool-dev-token"),
-            (b"content-type", b"application/json"),
-            (b"content-length", b"1000"),
-        ],
-        "client": ("127.0.0.1", 1234),
-        "server": ("spool.test", 80),
-    }
-    await app(scope, receive, send)
-    return messages
-
-
 async def test_a_client_gone_mid_body_is_logged_at_info_and_answered_nothing(
     api: RunningApp, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -347,7 +291,7 @@ async def test_a_client_gone_mid_body_is_logged_at_info_and_answered_nothing(
     INFO line with the request id and no traceback, no answer, nothing written.
     """
     with caplog.at_level(logging.DEBUG, logger="spool.server"):
-        messages = await _publish_abandoned_mid_body(api.app)
+        messages = await publish_abandoned_mid_body(api.app, "abandoned")
     assert messages == []
     records = [record for record in caplog.records if record.name == "spool.server"]
     assert [record.levelno for record in records] == [logging.INFO], caplog.text

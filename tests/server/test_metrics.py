@@ -10,7 +10,6 @@ import shutil
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -31,6 +30,7 @@ from tests.conftest import (
     assert_problem,
 )
 from tests.generated._spec import load_spec
+from tests.server._asgi import publish_abandoned_mid_body
 
 AppFactory = Callable[..., contextlib.AbstractAsyncContextManager[RunningApp]]
 EVERYTHING = (
@@ -373,38 +373,7 @@ async def test_a_client_gone_mid_body_is_counted_apart_from_server_errors(
     """A publish whose connection closed before its body arrived whole counts as
     ``client_closed``, not as ``5xx``, and observes no latency, as it got no response.
     """
-    messages_in: list[dict[str, Any]] = [
-        {"type": "http.request", "body": b'{"body": "', "more_body": True},
-        {"type": "http.disconnect"},
-    ]
-    received = iter(messages_in)
-
-    async def receive() -> dict[str, Any]:
-        return next(received)
-
-    async def send(message: dict[str, Any]) -> None:
-        pass
-
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/v1/streams/events/entries",
-        "raw_path": b"/v1/streams/events/entries",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"host", b"spool.test"),
-            (b"authorization", f"Bearer {DEV_TOKEN}".encode()),
-            (b"content-type", b"application/json"),
-            (b"content-length", b"1000"),
-        ],
-        "client": ("127.0.0.1", 1234),
-        "server": ("spool.test", 80),
-    }
-    await api.app(scope, receive, send)
+    await publish_abandoned_mid_body(api.app, "events")
     text = await _scrape(api.client)
     requests = "spool_http_requests_total"
     assert _value(text, requests, operation="appendEntry", status_class="client_closed") == 1
