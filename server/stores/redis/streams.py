@@ -204,12 +204,14 @@ class RedisStreams(RedisCore):
         return TrimResult(length=int(length), trimmed=int(trimmed))
 
     async def _delete_stream(self, stream: str) -> None:
-        """DEL the stream key, which holds its entries and groups, and its groups' settings."""
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.delete(self._keys.stream(stream))
-            pipe.delete(self._keys.groups(stream))
-            async with self._gate():
-                deleted, _ = await pipe.execute()
+        """DEL the stream key, which holds its entries and groups, and its groups' settings, in
+        one command: both share the stream's hash slot, and the settings never outlive the
+        stream, so a count of none means there was no stream. Not a MULTI: Redis over
+        ``maxmemory`` refuses every command queued in one, and deleting a stream is how an
+        operator frees memory.
+        """
+        async with self._gate():
+            deleted = await self._redis.delete(self._keys.stream(stream), self._keys.groups(stream))
         async with self._gate():
             await self._redis.zrem(self._keys.stream_names, stream)
         if not deleted:

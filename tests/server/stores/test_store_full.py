@@ -28,6 +28,7 @@ from server.stores.base import (
     UrlEndpoint,
 )
 from server.stores.redis import RedisStore
+from server.stores.redis.keys import StoreKeys
 from server.stores.sqlite import SQLiteStore
 from tests._full_redis import FullRedis, small_redis
 from tests._stores import opened
@@ -210,6 +211,29 @@ async def test_a_full_redis_refuses_leases_and_reads_run_in_multi(
     assert len(await _lease(store)) == 1
     assert (await store.stream_info("events")).length == 1
     assert (await store.get_url_group("hooks")).name == "hooks"
+
+
+@pytest.mark.redis
+async def test_a_full_redis_deletes_a_stream_and_publishing_resumes(
+    redis_full: tuple[RedisStore, FullRedis],
+) -> None:
+    """Deleting a stream frees memory on a full Redis: the delete is not refused, the stream and
+    its groups are gone, and once the room is there again publishing works.
+    """
+    store, redis_server = redis_full
+    await store.append("big", [1], trim=None, nomkstream=False)
+    await store.create_group("big", "readers", start_id="0", mkstream=False, max_deliveries=3)
+    redis_server.fill()
+    with pytest.raises(StoreFullError):
+        await store.append("big", [2], trim=None, nomkstream=False)
+
+    await store.delete_stream("big")
+
+    keys = StoreKeys(store.prefix)
+    assert redis_server.client.exists(keys.stream("big"), keys.groups("big")) == 0
+    redis_server.free()
+    await store.append("big", [3], trim=None, nomkstream=False)
+    assert [entry.body for entry in await _entries(store, "big")] == [3]
 
 
 @pytest.mark.redis
