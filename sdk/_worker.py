@@ -115,7 +115,14 @@ class SyncWorker(_WorkerBase):
                     failures += 1
                     continue
                 idle = not handled
-                if idle and self._run.wait_ms(sharers=sharers) == 0 and not self._run.finished():
+                # After a round that waited on nothing the next one long-polls, so only a round
+                # that could wait and did not (no poll_wait left) pauses before the next.
+                if (
+                    idle
+                    and sharers
+                    and self._run.wait_ms(sharers=sharers) == 0
+                    and not self._run.finished()
+                ):
                     _retry.sleep(self._run.idle_pause())
                 sharers = len(self._subscriptions) if idle else 0
         except KeyboardInterrupt:

@@ -4,6 +4,7 @@ loop of sdk/_worker.py)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 from typing import Any
@@ -13,7 +14,16 @@ import pytest
 import respx
 
 import sdk
-from tests.sdk._support import QUEUE, job, leased, problem, resolve, sent_json
+from tests.sdk._support import (
+    API_KEY,
+    BASE_URL,
+    QUEUE,
+    job,
+    leased,
+    problem,
+    resolve,
+    sent_json,
+)
 from tests.sdk._worker_support import (
     GROUP,
     ORDERS,
@@ -238,6 +248,37 @@ async def test_an_idle_subscription_does_not_hold_up_a_busy_one(
         assert [sent_json(call)["wait_ms"] for call in read.calls][1:] == [0] * (
             len(read.calls) - 1
         )
+
+
+def test_the_sync_loop_long_polls_right_after_a_busy_round(
+    api: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round that handled jobs is followed by a quick poll and, when that finds nothing, by a
+    long poll at once: no pause in between, where a job arriving would wait.
+    """
+    answers = iter([[leased("job-1", payload={"n": 1})], [], [leased("job-2", payload={"n": 2})]])
+    waits: list[int] = []
+
+    def lease_answer(request: httpx.Request) -> httpx.Response:
+        waits.append(json.loads(request.content)["wait_ms"])
+        return httpx.Response(200, json={"queue": "jobs", "jobs": next(answers)})
+
+    api.get("/v1/queues/jobs").mock(return_value=httpx.Response(200, json=QUEUE))
+    api.post("/v1/queues/jobs/leases").mock(side_effect=lease_answer)
+    api.post(url__regex=r"/v1/queues/jobs/jobs/job-\d+/ack").mock(
+        side_effect=lambda request: httpx.Response(200, json=job("job-1", state="succeeded"))
+    )
+    pauses: list[float] = []
+    monkeypatch.setattr("sdk._retry.sleep", pauses.append)
+    with sdk.Client(BASE_URL, api_key=API_KEY) as client:
+        queue = client.init_queue("jobs")
+        queue.subscribe()(lambda payload: None)
+
+        client.run(max_messages=2, poll_wait="2s")
+
+    # The long poll, the quick look after the job it brought, and straight on to the long poll.
+    assert waits == [2_000, 0, 2_000]
+    assert pauses == []
 
 
 async def test_subscribe_creates_the_group_with_its_max_deliveries(
