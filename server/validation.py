@@ -42,11 +42,7 @@ class SchemaModel(BaseModel):
         # only says that this object holds a refused null: refuses_null says which field does,
         # also for an object whose other fields were invalid, where this never runs.
         if info.context is REQUEST_BODY:
-            model = type(self)
-            try:
-                names = _OPTIONAL_TYPED_FIELDS[model]
-            except KeyError:
-                names = _OPTIONAL_TYPED_FIELDS.setdefault(model, _optional_typed_fields(model))
+            names = _optional_typed_fields(type(self))
             if names:
                 for name in self.model_fields_set & names:
                     if getattr(self, name) is None:
@@ -54,11 +50,9 @@ class SchemaModel(BaseModel):
         return self
 
 
-# Known once a model's annotations are (its first validation): a forward reference may stand for
-# a type when the class is made.
-_OPTIONAL_TYPED_FIELDS: dict[type[BaseModel], frozenset[str]] = {}
-
-
+# Both read at a model's first validation, not when its class is made: a forward reference may
+# stand for a type until then.
+@functools.cache
 def _optional_typed_fields(model: type[BaseModel]) -> frozenset[str]:
     """The fields that refuse null although their type admits None: None stands for "absent"."""
     return frozenset(
