@@ -16,11 +16,11 @@ import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests._raw_http import connect, publish_head
 from tests.conftest import ServerProcess
 from tests.faults._config import CONFIG, TOKEN
 
@@ -30,9 +30,7 @@ PATIENCE = 15.0
 
 
 def _connect(server: ServerProcess) -> socket.socket:
-    parts = urlsplit(server.base_url)
-    assert parts.hostname is not None and parts.port is not None
-    return socket.create_connection((parts.hostname, parts.port), timeout=PATIENCE)
+    return connect(server.base_url, timeout=PATIENCE)
 
 
 def _read_until_closed(connection: socket.socket) -> bytes:
@@ -57,18 +55,6 @@ def _get(server: ServerProcess, path: str) -> bytes:
     )
 
 
-def _publish_head(stream: str, *framing: str) -> bytes:
-    """The head of a publish to ``stream`` with the ``framing`` header lines."""
-    lines = [
-        f"POST /v1/streams/{stream}/entries HTTP/1.1",
-        "Host: spool",
-        f"Authorization: Bearer {TOKEN}",
-        "Content-Type: application/json",
-        *framing,
-    ]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode()
-
-
 def _server(spool_server: Callable[..., ServerProcess], tmp_path: Path) -> ServerProcess:
     return spool_server(
         f"sqlite:///{tmp_path / 'spool.db'}",
@@ -86,11 +72,11 @@ def test_a_request_smuggled_behind_both_framings_never_runs(
     """
     server = _server(spool_server, tmp_path)
     hidden_body = json.dumps({"body": "smuggled"}).encode()
-    hidden = _publish_head("smuggled", f"Content-Length: {len(hidden_body)}") + hidden_body
+    hidden = publish_head("smuggled", TOKEN, f"Content-Length: {len(hidden_body)}") + hidden_body
     body = json.dumps({"body": "outer"}).encode()
     chunked = f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
-    outer = _publish_head(
-        "smuggled", f"Content-Length: {len(chunked)}", "Transfer-Encoding: chunked"
+    outer = publish_head(
+        "smuggled", TOKEN, f"Content-Length: {len(chunked)}", "Transfer-Encoding: chunked"
     )
     received = _exchange(server, outer + chunked + hidden)
     assert received.startswith(b"HTTP/1.1 400 Bad Request\r\n"), received
@@ -121,7 +107,7 @@ def test_a_client_that_hangs_up_mid_body_is_no_server_error(
     """
     server = _server(spool_server, tmp_path)
     with _connect(server) as connection:
-        connection.sendall(_publish_head("abandoned", "Content-Length: 1000") + b'{"body": "')
+        connection.sendall(publish_head("abandoned", TOKEN, "Content-Length: 1000") + b'{"body": "')
     counted = _eventually_counted(server, "appendEntry")
     assert counted.get("client_closed") == 1, counted
     assert counted.get("5xx") == 0, counted

@@ -9,10 +9,10 @@ import socket
 import time
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
+from tests._raw_http import connect, publish_head
 from tests.conftest import ServerProcess, ServerStarter
 
 pytestmark = pytest.mark.slow
@@ -48,10 +48,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 def _connect(server: ServerProcess) -> socket.socket:
-    parts = urlsplit(server.base_url)
-    assert parts.hostname is not None and parts.port is not None
-    connection = socket.create_connection((parts.hostname, parts.port), timeout=PATIENCE)
-    return connection
+    return connect(server.base_url, timeout=PATIENCE)
 
 
 def _read_until_closed(connection: socket.socket) -> tuple[bytes, float]:
@@ -193,18 +190,6 @@ def test_malformed_http_gets_a_problem_document(
     assert (problem["status"], problem["code"]) == (400, "malformed_request")
 
 
-def _publish_head(stream: str, *framing: str) -> bytes:
-    """The head of a publish to ``stream`` with the ``framing`` header lines, in that order."""
-    lines = [
-        f"POST /v1/streams/{stream}/entries HTTP/1.1",
-        "Host: spool",
-        f"Authorization: Bearer {TOKEN}",
-        "Content-Type: application/json",
-        *framing,
-    ]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode()
-
-
 def _stream_exists(server: ServerProcess, stream: str) -> bool:
     with _connect(server) as connection:
         connection.sendall(
@@ -247,9 +232,9 @@ def test_a_request_with_both_framings_is_refused_and_its_connection_closed(
         (transfer_encoding, length) if transfer_encoding_first else (length, transfer_encoding)
     )
     hidden_body = json.dumps({"body": "hidden"}).encode()
-    hidden = _publish_head(stream, f"Content-Length: {len(hidden_body)}") + hidden_body
+    hidden = publish_head(stream, TOKEN, f"Content-Length: {len(hidden_body)}") + hidden_body
     with _connect(server) as connection:
-        connection.sendall(_publish_head(stream, *framing) + chunked + hidden)
+        connection.sendall(publish_head(stream, TOKEN, *framing) + chunked + hidden)
         received, waited = _read_until_closed(connection)
     assert waited < PATIENCE
     assert received.count(b"HTTP/1.1 ") == 1, received
@@ -270,9 +255,9 @@ def test_pipelined_requests_on_a_kept_alive_connection_are_all_served(
     first = json.dumps({"body": "first"}).encode()
     second = json.dumps({"body": "second"}).encode()
     pipelined = (
-        _publish_head("pipelined", f"Content-Length: {len(first)}")
+        publish_head("pipelined", TOKEN, f"Content-Length: {len(first)}")
         + first
-        + _publish_head("pipelined", "Transfer-Encoding: chunked")
+        + publish_head("pipelined", TOKEN, "Transfer-Encoding: chunked")
         + f"{len(second):x}\r\n".encode()
         + second
         + b"\r\n0\r\n\r\n"
@@ -315,13 +300,13 @@ def test_a_request_framed_both_ways_after_a_good_one_is_refused_too(
     body = json.dumps({"body": "entry"}).encode()
     chunked = f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
     pipelined = (
-        _publish_head("served-first", f"Content-Length: {len(body)}")
+        publish_head("served-first", TOKEN, f"Content-Length: {len(body)}")
         + body
-        + _publish_head(
-            "refused-second", f"Content-Length: {len(chunked)}", "Transfer-Encoding: chunked"
+        + publish_head(
+            "refused-second", TOKEN, f"Content-Length: {len(chunked)}", "Transfer-Encoding: chunked"
         )
         + chunked
-        + _publish_head("never-read", f"Content-Length: {len(body)}")
+        + publish_head("never-read", TOKEN, f"Content-Length: {len(body)}")
         + body
     )
     with _connect(server) as connection:
