@@ -62,7 +62,7 @@ def tail(
 ) -> None:
     """Print a stream's last entries; -f follows it.
 
-    -f keeps printing new entries as they arrive, until Ctrl-C.
+    -f keeps printing new entries as they arrive, until Ctrl-C (exit status 130).
 
     With --group, entries are read through a consumer group (created if missing) and
     acknowledged once printed, so several `spool tail --group` share the stream.
@@ -73,24 +73,21 @@ def tail(
       spool tail events -f --json | jq .body
       spool tail orders -f --group audit --consumer audit-1
     """
+    # Ctrl-C, the way a follow ends, reaches the root group: status 130, as for every command.
     client = state.client()
-    try:
-        if group is not None:
-            _tail_group(
-                state,
-                client,
-                stream,
-                group=group,
-                consumer=consumer or default_consumer_name(),
-                count=count,
-                follow=follow,
-                start_id=start_id,
-            )
-        else:
-            _tail_range(state, client, stream, count=count, follow=follow)
-    except KeyboardInterrupt:
-        # Ctrl-C is how a follow ends: quietly, like `tail -f`.
-        return
+    if group is not None:
+        _tail_group(
+            state,
+            client,
+            stream,
+            group=group,
+            consumer=consumer or default_consumer_name(),
+            count=count,
+            follow=follow,
+            start_id=start_id,
+        )
+    else:
+        _tail_range(state, client, stream, count=count, follow=follow)
 
 
 def _tail_range(state: State, client: sdk.Client, stream: str, *, count: int, follow: bool) -> None:

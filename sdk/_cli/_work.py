@@ -14,6 +14,7 @@ from sdk._durations import to_timedelta
 from sdk._worker_run import default_consumer_name
 
 from ._context import State, common_options, pass_state
+from ._errors import CliError, ExitCode
 from ._output import error_console, print_json
 from ._parsing import DURATION
 from ._shell_worker import Outcome, ShellWorker
@@ -23,7 +24,10 @@ __all__ = ["work"]
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-@click.command(epilog="Exits 0 when stopped; failed commands are the jobs' business, not its.")
+@click.command(
+    epilog="Exits 0 when it stops by itself or on SIGTERM, 130 after Ctrl-C; failed commands "
+    "are the jobs' business, not its."
+)
 @click.argument("queue")
 @click.argument("command", nargs=-1, required=True, metavar="-- CMD [ARGS]...")
 @click.option(
@@ -78,7 +82,7 @@ def work(
     SPOOL_LEASE_EXPIRES_AT. Leases are extended while a command runs.
 
     Ctrl-C or SIGTERM stops leasing and lets running commands finish; a second one
-    terminates them and gives their jobs back.
+    terminates them and gives their jobs back. After Ctrl-C the exit status is 130.
 
     \b
     Examples:
@@ -111,7 +115,10 @@ def work(
         markup=False,
     )
 
+    signals: list[int] = []
+
     def on_signal(number: int, _frame: FrameType | None) -> None:
+        signals.append(number)
         if worker.stopping.is_set():
             notes.print("stopping now: giving running jobs back", style="yellow")
             worker.abort()
@@ -129,6 +136,9 @@ def work(
         worker.run()
     finally:
         _restore(previous)
+    if signal.SIGINT in signals:
+        # A graceful stop still tells a script it was interrupted, as every command's Ctrl-C does.
+        raise CliError("interrupted", code=ExitCode.INTERRUPTED)
 
 
 def _reporter(state: State) -> Any:

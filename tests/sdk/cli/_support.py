@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 from collections.abc import Callable
@@ -40,3 +41,11 @@ def spool_process(*args: str, environment: dict[str, str], **options: Any) -> su
         stderr=subprocess.PIPE,
         **options,
     )
+
+
+def read_line(process: subprocess.Popen[str], *, timeout: float) -> str:
+    """The next line `process` prints, failing the test after `timeout` seconds."""
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], timeout)
+    assert ready, f"nothing printed within {timeout} s"
+    return process.stdout.readline()

@@ -129,7 +129,7 @@ def test_no_service_configured_exits_2(name: str) -> None:
 
 
 def test_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch, spool: Spool) -> None:
-    """A KeyboardInterrupt outside a follow or a worker is 'interrupted', status 130."""
+    """A KeyboardInterrupt in any command is 'interrupted', status 130."""
 
     def interrupted(self: sdk.Client) -> None:
         raise KeyboardInterrupt

@@ -103,10 +103,31 @@ async def test_sigterm_lets_the_running_command_finish(
     assert queue.job(receipt.job_id).state == "succeeded"
 
 
+async def test_ctrl_c_lets_the_running_command_finish_and_exits_130(
+    client: sdk.Client, environment: dict[str, str], name: str, tmp_path: Path
+) -> None:
+    """Ctrl-C stops as SIGTERM does, the running job acked, but the status says interrupted."""
+    client.queues.create(name)
+    queue = client.init_queue(name)
+    receipt = queue.publish("slow", {})
+    started = tmp_path / "started"
+    command = ["sh", "-c", f"touch {started}; exec sleep 1"]
+    process = spool_process("work", name, "--", *command, environment=environment)
+    try:
+        await eventually(started.exists, timeout=_STOP_TIMEOUT)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=_STOP_TIMEOUT) == 130
+    finally:
+        process.kill()
+        _, stderr = process.communicate()
+    assert "finishing 1 running job" in stderr and "interrupted" in stderr
+    assert queue.job(receipt.job_id).state == "succeeded"
+
+
 async def test_a_second_signal_gives_the_running_job_back(
     client: sdk.Client, environment: dict[str, str], name: str, tmp_path: Path
 ) -> None:
-    """Ctrl-C twice terminates the command and nacks its job at once."""
+    """Ctrl-C twice terminates the command and nacks its job at once; the status is 130."""
     client.queues.create(name)
     queue = client.init_queue(name)
     receipt = queue.publish("slow", {})
@@ -118,7 +139,7 @@ async def test_a_second_signal_gives_the_running_job_back(
         process.send_signal(signal.SIGINT)
         time.sleep(0.2)
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=_STOP_TIMEOUT) == 0
+        assert process.wait(timeout=_STOP_TIMEOUT) == 130
     finally:
         process.kill()
         process.communicate()
