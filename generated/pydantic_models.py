@@ -586,6 +586,26 @@ class LeasedJobList(SchemaModel):
     jobs: list[LeasedJob]
 
 
+class JobLease(SchemaModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    job_id: Annotated[str, Field(pattern="^job_[0-9A-Za-z]{1,64}$")]
+    lease_id: Annotated[str, Field(max_length=128, min_length=1)]
+
+
+class JobAckResult(SchemaModel):
+    job_id: str
+    acked: bool
+    """
+    `true` when this request acknowledged the job.
+    """
+    code: Literal["lease_expired", "job_not_found"] | None = None
+    """
+    Why the job was not acknowledged; absent when it was.
+    """
+
+
 class LeaseRef(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -913,3 +933,14 @@ class CreateGroupRequest(SchemaModel):
     Create the stream, empty, if it does not exist.
     """
     max_deliveries: MaxDeliveries | None = None
+
+
+class AckJobsRequest(SchemaModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    jobs: Annotated[list[JobLease], Field(max_length=1000, min_length=1)]
+
+
+class AckJobsResult(SchemaModel):
+    results: list[JobAckResult]

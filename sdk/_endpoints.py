@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     )
     from generated.api.queues import (
         ack_job,
+        ack_jobs,
         delete_job,
         delete_queue,
         extend_lease,
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ack_entries",
     "ack_job",
+    "ack_jobs",
     "append_entries",
     "append_entry",
     "cancel_message",

@@ -43,6 +43,7 @@ from ._subscriptions import QueueSubscription, Subscription, check_handler
 
 if TYPE_CHECKING:
     from generated.models import (
+        AckJobsResult,
         Job as GeneratedJob,
         JobReceipt as GeneratedJobReceipt,
         LeasedJob as GeneratedLeasedJob,
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
         Queue as GeneratedQueue,
     )
 
-    from ._types import Job, JobReceipt, LeasedJob, QueueInfo
+    from ._types import Job, JobAckResult, JobReceipt, LeasedJob, QueueInfo
 
 __all__ = [
     "QueueAdminCalls",
@@ -261,6 +262,16 @@ class QueueCalls:
             body=LeaseRef(lease_id=job.lease_id),
         )
 
+    def ack_many(self, jobs: Iterable[LeasedJob]) -> Call[builtins.list[JobAckResult]]:
+        from generated.models import AckJobsRequest, JobLease
+
+        leases = [JobLease(job_id=job.job_id, lease_id=job.lease_id) for job in jobs]
+        if not 1 <= len(leases) <= BATCH_MAX:
+            raise InvalidArgumentError(f"ack_many takes 1 to {BATCH_MAX} jobs, got {len(leases)}")
+        return make_call(
+            _endpoints.ack_jobs, _ack_results, self.name, body=AckJobsRequest(jobs=leases)
+        )
+
     def nack(self, job: LeasedJob, *, retry_delay: Duration, error: str | None) -> Call[Job]:
         from generated.models import NackRequest
         from generated.types import UNSET
@@ -319,6 +330,15 @@ class QueueCalls:
             published_at=job.published_at,
             traceparent=optional(job.traceparent),
         )
+
+
+def _ack_results(result: AckJobsResult) -> builtins.list[JobAckResult]:
+    from ._types import JobAckResult
+
+    return [
+        JobAckResult(job_id=item.job_id, acked=item.acked, code=optional(item.code))
+        for item in result.results
+    ]
 
 
 def queue_subscription(

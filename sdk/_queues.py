@@ -22,7 +22,7 @@ from ._subscriptions import Subscription
 if TYPE_CHECKING:
     from generated.models import PublishJobRequest
 
-    from ._types import Job, JobReceipt, LeasedJob, QueueInfo
+    from ._types import Job, JobAckResult, JobReceipt, LeasedJob, QueueInfo
 
 __all__ = ["AsyncQueue", "AsyncQueues", "Queue", "Queues"]
 
@@ -243,6 +243,17 @@ class Queue:
         """Mark a leased job done; ConflictError if its lease has ended."""
         return self._transport.send(self._calls.ack(job))
 
+    def ack_many(self, jobs: Iterable[LeasedJob]) -> builtins.list[JobAckResult]:
+        """Mark many leased jobs done in one request (1 to 1,000 of this queue's).
+
+        Returns one `JobAckResult` per job, in order: `acked`, or why not (`code`
+        `lease_expired` when its lease ended or was already used, `job_not_found`); one that
+        fails does not stop the others. Each acknowledgement is durable once this returns.
+        Raises `InvalidArgumentError` for no jobs or too many, before any request;
+        `NotFoundError` when the queue does not exist.
+        """
+        return self._transport.send(self._calls.ack_many(jobs))
+
     def nack(self, job: LeasedJob, *, retry_delay: Duration = 0, error: str | None = None) -> Job:
         """Give a leased job back, ready again after `retry_delay`, recording `error`."""
         return self._transport.send(self._calls.nack(job, retry_delay=retry_delay, error=error))
@@ -359,6 +370,10 @@ class AsyncQueue:
     async def ack(self, job: LeasedJob) -> Job:
         """Mark a leased job done; ConflictError if its lease has ended."""
         return await self._transport.send(self._calls.ack(job))
+
+    async def ack_many(self, jobs: Iterable[LeasedJob]) -> builtins.list[JobAckResult]:
+        """Mark many leased jobs done in one request; see `Queue.ack_many`."""
+        return await self._transport.send(self._calls.ack_many(jobs))
 
     async def nack(
         self, job: LeasedJob, *, retry_delay: Duration = 0, error: str | None = None

@@ -26,6 +26,7 @@ __all__ = [
     "GroupInfo",
     "Health",
     "Job",
+    "JobAckResult",
     "JobReceipt",
     "LeasedJob",
     "Message",
@@ -190,6 +191,17 @@ class LeasedJob:
     lease_expires_at: datetime
     published_at: datetime
     traceparent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JobAckResult:
+    """What `Queue.ack_many` did with one job: acked, or why not (`code`: `lease_expired` when
+    its lease ended or was already used, `job_not_found`).
+    """
+
+    job_id: str
+    acked: bool
+    code: Literal["lease_expired", "job_not_found"] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,7 @@
 """Contains all the data models used in inputs/outputs"""
 
+from .ack_jobs_request import AckJobsRequest
+from .ack_jobs_result import AckJobsResult
 from .ack_request import AckRequest
 from .ack_result import AckResult
 from .append_entries_request import AppendEntriesRequest
@@ -26,6 +28,9 @@ from .health_status import HealthStatus
 from .health_store import HealthStore
 from .http_method import HttpMethod
 from .job import Job
+from .job_ack_result import JobAckResult
+from .job_ack_result_code import JobAckResultCode
+from .job_lease import JobLease
 from .job_list import JobList
 from .job_receipt import JobReceipt
 from .job_receipt_list import JobReceiptList
@@ -67,6 +72,8 @@ from .url_group_list import UrlGroupList
 from .url_group_settings import UrlGroupSettings
 
 __all__ = (
+    "AckJobsRequest",
+    "AckJobsResult",
     "AckRequest",
     "AckResult",
     "AppendEntriesRequest",
@@ -93,6 +100,9 @@ __all__ = (
     "HealthStore",
     "HttpMethod",
     "Job",
+    "JobAckResult",
+    "JobAckResultCode",
+    "JobLease",
     "JobList",
     "JobReceipt",
     "JobReceiptList",

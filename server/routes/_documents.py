@@ -20,6 +20,7 @@ from ..stores.base import (
     DeliveryAttemptRecord,
     Entry,
     GroupInfo,
+    JobAckOutcome,
     JobReceipt,
     JobRecord,
     LeasedJob,
@@ -45,6 +46,7 @@ __all__ = [
     "group_info",
     "health",
     "job",
+    "job_ack_results",
     "job_list",
     "job_receipt",
     "job_receipt_list",
@@ -306,6 +308,19 @@ def job(record: JobRecord) -> Document:
         "published_at": rfc3339(record.published_at),
         "available_at": rfc3339(record.available_at),
         **optional,
+    }
+
+
+@_answers("AckJobsResult")
+def job_ack_results(job_ids: Sequence[str], outcomes: Sequence[JobAckOutcome]) -> Document:
+    """ackJobs: one result per job, in the request's order."""
+    return {
+        "results": [
+            {"job_id": job_id, "acked": True}
+            if outcome == "acked"
+            else {"job_id": job_id, "acked": False, "code": outcome}
+            for job_id, outcome in zip(job_ids, outcomes, strict=True)
+        ]
     }
 
 

@@ -1,5 +1,5 @@
-"""Queues: create and describe them, publish jobs, lease, ack, nack, extend, retry and delete
-jobs.
+"""Queues: create and describe them, publish jobs, lease, ack (one or many), nack, extend, retry
+and delete jobs.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from generated.pydantic_models import (
+    AckJobsRequest,
     ExtendLeaseRequest,
     JobState,
     LeaseRef,
@@ -165,6 +166,15 @@ async def ack_job(request: Request, access: Access) -> Response:
     return json_response(documents.job(job))
 
 
+async def ack_jobs(request: Request, access: Access) -> Response:
+    """ackJobs: the lease holder marks many jobs done, each with its own result."""
+    name = access.names["queue"]
+    body, _ = await read_json(request, AckJobsRequest)
+    leases = [(lease.job_id, lease.lease_id) for lease in body.jobs]
+    outcomes = await context_of(request).store.ack_jobs(name, leases)
+    return json_response(documents.job_ack_results([job_id for job_id, _ in leases], outcomes))
+
+
 async def nack_job(request: Request, access: Access) -> Response:
     """nackJob: the lease holder gives the job back for a retry."""
     name, job_id = access.names["queue"], access.names["job_id"]
@@ -205,6 +215,7 @@ routes = [
     operations("/v1/queues/{queue}/jobs", POST=publish_job, GET=list_jobs),
     operations("/v1/queues/{queue}/batch", POST=publish_jobs),
     operations("/v1/queues/{queue}/leases", POST=lease_jobs),
+    operations("/v1/queues/{queue}/acks", POST=ack_jobs),
     operations("/v1/queues/{queue}/jobs/{job_id}", GET=get_job, DELETE=delete_job),
     operations("/v1/queues/{queue}/jobs/{job_id}/ack", POST=ack_job),
     operations("/v1/queues/{queue}/jobs/{job_id}/nack", POST=nack_job),

@@ -19,6 +19,7 @@ __all__ = [
     "Entry",
     "GroupInfo",
     "IdempotencyClaim",
+    "JobAckOutcome",
     "JobReceipt",
     "JobRecord",
     "JobState",
@@ -45,6 +46,8 @@ __all__ = [
 
 JSON = Any
 JobState = Literal["ready", "delayed", "leased", "succeeded", "dead"]
+# What ``ack_jobs`` says of each job: acknowledged now, or why not.
+JobAckOutcome = Literal["acked", "lease_expired", "job_not_found"]
 MessageState = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
 
 

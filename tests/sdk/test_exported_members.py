@@ -57,6 +57,7 @@ PUBLIC_NAMES = [
     "InvalidNameError",
     "InvalidTopicError",
     "Job",
+    "JobAckResult",
     "JobReceipt",
     "JobRequest",
     "JobState",

@@ -13,6 +13,14 @@ import sdk
 from tests.sdk._support import QUEUE, job, leased, problem, resolve, sent_json
 
 RECEIPT = {"job_id": "job_1", "queue": "jobs", "topic": "email-jobs", "deduplicated": False}
+LEASED_FIELDS: dict[str, Any] = {
+    "queue": "jobs",
+    "topic": "email-jobs",
+    "payload": None,
+    "attempt": 1,
+    "lease_expires_at": datetime(2026, 11, 29, 12, 0, 30, tzinfo=UTC),
+    "published_at": datetime(2026, 11, 29, 12, 0, tzinfo=UTC),
+}
 
 
 @pytest.fixture
@@ -267,6 +275,41 @@ async def test_job_inspection_and_manual_leasing(
     }
     await resolve(queue.extend(leased_job, lease=90))
     assert sent_json(extend.calls.last) == {"lease_id": "lease_1", "lease_seconds": 90}
+
+
+async def test_ack_many_sends_every_lease_and_reads_a_result_for_each(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter, queue_exists: respx.Route
+) -> None:
+    """ack_many is one ackJobs request; each job's result comes back in order."""
+    acks = api.post("/v1/queues/jobs/acks").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "results": [
+                    {"job_id": "job_1", "acked": True},
+                    {"job_id": "job_2", "acked": False, "code": "lease_expired"},
+                ]
+            },
+        )
+    )
+    queue = await resolve(client.init_queue("jobs"))
+    first = sdk.LeasedJob(**{**LEASED_FIELDS, "job_id": "job_1", "lease_id": "lease_1"})
+    second = sdk.LeasedJob(**{**LEASED_FIELDS, "job_id": "job_2", "lease_id": "lease_2"})
+    results = await resolve(queue.ack_many([first, second]))
+    assert results == [
+        sdk.JobAckResult(job_id="job_1", acked=True),
+        sdk.JobAckResult(job_id="job_2", acked=False, code="lease_expired"),
+    ]
+    assert sent_json(acks.calls.last) == {
+        "jobs": [
+            {"job_id": "job_1", "lease_id": "lease_1"},
+            {"job_id": "job_2", "lease_id": "lease_2"},
+        ]
+    }
+    for wrong in ([], [first] * 1001):
+        with pytest.raises(sdk.InvalidArgumentError):
+            await resolve(queue.ack_many(wrong))
+    assert acks.call_count == 1
 
 
 async def test_an_invalid_queue_name_raises_before_any_request(

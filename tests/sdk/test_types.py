@@ -27,6 +27,7 @@ WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
     "GroupInfo": ("GroupInfo", {}, frozenset()),
     "Health": ("Health", {}, frozenset()),
     "Job": ("Job", {}, frozenset()),
+    "JobAckResult": ("JobAckResult", {}, frozenset()),
     "JobReceipt": ("JobReceipt", {}, frozenset()),
     "LeasedJob": ("LeasedJob", {}, frozenset()),
     "Message": ("Message", {}, frozenset()),

@@ -159,6 +159,7 @@ REFUSALS_OF_NO_PERMISSION = {
     "leaseJobs": "token 'nothing' may not consume on queue 'jobs'",
     "getJob": "token 'nothing' may not consume on queue 'jobs'",
     "ackJob": "token 'nothing' may not consume on queue 'jobs'",
+    "ackJobs": "token 'nothing' may not consume on queue 'jobs'",
     "nackJob": "token 'nothing' may not consume on queue 'jobs'",
     "extendLease": "token 'nothing' may not consume on queue 'jobs'",
     "retryJob": "token 'nothing' may not admin on queue 'jobs'",

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from generated.pydantic_models import (
+    AckJobsResult,
     Job,
     JobList,
     JobReceipt,
@@ -301,6 +302,66 @@ async def test_ack_and_nack_need_the_jobs_current_lease_id(api: RunningApp) -> N
         )
         assert_problem(response, 409, "lease_expired")
     job = (await api.client.get(f"/v1/queues/jobs/jobs/{lease['job_id']}")).json()
+    assert job["state"] == "leased"
+
+
+async def test_ack_jobs_acknowledges_many_with_a_result_for_each(api: RunningApp) -> None:
+    """ackJobs settles every job whose lease is current and says why not for the others, in
+    the order asked; the jobs it acked are succeeded, the others as they were.
+    """
+    await _create_queue(api)
+    for payload in range(3):
+        await _publish(api, payload=payload)
+    leased = (await api.client.post("/v1/queues/jobs/leases", json={"max_jobs": 3})).json()["jobs"]
+    unknown = "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"
+    response = await api.client.post(
+        "/v1/queues/jobs/acks",
+        json={
+            "jobs": [
+                {"job_id": leased[0]["job_id"], "lease_id": leased[0]["lease_id"]},
+                {"job_id": leased[1]["job_id"], "lease_id": "lease_someone_else"},
+                {"job_id": unknown, "lease_id": "lease_x"},
+                {"job_id": leased[2]["job_id"], "lease_id": leased[2]["lease_id"]},
+            ]
+        },
+    )
+    assert response.status_code == 200, response.text
+    assert AckJobsResult.model_validate(response.json())
+    assert response.json() == {
+        "results": [
+            {"job_id": leased[0]["job_id"], "acked": True},
+            {"job_id": leased[1]["job_id"], "acked": False, "code": "lease_expired"},
+            {"job_id": unknown, "acked": False, "code": "job_not_found"},
+            {"job_id": leased[2]["job_id"], "acked": True},
+        ]
+    }
+    states = [
+        (await api.client.get(f"/v1/queues/jobs/jobs/{job['job_id']}")).json()["state"]
+        for job in leased
+    ]
+    assert states == ["succeeded", "leased", "succeeded"]
+
+
+async def test_ack_jobs_refuses_a_missing_queue_and_malformed_lists(api: RunningApp) -> None:
+    """A missing queue is 404 for the whole request; an empty, oversized or malformed list is
+    refused before anything is acknowledged.
+    """
+    lease = {"job_id": "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", "lease_id": "lease_x"}
+    missing = await api.client.post("/v1/queues/nope/acks", json={"jobs": [lease]})
+    assert_problem(missing, 404, "queue_not_found")
+    await _create_queue(api)
+    await _publish(api, payload=1)
+    held = await _lease_one(api)
+    for body in (
+        {"jobs": []},
+        {"jobs": [lease] * 1001},
+        {"jobs": [{"job_id": "not-a-job", "lease_id": "lease_x"}]},
+        {"jobs": [{"job_id": held["job_id"], "lease_id": held["lease_id"]}, {"job_id": "x"}]},
+        {"ids": [held["job_id"]]},
+    ):
+        response = await api.client.post("/v1/queues/jobs/acks", json=body)
+        assert response.status_code in (400, 422), response.text
+    job = (await api.client.get(f"/v1/queues/jobs/jobs/{held['job_id']}")).json()
     assert job["state"] == "leased"
 
 

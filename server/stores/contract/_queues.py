@@ -20,6 +20,7 @@ from ..checks import (
 )
 from ..records import (
     IdempotencyClaim,
+    JobAckOutcome,
     JobReceipt,
     JobRecord,
     JobState,
@@ -112,6 +113,15 @@ class QueuesContract(abc.ABC):
         """
         return await self._ack_job(queue, job_id, lease_id)
 
+    async def ack_jobs(self, queue: str, leases: Sequence[tuple[str, str]]) -> list[JobAckOutcome]:
+        """Acknowledge each ``(job_id, lease_id)`` as ``ack_job`` would, in one atomic step, and
+        say per pair, in order, ``acked`` or why not (``lease_expired``, ``job_not_found``); a
+        pair that fails never stops the others. The same job twice: the second is
+        ``lease_expired``. ``queue_not_found`` for the whole call when the queue does not exist.
+        """
+        check_at_least_one(len(leases), name="the number of leases")
+        return await self._ack_jobs(queue, leases)
+
     async def nack_job(
         self, queue: str, job_id: str, lease_id: str, *, retry_delay: int, error: str | None
     ) -> JobRecord:
@@ -198,6 +208,10 @@ class QueuesContract(abc.ABC):
     @abc.abstractmethod
     async def _ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
         """``ack_job``."""
+
+    @abc.abstractmethod
+    async def _ack_jobs(self, queue: str, leases: Sequence[tuple[str, str]]) -> list[JobAckOutcome]:
+        """``ack_jobs`` with at least one lease."""
 
     @abc.abstractmethod
     async def _nack_job(

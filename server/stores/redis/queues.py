@@ -7,7 +7,7 @@ import contextlib
 import json
 import time
 from collections.abc import Awaitable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from redis.asyncio.client import Pipeline
 from redis.asyncio.cluster import RedisCluster
@@ -16,6 +16,7 @@ from redis.exceptions import ResponseError
 from ...ids import new_id
 from ..base import (
     IdempotencyClaim,
+    JobAckOutcome,
     JobReceipt,
     JobRecord,
     JobState,
@@ -274,6 +275,16 @@ class RedisQueues(RedisCore):
             details={"job_id": job_id, "lease_id": lease_id},
         )
         return job_record(queue, pairs(fields), now)
+
+    async def _ack_jobs(self, queue: str, leases: Sequence[tuple[str, str]]) -> list[JobAckOutcome]:
+        """Succeed each job whose lease is current, in one script."""
+        outcomes = await self._queue_script(
+            "ack_jobs",
+            queue,
+            [part for lease in leases for part in lease],
+            now=self.clock(),
+        )
+        return [cast("JobAckOutcome", outcome) for outcome in outcomes]
 
     async def _nack_job(
         self, queue: str, job_id: str, lease_id: str, *, retry_delay: int, error: str | None

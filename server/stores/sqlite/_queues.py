@@ -16,6 +16,7 @@ from ...ids import new_id
 from ..base import (
     ConflictError,
     IdempotencyClaim,
+    JobAckOutcome,
     JobReceipt,
     JobRecord,
     JobState,
@@ -278,6 +279,31 @@ class QueuesMixin(SQLiteCore):
                 (now, job_id),
             )
             return _job_record(connection, queue, job_id, now)
+
+        return await self.run_transaction(work)
+
+    async def _ack_jobs(self, queue: str, leases: Sequence[tuple[str, str]]) -> list[JobAckOutcome]:
+        """Succeed each job whose lease is current, in one transaction."""
+
+        def work(connection: sqlite3.Connection, now: float) -> list[JobAckOutcome]:
+            _require_queue(connection, queue)
+            outcomes: list[JobAckOutcome] = []
+            for job_id, lease_id in leases:
+                acked = connection.execute(
+                    """UPDATE jobs SET state = 'succeeded', finished_at = :now, lease_id = NULL,
+                           lease_expires_at = NULL, lease_consumer = NULL
+                       WHERE job_id = :job_id AND queue = :queue AND state = 'leased'
+                           AND lease_id = :lease_id AND lease_expires_at > :now""",
+                    {"now": now, "job_id": job_id, "queue": queue, "lease_id": lease_id},
+                ).rowcount
+                if acked:
+                    outcomes.append("acked")
+                    continue
+                exists = connection.execute(
+                    "SELECT 1 FROM jobs WHERE job_id = ? AND queue = ?", (job_id, queue)
+                ).fetchone()
+                outcomes.append("lease_expired" if exists else "job_not_found")
+            return outcomes
 
         return await self.run_transaction(work)
 

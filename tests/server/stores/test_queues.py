@@ -108,6 +108,7 @@ async def test_list_queues_by_name_and_delete_queue(store: Store) -> None:
         lambda store: store.get_job("missing", "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"),
         lambda store: store.list_jobs("missing", state=None, limit=10),
         lambda store: store.ack_job("missing", "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", "lease_x"),
+        lambda store: store.ack_jobs("missing", [("job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", "lease_x")]),
         lambda store: store.nack_job(
             "missing", "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", "lease_x", retry_delay=0, error=None
         ),
@@ -125,6 +126,7 @@ async def test_list_queues_by_name_and_delete_queue(store: Store) -> None:
         "get_job",
         "list",
         "ack",
+        "ack_many",
         "nack",
         "extend",
         "retry",
@@ -506,6 +508,56 @@ async def test_only_the_current_unexpired_lease_settles_a_job(
         assert raised.value.detail == (
             f"lease {current.lease_id!r} of job {job_id!r} has ended or belongs to another worker"
         )
+
+
+async def test_ack_jobs_acknowledges_each_current_lease_and_says_why_not_for_the_rest(
+    store: Store, clock: FakeClock
+) -> None:
+    """One call settles many jobs; a wrong, ended, repeated or unknown one fails alone."""
+    await make_queue(store, lease_seconds=10)
+    await make_queue(store, "other")
+    [elsewhere] = await publish(store, "other")
+    receipts = await publish(
+        store, "work", *[NewJob(topic="email", payload={"n": n}) for n in range(4)]
+    )
+    leased = await lease(store, max_jobs=3)
+    clock.advance(5)
+    [late] = await lease(store, lease_seconds=1)
+    clock.advance(2)
+    outcomes = await store.ack_jobs(
+        "work",
+        [
+            (leased[0].job_id, leased[0].lease_id),
+            (leased[1].job_id, "lease_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"),
+            (leased[2].job_id, leased[2].lease_id),
+            (leased[2].job_id, leased[2].lease_id),
+            (late.job_id, late.lease_id),
+            (elsewhere.job_id, "lease_x"),
+            ("job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", "lease_x"),
+        ],
+    )
+    assert outcomes == [
+        "acked",
+        "lease_expired",
+        "acked",
+        "lease_expired",
+        "lease_expired",
+        "job_not_found",
+        "job_not_found",
+    ]
+    states = [(await store.get_job("work", r.job_id)).state for r in receipts]
+    assert states == ["succeeded", "leased", "succeeded", "ready"]
+    assert (await store.get_queue("work")).stats == QueueStats(ready=1, delayed=0, leased=1, dead=0)
+    # Nothing acked twice, nothing more acked on a repeat.
+    again = await store.ack_jobs("work", [(leased[0].job_id, leased[0].lease_id)])
+    assert again == ["lease_expired"]
+
+
+async def test_ack_jobs_needs_at_least_one_lease(store: Store) -> None:
+    await make_queue(store)
+    with pytest.raises(StoreError) as raised:
+        await store.ack_jobs("work", [])
+    assert raised.value.code == "validation_failed"
 
 
 async def test_settling_an_unknown_job_is_job_not_found(store: Store) -> None:
