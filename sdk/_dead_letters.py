@@ -34,6 +34,11 @@ class _DeadLetterCalls:
 
     @staticmethod
     def list(limit: int) -> Call[builtins.list[DeadLetter]]:
+        """One listDeadLetters call.
+
+        Raises:
+            InvalidArgumentError: `limit` is not between 1 and 1000.
+        """
         return make_call(
             _endpoints.list_dead_letters,
             lambda result: [_dead_letter(letter) for letter in result.dead_letters],
@@ -42,48 +47,108 @@ class _DeadLetterCalls:
 
     @staticmethod
     def retry(message_id: str) -> Call[MessageReceipt]:
+        """One retryDeadLetter call; the service checks the id."""
         return make_call(_endpoints.retry_dead_letter, read_receipt, message_id)
 
     @staticmethod
     def delete(message_id: str) -> Call[None]:
+        """One deleteDeadLetter call; the service checks the id."""
         return make_call(_endpoints.delete_dead_letter, lambda _: None, message_id)
 
 
 class DeadLetters:
-    """Messages whose retries ran out, of a `Client` (`client.dead_letters`)."""
+    """Messages whose retries ran out, of a `Client` (`client.dead_letters`).
+
+    Each method names its own errors below. Invalid arguments raise InvalidArgumentError before
+    any request is sent. Any request may also fail with AuthenticationError (401),
+    PermissionDeniedError (403) and, once the client's retries are used up, RateLimitError (429),
+    InternalServerError (5xx) or APIConnectionError.
+    """
 
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
 
     def list(self, *, limit: int = 100) -> builtins.list[DeadLetter]:
-        """Dead letters, oldest first."""
+        """Dead letters, oldest first, with their last error.
+
+        Returns:
+            Up to `limit` DeadLetter.
+
+        Raises:
+            InvalidArgumentError: `limit` is not between 1 and 1000.
+            PermissionDeniedError: the token may not consume messages.
+        """
         return self._transport.send(_DeadLetterCalls.list(limit))
 
     def retry(self, message_id: str) -> MessageReceipt:
-        """Deliver a dead letter again, with its retries counted from zero."""
+        """Deliver a dead letter again, now, with its retries counted from zero.
+
+        Returns:
+            The message's new MessageReceipt.
+
+        Raises:
+            BadRequestError: `message_id` is not a message id (`msg_...`).
+            NotFoundError: there is no dead letter of that id.
+            PermissionDeniedError: the token lacks `admin` on messages.
+        """
         return self._transport.send(_DeadLetterCalls.retry(message_id))
 
     def delete(self, message_id: str) -> None:
-        """Forget a dead letter; the message's status stays readable."""
+        """Forget a dead letter; the message's status stays readable.
+
+        Raises:
+            BadRequestError: `message_id` is not a message id (`msg_...`).
+            NotFoundError: there is no dead letter of that id.
+            PermissionDeniedError: the token lacks `admin` on messages.
+        """
         self._transport.send(_DeadLetterCalls.delete(message_id))
 
 
 class AsyncDeadLetters:
-    """Messages whose retries ran out, of an `AsyncClient` (`aclient.dead_letters`)."""
+    """Messages whose retries ran out, of an `AsyncClient` (`aclient.dead_letters`), awaited.
+
+    Each method names its own errors below. Invalid arguments raise InvalidArgumentError before
+    any request is sent. Any request may also fail with AuthenticationError (401),
+    PermissionDeniedError (403) and, once the client's retries are used up, RateLimitError (429),
+    InternalServerError (5xx) or APIConnectionError.
+    """
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
 
     async def list(self, *, limit: int = 100) -> builtins.list[DeadLetter]:
-        """Dead letters, oldest first."""
+        """Dead letters, oldest first, with their last error.
+
+        Returns:
+            Up to `limit` DeadLetter.
+
+        Raises:
+            InvalidArgumentError: `limit` is not between 1 and 1000.
+            PermissionDeniedError: the token may not consume messages.
+        """
         return await self._transport.send(_DeadLetterCalls.list(limit))
 
     async def retry(self, message_id: str) -> MessageReceipt:
-        """Deliver a dead letter again, with its retries counted from zero."""
+        """Deliver a dead letter again, now, with its retries counted from zero.
+
+        Returns:
+            The message's new MessageReceipt.
+
+        Raises:
+            BadRequestError: `message_id` is not a message id (`msg_...`).
+            NotFoundError: there is no dead letter of that id.
+            PermissionDeniedError: the token lacks `admin` on messages.
+        """
         return await self._transport.send(_DeadLetterCalls.retry(message_id))
 
     async def delete(self, message_id: str) -> None:
-        """Forget a dead letter; the message's status stays readable."""
+        """Forget a dead letter; the message's status stays readable.
+
+        Raises:
+            BadRequestError: `message_id` is not a message id (`msg_...`).
+            NotFoundError: there is no dead letter of that id.
+            PermissionDeniedError: the token lacks `admin` on messages.
+        """
         await self._transport.send(_DeadLetterCalls.delete(message_id))
 
 

@@ -113,8 +113,17 @@ class EmbeddedService:
 
         `path` is the SQLite file to keep data in; without it (and without `store`, any store
         URL) the data lives in a temporary directory removed by `stop()`. `token` defaults to a
-        random one. Raises ConfigurationError for bad arguments or a missing `server` extra, and
-        EmbeddedServiceError, with the end of the service's log, when it fails to start.
+        random one.
+
+        Returns:
+            The running EmbeddedService, with its `base_url` and `token`.
+
+        Raises:
+            ConfigurationError: a bad argument (both `path` and `store`, a token that is not
+                printable ASCII, a `startup_timeout` that is not a positive number, ...), the
+                `server` extra is missing, or the service refused its settings.
+            EmbeddedServiceError: the service could not be started, exited before it was
+                ready, or took longer than `startup_timeout`; `log` holds the end of its log.
         """
         secret = _check_token(token)
         destinations = _check_destinations(allow_destinations)

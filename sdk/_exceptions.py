@@ -30,6 +30,14 @@ SpoolError
     └── InvalidDurationError
 ```
 
+What each error carries besides its message: an APIStatusError has `status_code`, `code` (the
+problem's code, such as `stream_not_found`), `detail`, `request_id`, `errors` (a FieldError for each
+invalid part of the request) and `retry_after` (seconds, from Retry-After); an
+APIResponseValidationError has `status_code`; a PublishError `target` and `reason`, with its cause
+(the APIError, or the encoding error) chained as `__cause__`; a SignatureError `reason` and
+`failures` (each key tried, with its reason and detail); an EmbeddedServiceError `log` and
+`exit_code`.
+
 Messages never contain the API key: the SDK builds them only from statuses, problem documents and
 the redacted base URL.
 """

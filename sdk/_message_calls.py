@@ -64,7 +64,16 @@ class MessageCalls:
         as_json: bool,
         options: MessageOptions,
     ) -> Call[MessageReceipt | builtins.list[MessageReceipt]]:
-        """One publishMessage: its one receipt for a `url`, a list for a `url_group`."""
+        """One publishMessage: its one receipt for a `url`, a list for a `url_group`.
+
+        Raises:
+            TypeError: `options` holds a name that is not a message option.
+            InvalidArgumentError: not exactly one of `url` and `url_group`, a text body that is
+                not str or bytes, or an invalid option.
+            InvalidNameError: `url_group` is not a valid URL group name.
+            InvalidDurationError: `delay` or `timeout` is malformed or out of range.
+            PublishError: the body cannot be encoded (or, as text, is bytes but not UTF-8).
+        """
         check_option_names(options, "publish_json" if as_json else "publish")
         target = _target(url, url_group)
         request = self._request(
@@ -86,6 +95,15 @@ class MessageCalls:
     def batch(
         self, messages: Iterable[MessageRequest], *, idempotency_key: str | None
     ) -> Call[builtins.list[builtins.list[MessageReceipt]]] | None:
+        """One publishMessages of every message, or None when there is none.
+
+        Raises:
+            InvalidArgumentError: more than 1000 messages, an item that is not a MessageRequest,
+                an invalid item or an invalid `idempotency_key`.
+            InvalidNameError: an item's `url_group` is not a valid URL group name.
+            InvalidDurationError: an item's `delay` or `timeout` is malformed or out of range.
+            PublishError: a body cannot be encoded.
+        """
         from generated.models import PublishMessagesRequest
 
         key = resolve_idempotency_key(idempotency_key)
@@ -217,14 +235,17 @@ class MessageCalls:
 
     @staticmethod
     def get(message_id: str) -> Call[Message]:
+        """One getMessage call; the service checks the id."""
         return make_call(_endpoints.get_message, read_message, message_id)
 
     @staticmethod
     def cancel(message_id: str) -> Call[Message]:
+        """One cancelMessage call; the service checks the id."""
         return make_call(_endpoints.cancel_message, read_message, message_id)
 
     @staticmethod
     def signing_keys() -> Call[SigningKeys]:
+        """One getSigningKeys call."""
         from ._types import SigningKeys
 
         return make_call(

@@ -29,7 +29,12 @@ def message_page(
     state: MessageState | None, url_group: str | None, limit: int, cursor: str | None
 ) -> Call[Page[Message]]:
     """One listMessages page: messages in ``state`` and of ``url_group`` when given, ``limit``
-    at most, from ``cursor``; bad arguments raise InvalidArgumentError (or InvalidNameError).
+    at most, from ``cursor``.
+
+    Raises:
+        InvalidArgumentError: `state` is not a message state, or `limit` is not between 1 and
+            1000.
+        InvalidNameError: `url_group` is not a valid URL group name.
     """
     from generated.types import UNSET
 

@@ -67,16 +67,25 @@ _OPTIONS_HELP = """
         `failure_callback`, `timeout`, `deduplication_id`, `content_based_deduplication`,
         `idempotency_key`. Any other keyword is a TypeError, as for every other publish.
 """
+_RETURNS = "\n\n        Returns:"
 PublishT = TypeVar("PublishT", bound=Callable[..., Any])
 
 
 def lists_options(method: PublishT) -> PublishT:
-    """`method` with the message options in its docstring, which `**options` hides from help()."""
-    method.__doc__ = (method.__doc__ or "").rstrip() + _OPTIONS_HELP
+    """`method` with the message options in its docstring, which `**options` hides from help():
+    before its `Returns:` section, or at the end.
+    """
+    summary, returns, sections = (method.__doc__ or "").rstrip().partition(_RETURNS)
+    method.__doc__ = summary + _OPTIONS_HELP.rstrip() + returns + sections + "\n"
     return method
 
 
 def check_option_names(options: Mapping[str, Any], method: str) -> None:
+    """Refuse any name in `options` that is not a message option, as Python refuses keywords.
+
+    Raises:
+        TypeError: a name is not an option; the message suggests the closest one.
+    """
     # `**options: Unpack[MessageOptions]` is checked by type checkers only; at run time a typo
     # such as `dealy=` would be dropped in silence and the message sent with the defaults.
     for name in options:
@@ -99,6 +108,12 @@ def _url_rule() -> re.Pattern[str]:
 
 
 def check_url(url: str, *, name: str) -> str:
+    """`url` if the service accepts it as a destination or callback URL.
+
+    Raises:
+        InvalidArgumentError: it is not an http:// or https:// URL with a host and no user
+            info; the message leaves user info out.
+    """
     # fullmatch: the pattern's `$` would let re.match take a trailing newline, which the service
     # (reading it as JSON Schema does) refuses.
     if not isinstance(url, str) or not _url_rule().fullmatch(url):
@@ -111,12 +126,22 @@ def check_url(url: str, *, name: str) -> str:
 
 
 def check_method(method: str) -> HttpMethod:
+    """`method` as an HttpMethod.
+
+    Raises:
+        InvalidArgumentError: it is not one of the methods the service delivers with.
+    """
     if method not in _METHODS:
         raise InvalidArgumentError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
     return _METHODS[method]
 
 
 def request_headers(headers: Mapping[str, str]) -> PublishMessageRequestHeaders:
+    """`headers` as the generated request's headers.
+
+    Raises:
+        InvalidArgumentError: a name or value is not a str.
+    """
     from generated.models import PublishMessageRequestHeaders
 
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
@@ -125,6 +150,13 @@ def request_headers(headers: Mapping[str, str]) -> PublishMessageRequestHeaders:
 
 
 def retry_delay_text(value: str | timedelta) -> str:
+    """`retry_delay` as the API's expression: whole milliseconds for a duration, any other
+    string as it is.
+
+    Raises:
+        InvalidArgumentError: `value` is neither a duration nor a string.
+        InvalidDurationError: a duration that is negative or not whole milliseconds.
+    """
     # A duration is a fixed wait; any other string is the API's own expression, which the
     # service validates (400 invalid_retry_delay) at publish time.
     if isinstance(value, timedelta):

@@ -21,6 +21,7 @@ __all__ = ["read_message", "read_one_receipt", "read_receipt", "read_receipts"]
 
 
 def read_receipt(receipt: GeneratedMessageReceipt) -> MessageReceipt:
+    """The SDK's MessageReceipt for the service's."""
     from ._types import MessageReceipt
 
     return MessageReceipt(
@@ -29,10 +30,17 @@ def read_receipt(receipt: GeneratedMessageReceipt) -> MessageReceipt:
 
 
 def read_receipts(result: GeneratedMessageReceiptList) -> builtins.list[MessageReceipt]:
+    """Every receipt of a publish's answer, one per destination URL, in order."""
     return [read_receipt(receipt) for receipt in result.messages]
 
 
 def read_one_receipt(result: GeneratedMessageReceiptList) -> MessageReceipt:
+    """The one receipt of a publish to one URL.
+
+    Raises:
+        ValueError: the answer holds another number of receipts (the transport makes it an
+            APIResponseValidationError).
+    """
     receipts = read_receipts(result)
     if len(receipts) != 1:
         raise ValueError(f"a message to one URL got {len(receipts)} receipts")
@@ -40,6 +48,7 @@ def read_one_receipt(result: GeneratedMessageReceiptList) -> MessageReceipt:
 
 
 def read_message(message: GeneratedMessage) -> Message:
+    """The SDK's Message, with its delivery attempts, for the service's."""
     from ._types import DeliveryAttempt, Message
 
     return Message(

@@ -35,6 +35,14 @@ class Messages:
     html = "<h1>Hi</h1>"
     client.messages.publish(url="https://example.com/page", body=html, content_type="text/html")
     ```
+
+    Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
+    subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any request
+    may also fail with AuthenticationError (401), PermissionDeniedError (403) and, once the
+    client's retries are used up, RateLimitError (429), InternalServerError (5xx) or
+    APIConnectionError (APITimeoutError among them); APIResponseValidationError when an answer
+    cannot be read. The publishes raise each of these as a PublishError whose `__cause__` is the
+    typed error.
     """
 
     def __init__(self, transport: SyncTransport, *, codec: Codec) -> None:
@@ -60,7 +68,28 @@ class Messages:
         body: str | bytes,
         **options: Unpack[MessageOptions],
     ) -> MessageReceipt | builtins.list[MessageReceipt]:
-        """Publish a text body as is to `url` (one receipt) or `url_group` (one per URL)."""
+        """Publish a text body as is to `url` (one receipt) or `url_group` (one per URL).
+
+        Delivery happens later: the receipt says the service accepted the message.
+
+        Returns:
+            A MessageReceipt for `url`; for `url_group`, a list of them, one per endpoint.
+
+        Raises:
+            TypeError: a keyword that is not one of the options above.
+            InvalidArgumentError: not exactly one of `url` and `url_group`, a body that is not
+                str or bytes, or an invalid option (a URL that is not http(s), both `delay` and
+                `not_before`, a naive datetime, ...).
+            InvalidNameError: `url_group` is not a valid URL group name.
+            InvalidDurationError: `delay` or `timeout` is malformed or out of range.
+            PublishError: bytes that are not UTF-8, or the request failed; `__cause__` is
+                the typed error, such as NotFoundError (no such URL group), BadRequestError (a
+                `retry_delay` expression the service refuses), PermissionDeniedError (a
+                destination the service does not allow), ConflictError (`idempotency_key`
+                reused for another request), PayloadTooLargeError (a request over 1 MiB),
+                UnprocessableEntityError (`not_before` more than 7 days ahead) or
+                QuotaExceededError (the token's quota is used up).
+        """
         return self._transport.send(
             self._calls.publish(
                 url=url, url_group=url_group, body=body, as_json=False, options=options
@@ -88,8 +117,25 @@ class Messages:
     ) -> MessageReceipt | builtins.list[MessageReceipt]:
         """Publish `body` as JSON (encoded by the client's codec) to `url` or `url_group`.
 
-        Delivery happens later: the receipt confirms the service accepted the message. Failures
-        to publish raise PublishError with the typed cause; bad options raise ValueErrors first.
+        Delivery happens later: the receipt says the service accepted the message.
+
+        Returns:
+            A MessageReceipt for `url`; for `url_group`, a list of them, one per endpoint.
+
+        Raises:
+            TypeError: a keyword that is not one of the options above.
+            InvalidArgumentError: not exactly one of `url` and `url_group`, or an
+                invalid option (a URL that is not http(s), both `delay` and `not_before`, a
+                naive datetime, ...).
+            InvalidNameError: `url_group` is not a valid URL group name.
+            InvalidDurationError: `delay` or `timeout` is malformed or out of range.
+            PublishError: the body cannot be encoded, or the request failed; `__cause__` is
+                the typed error, such as NotFoundError (no such URL group), BadRequestError (a
+                `retry_delay` expression the service refuses), PermissionDeniedError (a
+                destination the service does not allow), ConflictError (`idempotency_key`
+                reused for another request), PayloadTooLargeError (a request over 1 MiB),
+                UnprocessableEntityError (`not_before` more than 7 days ahead) or
+                QuotaExceededError (the token's quota is used up).
         """
         return self._transport.send(
             self._calls.publish(
@@ -100,12 +146,33 @@ class Messages:
     def batch(
         self, messages: Iterable[MessageRequest], *, idempotency_key: str | None = None
     ) -> builtins.list[builtins.list[MessageReceipt]]:
-        """Publish several messages all or none; one list of receipts per message, in order."""
+        """Publish several messages all or none; one list of receipts per message, in order.
+
+        A message whose body is a str or bytes is sent as text (as `publish` does), any other
+        as JSON (as `publish_json` does).
+
+        Returns:
+            For each message, in order, its receipts (one per URL); `[]`, sending nothing, for
+            no messages.
+
+        Raises:
+            InvalidArgumentError: more than 1000 messages, an item that is not a MessageRequest,
+                an invalid item (as for `publish_json`) or an invalid `idempotency_key`.
+            PublishError: as for `publish_json`; nothing was published.
+        """
         call = self._calls.batch(messages, idempotency_key=idempotency_key)
         return [] if call is None else self._transport.send(call)
 
     def get(self, message_id: str) -> Message:
-        """A message's state and every delivery attempt."""
+        """A message's state and every delivery attempt.
+
+        Returns:
+            The Message.
+
+        Raises:
+            BadRequestError: `message_id` is not a message id (`msg_...`).
+            NotFoundError: no message has that id.
+        """
         return self._transport.send(self._calls.get(message_id))
 
     def list(
@@ -115,24 +182,62 @@ class Messages:
         url_group: str | None = None,
         limit: int = 100,
     ) -> Iterator[Message]:
-        """Every message the token may see, newest first (only those in `state`, or published to
-        `url_group`, when given). Pages of up to `limit` are fetched as the iterator reaches them;
-        bad arguments raise here, before any request.
+        """Every message the token may see, newest first.
+
+        Only those in `state`, or published to `url_group`, when given. Pages of up to `limit`
+        messages are fetched as the iterator reaches them.
+
+        Returns:
+            An iterator of Message.
+
+        Raises:
+            InvalidArgumentError: `state` or `limit` (1 to 1000) is invalid; raised by this
+                call, before any request.
+            InvalidNameError: `url_group` is not a valid URL group name; raised by this call.
+            PermissionDeniedError: while iterating, when the token may not consume messages.
+                Each page's request may fail as the class docstring says.
         """
         page = partial(message_page, state, url_group, limit)
         return iterate_pages(self._transport.send, page)
 
     def cancel(self, message_id: str) -> Message:
-        """Cancel a message not delivered yet; ConflictError once it is delivered or failed."""
+        """Cancel a message not delivered yet; it stays readable, in state `cancelled`.
+
+        Returns:
+            The Message, now cancelled.
+
+        Raises:
+            BadRequestError: `message_id` is not a message id (`msg_...`).
+            NotFoundError: no message has that id.
+            ConflictError: the message is no longer scheduled: being delivered, delivered,
+                failed or cancelled already (`invalid_state`).
+        """
         return self._transport.send(self._calls.cancel(message_id))
 
     def signing_keys(self) -> SigningKeys:
-        """The current and next keys that sign deliveries (needs admin on messages)."""
+        """The current and next keys that sign deliveries, for a `Receiver`.
+
+        Returns:
+            The SigningKeys (`current`, `next`).
+
+        Raises:
+            PermissionDeniedError: the token lacks `admin` on every message (messages named
+                `*`); no URL glob is enough.
+        """
         return self._transport.send(self._calls.signing_keys())
 
 
 class AsyncMessages:
-    """HTTP messages of an `AsyncClient` (`aclient.messages`); see `Messages`."""
+    """HTTP messages of an `AsyncClient` (`aclient.messages`), to be awaited; see `Messages`.
+
+    Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
+    subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any request
+    may also fail with AuthenticationError (401), PermissionDeniedError (403) and, once the
+    client's retries are used up, RateLimitError (429), InternalServerError (5xx) or
+    APIConnectionError (APITimeoutError among them); APIResponseValidationError when an answer
+    cannot be read. The publishes raise each of these as a PublishError whose `__cause__` is the
+    typed error.
+    """
 
     def __init__(self, transport: AsyncTransport, *, codec: Codec) -> None:
         self._transport = transport
@@ -157,7 +262,28 @@ class AsyncMessages:
         body: str | bytes,
         **options: Unpack[MessageOptions],
     ) -> MessageReceipt | builtins.list[MessageReceipt]:
-        """Publish a text body as is to `url` (one receipt) or `url_group` (one per URL)."""
+        """Publish a text body as is to `url` (one receipt) or `url_group` (one per URL).
+
+        Delivery happens later: the receipt says the service accepted the message.
+
+        Returns:
+            A MessageReceipt for `url`; for `url_group`, a list of them, one per endpoint.
+
+        Raises:
+            TypeError: a keyword that is not one of the options above.
+            InvalidArgumentError: not exactly one of `url` and `url_group`, a body that is not
+                str or bytes, or an invalid option (a URL that is not http(s), both `delay` and
+                `not_before`, a naive datetime, ...).
+            InvalidNameError: `url_group` is not a valid URL group name.
+            InvalidDurationError: `delay` or `timeout` is malformed or out of range.
+            PublishError: bytes that are not UTF-8, or the request failed; `__cause__` is
+                the typed error, such as NotFoundError (no such URL group), BadRequestError (a
+                `retry_delay` expression the service refuses), PermissionDeniedError (a
+                destination the service does not allow), ConflictError (`idempotency_key`
+                reused for another request), PayloadTooLargeError (a request over 1 MiB),
+                UnprocessableEntityError (`not_before` more than 7 days ahead) or
+                QuotaExceededError (the token's quota is used up).
+        """
         return await self._transport.send(
             self._calls.publish(
                 url=url, url_group=url_group, body=body, as_json=False, options=options
@@ -183,7 +309,28 @@ class AsyncMessages:
         body: Any,
         **options: Unpack[MessageOptions],
     ) -> MessageReceipt | builtins.list[MessageReceipt]:
-        """Publish `body` as JSON (encoded by the client's codec) to `url` or `url_group`."""
+        """Publish `body` as JSON (encoded by the client's codec) to `url` or `url_group`.
+
+        Delivery happens later: the receipt says the service accepted the message.
+
+        Returns:
+            A MessageReceipt for `url`; for `url_group`, a list of them, one per endpoint.
+
+        Raises:
+            TypeError: a keyword that is not one of the options above.
+            InvalidArgumentError: not exactly one of `url` and `url_group`, or an
+                invalid option (a URL that is not http(s), both `delay` and `not_before`, a
+                naive datetime, ...).
+            InvalidNameError: `url_group` is not a valid URL group name.
+            InvalidDurationError: `delay` or `timeout` is malformed or out of range.
+            PublishError: the body cannot be encoded, or the request failed; `__cause__` is
+                the typed error, such as NotFoundError (no such URL group), BadRequestError (a
+                `retry_delay` expression the service refuses), PermissionDeniedError (a
+                destination the service does not allow), ConflictError (`idempotency_key`
+                reused for another request), PayloadTooLargeError (a request over 1 MiB),
+                UnprocessableEntityError (`not_before` more than 7 days ahead) or
+                QuotaExceededError (the token's quota is used up).
+        """
         return await self._transport.send(
             self._calls.publish(
                 url=url, url_group=url_group, body=body, as_json=True, options=options
@@ -193,12 +340,33 @@ class AsyncMessages:
     async def batch(
         self, messages: Iterable[MessageRequest], *, idempotency_key: str | None = None
     ) -> builtins.list[builtins.list[MessageReceipt]]:
-        """Publish several messages all or none; one list of receipts per message, in order."""
+        """Publish several messages all or none; one list of receipts per message, in order.
+
+        A message whose body is a str or bytes is sent as text (as `publish` does), any other
+        as JSON (as `publish_json` does).
+
+        Returns:
+            For each message, in order, its receipts (one per URL); `[]`, sending nothing, for
+            no messages.
+
+        Raises:
+            InvalidArgumentError: more than 1000 messages, an item that is not a MessageRequest,
+                an invalid item (as for `publish_json`) or an invalid `idempotency_key`.
+            PublishError: as for `publish_json`; nothing was published.
+        """
         call = self._calls.batch(messages, idempotency_key=idempotency_key)
         return [] if call is None else await self._transport.send(call)
 
     async def get(self, message_id: str) -> Message:
-        """A message's state and every delivery attempt."""
+        """A message's state and every delivery attempt.
+
+        Returns:
+            The Message.
+
+        Raises:
+            BadRequestError: `message_id` is not a message id (`msg_...`).
+            NotFoundError: no message has that id.
+        """
         return await self._transport.send(self._calls.get(message_id))
 
     def list(
@@ -208,14 +376,46 @@ class AsyncMessages:
         url_group: str | None = None,
         limit: int = 100,
     ) -> AsyncIterator[Message]:
-        """Every message the token may see, newest first, for `async for`; see `Messages.list`."""
+        """Every message the token may see, newest first.
+
+        For `async for`: only those in `state`, or published to `url_group`, when given. Pages
+        of up to `limit` messages are fetched as the iteration reaches them.
+
+        Returns:
+            An async iterator of Message.
+
+        Raises:
+            InvalidArgumentError: `state` or `limit` (1 to 1000) is invalid; raised by this
+                call, before any request.
+            InvalidNameError: `url_group` is not a valid URL group name; raised by this call.
+            PermissionDeniedError: while iterating, when the token may not consume messages.
+                Each page's request may fail as the class docstring says.
+        """
         page = partial(message_page, state, url_group, limit)
         return aiterate_pages(self._transport.send, page)
 
     async def cancel(self, message_id: str) -> Message:
-        """Cancel a message not delivered yet; ConflictError once it is delivered or failed."""
+        """Cancel a message not delivered yet; it stays readable, in state `cancelled`.
+
+        Returns:
+            The Message, now cancelled.
+
+        Raises:
+            BadRequestError: `message_id` is not a message id (`msg_...`).
+            NotFoundError: no message has that id.
+            ConflictError: the message is no longer scheduled: being delivered, delivered,
+                failed or cancelled already (`invalid_state`).
+        """
         return await self._transport.send(self._calls.cancel(message_id))
 
     async def signing_keys(self) -> SigningKeys:
-        """The current and next keys that sign deliveries (needs admin on messages)."""
+        """The current and next keys that sign deliveries, for a `Receiver`.
+
+        Returns:
+            The SigningKeys (`current`, `next`).
+
+        Raises:
+            PermissionDeniedError: the token lacks `admin` on every message (messages named
+                `*`); no URL glob is enough.
+        """
         return await self._transport.send(self._calls.signing_keys())

@@ -27,6 +27,10 @@ def iterate_pages(
 ) -> Iterator[T]:
     """Every item of a listing: ``page(cursor)`` builds each page's call (the first one now, so
     bad arguments raise here) and ``send`` sends it when the iterator reaches that page.
+
+    Raises:
+        InvalidArgumentError: what ``page(None)`` raises for bad arguments, from this call;
+            iterating raises what ``send`` raises.
     """
     return _items(send, page, page(None))
 
@@ -48,7 +52,12 @@ def aiterate_pages(
     send: Callable[[Call[Page[T]]], Awaitable[Page[T]]],
     page: Callable[[str | None], Call[Page[T]]],
 ) -> AsyncIterator[T]:
-    """`iterate_pages` for an async transport: every item, each page awaited when reached."""
+    """`iterate_pages` for an async transport: every item, each page awaited when reached.
+
+    Raises:
+        InvalidArgumentError: what ``page(None)`` raises for bad arguments, from this call;
+            iterating raises what ``send`` raises.
+    """
     return _async_items(send, page, page(None))
 
 

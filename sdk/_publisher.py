@@ -30,6 +30,13 @@ class _PublisherBase:
 
         The handler is returned unchanged: calling it yourself publishes nothing. Stacked
         publishers are kept on the handler in the order the decorators applied.
+
+        Returns:
+            `handler` itself.
+
+        Raises:
+            ConfigurationError: `handler` takes no attributes (a bound method, a builtin):
+                decorate the function itself.
         """
         publishers = getattr(handler, PUBLISHERS_ATTRIBUTE, None)
         if publishers is None:
@@ -76,7 +83,16 @@ class Publisher(_PublisherBase):
         approximate: bool | None = None,
         idempotency_key: str | None = None,
     ) -> str:
-        """Append `body` to the stream and return the new entry id; see `Client.publish`."""
+        """Append `body` to the stream and return the new entry id; see `Client.publish`.
+
+        Returns:
+            The new entry's id (`<ms>-<seq>`).
+
+        Raises:
+            InvalidArgumentError: `maxlen` or `idempotency_key` is invalid.
+            PublishError: the body cannot be encoded, or the request failed; `__cause__` is the
+                typed error, as for `Streams.publish`.
+        """
         return self._streams.publish(
             self.stream,
             body,
@@ -101,7 +117,16 @@ class AsyncPublisher(_PublisherBase):
         approximate: bool | None = None,
         idempotency_key: str | None = None,
     ) -> str:
-        """Append `body` to the stream and return the new entry id; see `AsyncClient.publish`."""
+        """Append `body` to the stream and return the new entry id; see `AsyncClient.publish`.
+
+        Returns:
+            The new entry's id (`<ms>-<seq>`).
+
+        Raises:
+            InvalidArgumentError: `maxlen` or `idempotency_key` is invalid.
+            PublishError: the body cannot be encoded, or the request failed; `__cause__` is the
+                typed error, as for `Streams.publish`.
+        """
         return await self._streams.publish(
             self.stream,
             body,

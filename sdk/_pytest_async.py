@@ -14,6 +14,10 @@ __all__ = ["spool_async_client"]
 
 @pytest_asyncio.fixture
 async def spool_async_client(spool_service: SpoolService) -> AsyncIterator[AsyncClient]:
-    """An `sdk.AsyncClient` of the session's service, closed after the test."""
+    """An `sdk.AsyncClient` of the session's service, closed after the test.
+
+    Yields:
+        The client; the streams it touched and the messages it published are swept after the test.
+    """
     async with spool_service.async_client() as client:
         yield client

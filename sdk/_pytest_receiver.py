@@ -43,11 +43,22 @@ class Delivery:
         return self.signature_error is None
 
     def json(self) -> Any:
-        """The body read as JSON."""
+        """The body read as JSON.
+
+        Returns:
+            The JSON value of the body.
+
+        Raises:
+            ValueError: the body is not JSON (a `json.JSONDecodeError`).
+        """
         return json.loads(self.body)
 
     def describe(self) -> str:
-        """One line for a failure message: method, path, signature outcome, start of the body."""
+        """One line for a failure message: method, path, signature outcome, start of the body.
+
+        Returns:
+            The line, such as `POST /spool-receiver-.../hook (signed) b'{"n": 1}'`.
+        """
         outcome = "signed" if self.signature_error is None else self.signature_error.reason
         return f"{self.method} {self.path} ({outcome}) {self.body[:80]!r}"
 
@@ -89,9 +100,15 @@ class DeliveryReceiver:
     def wait_for(
         self, count: int = 1, *, timeout: float = DEFAULT_WAIT_SECONDS, verified: bool = True
     ) -> list[Delivery]:
-        """The first `count` deliveries, once they arrived; AssertionError after `timeout`
-        seconds, listing what did arrive. With `verified` (the default), a delivery whose
-        signature failed is an AssertionError too.
+        """The first `count` deliveries, once they arrived.
+
+        Returns:
+            The first `count` deliveries, in the order they arrived.
+
+        Raises:
+            AssertionError: fewer than `count` arrived within `timeout` seconds (the message
+                lists what did), or, with `verified` (the default), the signature of one of
+                them failed.
         """
         deadline = time.monotonic() + timeout
         with self._arrived:

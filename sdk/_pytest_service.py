@@ -1,12 +1,12 @@
 """The service behind the pytest plugin's fixtures, and the clean slate it leaves after each test.
 
 A test session shares one service (started once per session, or per xdist worker), so each test
-must leave it as it found it. The API can list queues, URL groups and dead letters, so those are
-deleted whoever made them. It cannot list streams or messages: the clients this module makes
-record every stream they touch and every message they publish (an httpx event hook, which costs
-nothing the service sees), and those streams are deleted and those messages cancelled. Deleting a
-few names after a test costs a few loopback requests; a fresh service per test would cost a
-second or two.
+must leave it as it found it. Queues, URL groups and dead letters are listed and deleted whoever
+made them. Streams and messages are removed when the clients this module makes touched them:
+those clients record every stream they touch and every message they publish (an httpx event
+hook, which costs nothing the service sees), and those streams are deleted and those messages
+cancelled. Deleting a few names after a test costs a few loopback requests; a fresh service per
+test would cost a second or two.
 """
 
 from __future__ import annotations
@@ -110,6 +110,14 @@ class SpoolService:
 
         On Redis the session gets a key prefix of its own, so parallel sessions (xdist workers)
         never see or sweep each other's data, and `close()` deletes its keys.
+
+        Returns:
+            The SpoolService of the running embedded service.
+
+        Raises:
+            ConfigurationError: the `server` extra is missing, or the service refused its
+                settings (such as an unusable `store`).
+            EmbeddedServiceError: the service exited or timed out before it was ready.
         """
         from ._embedded import EmbeddedService
 
@@ -124,7 +132,14 @@ class SpoolService:
 
     @classmethod
     def attach(cls, base_url: str, *, api_key: str | None) -> SpoolService:
-        """A service that is already running; nothing is started or stopped."""
+        """A service that is already running; nothing is started or stopped.
+
+        Returns:
+            A SpoolService of `base_url`, whose clients use `api_key`.
+
+        Raises:
+            ConfigurationError: `api_key` is missing or empty.
+        """
         if not api_key:
             raise ConfigurationError(
                 "--spool-base-url needs an API key: set $SPOOL_API_KEY (or --spool-api-key)"
@@ -137,7 +152,15 @@ class SpoolService:
         return {"SPOOL_BASE_URL": self.base_url, "SPOOL_API_KEY": self.api_key}
 
     def receiver(self) -> Receiver:
-        """A `Receiver` holding this service's signing keys (asked for once)."""
+        """A `Receiver` holding this service's signing keys (asked for once).
+
+        Returns:
+            The Receiver, the same one on every call.
+
+        Raises:
+            PermissionDeniedError: the API key may not read the signing keys (it needs `admin`
+                on every message); any other APIError of the request.
+        """
         if self._receiver is None:
             keys = self._admin_client().messages.signing_keys()
             self._receiver = Receiver(current_signing_key=keys.current, next_signing_key=keys.next)
@@ -147,6 +170,12 @@ class SpoolService:
         """A `Client` of this service whose streams and messages the sweep removes.
 
         `options` are `Client`'s own (timeout, max_retries, codec, batching); close it yourself.
+
+        Returns:
+            A new `sdk.Client`.
+
+        Raises:
+            TypeError: an option `Client` does not take.
         """
         from ._client import Client
 
@@ -164,7 +193,16 @@ class SpoolService:
         return client
 
     def async_client(self, **options: Any) -> AsyncClient:
-        """An `AsyncClient` of this service whose streams and messages the sweep removes."""
+        """An `AsyncClient` of this service whose streams and messages the sweep removes.
+
+        `options` are `AsyncClient`'s own; close it yourself.
+
+        Returns:
+            A new `sdk.AsyncClient`.
+
+        Raises:
+            TypeError: an option `AsyncClient` does not take.
+        """
         from ._async_client import AsyncClient
 
         tracker = self._tracker
@@ -185,6 +223,10 @@ class SpoolService:
     def sweep(self) -> None:
         """Remove what tests left: every queue, URL group and dead letter; tracked streams
         (with their `.dead` streams) and consumer groups; tracked messages not yet delivered.
+
+        Raises:
+            APIError: a request failed for another reason than the thing being gone already
+                (404) or delivered already (409), such as an API key without `admin`.
         """
         streams, messages = self._tracker.take()
         admin = self._admin_client()

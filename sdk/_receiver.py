@@ -112,8 +112,11 @@ class _Token:
 class Receiver:
     """Verifies ``Spool-Signature`` headers with the service's current and next signing keys.
 
-    The keys are those ``GET /v1/signing-keys`` shows. ``verify`` is pure, so one instance serves
-    sync and async handlers and many threads at once.
+    The keys are those ``GET /v1/signing-keys`` shows (``client.messages.signing_keys()``).
+    ``verify`` is pure, so one instance serves sync and async handlers and many threads at once.
+
+    Raises:
+        ValueError: a key is not a non-empty string.
     """
 
     __slots__ = ("_keys",)
@@ -141,6 +144,13 @@ class Receiver:
         encoded as UTF-8): re-serialised JSON has other bytes and fails with ``body_mismatch``.
         ``url`` is compared with the URL the message was sent to. ``clock_tolerance`` is how many
         seconds the expiry and not-before times may be off, for clocks that drift.
+
+        Raises:
+            SignatureError: the signature does not verify with either key; ``reason`` says why
+                (``malformed``, ``bad_signature``, ``expired``, ``not_yet_valid``,
+                ``body_mismatch``, ``url_mismatch``, ``wrong_issuer``).
+            TypeError: ``body`` is neither bytes nor str.
+            ValueError: ``clock_tolerance`` is not a number of seconds >= 0.
         """
         body_bytes = _body_bytes(body)
         if not _is_number(clock_tolerance) or clock_tolerance < 0:
@@ -169,6 +179,11 @@ class Receiver:
 
         The framework-agnostic core of ``sdk.starlette`` and ``sdk.flask``: ``headers`` is any
         mapping or list of (name, value) pairs, as a framework gives them.
+
+        Raises:
+            SignatureError: as for ``verify``; ``malformed`` when the header is missing.
+            TypeError: ``body`` is neither bytes nor str.
+            ValueError: ``clock_tolerance`` is not a number of seconds >= 0.
         """
         self.verify(signature_header(headers), body, url=url, clock_tolerance=clock_tolerance)
 

@@ -26,6 +26,11 @@ class Stream:
     ```python
     ORDERS = sdk.Stream("orders", group="billing", maxlen=100_000)
     ```
+
+    Raises:
+        InvalidNameError: `name` or `group` breaks its pattern.
+        InvalidArgumentError: `maxlen` is not an int between 0 and 1000000000, or `codec` has
+            no `encode()` and `decode()`.
     """
 
     name: str
@@ -46,18 +51,30 @@ class Stream:
 
 
 def check_maxlen(maxlen: int) -> int:
-    """`maxlen` if the service accepts it as a length cap."""
+    """`maxlen` if the service accepts it as a length cap.
+
+    Raises:
+        InvalidArgumentError: it is not an int between 0 and 1000000000.
+    """
     return check_count(maxlen, name="maxlen", minimum=0, maximum=MAXLEN_MAX)
 
 
 def check_max_deliveries(max_deliveries: int, *, stream: str) -> int:
     """`max_deliveries` if the service accepts it for a consumer group of `stream`: the group's
     dead letters go to the stream `<stream>.dead`, whose name must be valid too.
+
+    Raises:
+        InvalidNameError: `<stream>.dead` is not a valid stream name.
+        InvalidArgumentError: it is not an int between 1 and 1000000.
     """
     check_resource_name(f"{stream}.dead", what="dead-letter stream")
     return check_count(max_deliveries, name="max_deliveries", minimum=1, maximum=MAX_DELIVERIES_MAX)
 
 
 def as_stream(stream: str | Stream) -> Stream:
-    """`stream` itself, or a plain name made into a validated Stream."""
+    """`stream` itself, or a plain name made into a validated Stream.
+
+    Raises:
+        InvalidNameError: the name is not a valid stream name.
+    """
     return stream if isinstance(stream, Stream) else Stream(stream)

@@ -98,6 +98,10 @@ class StreamCalls:
     ) -> EntryOptions:
         """The publish keywords checked and resolved against the `Stream`'s own settings; the one
         place they are read.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `maxlen` is not between 0 and 1000000000.
         """
         from generated.types import UNSET
 
@@ -117,14 +121,24 @@ class StreamCalls:
 
     @staticmethod
     def encode(options: EntryOptions, body: Any) -> Any:
-        """A single publish's body, encoded now so that a bad one fails before anything is sent."""
+        """A single publish's body, encoded now so that a bad one fails before anything is sent
+        (a JsonCodec body stays as it is: making its call encodes it, and fails the same way).
+
+        Raises:
+            PublishError: a custom codec cannot encode `body`; `__cause__` is its error.
+        """
         return encode_body(options.codec, body, target=options.stream)
 
     @staticmethod
     def publish_many(
         options: EntryOptions, bodies: Iterable[Any], *, idempotency_key: str | None
     ) -> Call[builtins.list[str]] | None:
-        """One appendEntries of every body, or None when there is none."""
+        """One appendEntries of every body, or None when there is none.
+
+        Raises:
+            InvalidArgumentError: more than 1000 bodies, or an invalid `idempotency_key`.
+            PublishError: a body cannot be encoded.
+        """
         key = resolve_idempotency_key(idempotency_key)
         items = list(bodies)
         if not items:
@@ -135,7 +149,11 @@ class StreamCalls:
 
     @staticmethod
     def list_page(prefix: str | None, limit: int, cursor: str | None) -> Call[Page[StreamSummary]]:
-        """One listStreams page: streams named from ``prefix``, ``limit`` at most, from ``cursor``."""
+        """One listStreams page: streams named from ``prefix``, ``limit`` at most, from ``cursor``.
+
+        Raises:
+            InvalidArgumentError: `prefix` or `limit` is invalid.
+        """
         from generated.types import UNSET
 
         return make_call(
@@ -147,9 +165,19 @@ class StreamCalls:
         )
 
     def info(self, stream: str | Stream) -> Call[StreamInfo]:
+        """One getStream call, read as a StreamInfo.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+        """
         return make_call(_endpoints.get_stream, _stream_info, as_stream(stream).name)
 
     def length(self, stream: str | Stream) -> Call[int]:
+        """One getStream call, read as the stream's length.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+        """
         return make_call(
             _endpoints.get_stream, lambda info: int(info.length), as_stream(stream).name
         )
@@ -157,6 +185,12 @@ class StreamCalls:
     def range(
         self, stream: str | Stream, *, start: str, end: str, count: int, reverse: bool
     ) -> Call[builtins.list[Entry]]:
+        """One rangeEntries call, its bodies decoded by the Stream's codec or the client's.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `count` is not between 1 and 1000.
+        """
         from ._types import Entry
 
         definition = as_stream(stream)
@@ -177,6 +211,12 @@ class StreamCalls:
     def trim(
         self, stream: str | Stream, *, maxlen: int | None, minid: str | None, approximate: bool
     ) -> Call[TrimResult]:
+        """One trimStream call.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: not exactly one of `maxlen` and `minid`, or a bad `maxlen`.
+        """
         from generated.models import TrimRequest
         from generated.types import UNSET
 
@@ -197,6 +237,11 @@ class StreamCalls:
         )
 
     def delete(self, stream: str | Stream) -> Call[None]:
+        """One deleteStream call.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+        """
         return make_call(_endpoints.delete_stream, _nothing, as_stream(stream).name)
 
     def create_group(
@@ -208,6 +253,14 @@ class StreamCalls:
         mkstream: bool,
         max_deliveries: int | None,
     ) -> Call[GroupInfo]:
+        """One createGroup call of `group`, or of the Stream's group.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid, or, with `max_deliveries`,
+                the stream's name leaves no room for `.dead`.
+            InvalidArgumentError: no `group` is given and the Stream has none, or a bad
+                `max_deliveries`.
+        """
         from generated.models import CreateGroupRequest
         from generated.types import UNSET
 
@@ -223,6 +276,12 @@ class StreamCalls:
         return make_call(_endpoints.create_group, _group_info, definition.name, body=request)
 
     def delete_group(self, stream: str | Stream, group: str | None) -> Call[None]:
+        """One deleteGroup call.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none.
+        """
         definition = as_stream(stream)
         return make_call(
             _endpoints.delete_group, _nothing, definition.name, _group(definition, group)
@@ -237,6 +296,13 @@ class StreamCalls:
         count: int,
         wait: Duration,
     ) -> Call[builtins.list[DeliveredEntry]]:
+        """One readGroup call, its bodies decoded.
+
+        Raises:
+            InvalidNameError: the stream, group or consumer name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or a bad `count`.
+            InvalidDurationError: `wait` is malformed or out of range.
+        """
         from generated.models import ReadGroupRequest
 
         definition = as_stream(stream)
@@ -255,6 +321,13 @@ class StreamCalls:
         )
 
     def ack(self, stream: str | Stream, group: str | None, ids: Iterable[str]) -> Call[int] | None:
+        """One ackEntries call, or None when there are no ids.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or more than
+                1000 ids.
+        """
         from generated.models import AckRequest
 
         definition = as_stream(stream)
@@ -280,6 +353,13 @@ class StreamCalls:
         count: int,
         start_id: str,
     ) -> Call[ClaimResult]:
+        """One claimEntries call, its bodies decoded.
+
+        Raises:
+            InvalidNameError: the stream, group or consumer name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or a bad `count`.
+            InvalidDurationError: `min_idle` is malformed or out of range.
+        """
         from generated.models import ClaimRequest
 
         definition = as_stream(stream)
@@ -301,6 +381,12 @@ class StreamCalls:
     def pending(
         self, stream: str | Stream, group: str | None, *, count: int
     ) -> Call[builtins.list[PendingEntry]]:
+        """One listPending call.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or a bad `count`.
+        """
         from ._types import PendingEntry
 
         definition = as_stream(stream)
@@ -427,7 +513,12 @@ def _append_batch(
 def append_one(
     options: EntryOptions, body: Any, *, idempotency_key: str | None = None
 ) -> Call[str]:
-    """One appendEntry of an encoded body, under the caller's Idempotency-Key or a fresh one."""
+    """One appendEntry of an encoded body, under the caller's Idempotency-Key or a fresh one.
+
+    Raises:
+        InvalidArgumentError: `idempotency_key` is invalid.
+        PublishError: the body cannot be encoded.
+    """
     from generated.models import AppendEntryRequest
     from generated.types import UNSET
 

@@ -36,7 +36,16 @@ __all__ = ["AsyncStreams", "Streams"]
 
 
 class Streams:
-    """Stream operations of a `Client` (`client.streams`)."""
+    """Stream operations of a `Client` (`client.streams`).
+
+    Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
+    subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any request
+    may also fail with AuthenticationError (401), PermissionDeniedError (403) and, once the
+    client's retries are used up, RateLimitError (429), InternalServerError (5xx) or
+    APIConnectionError (APITimeoutError among them); APIResponseValidationError when an answer
+    cannot be read. The publishes raise each of these as a PublishError whose `__cause__` is the
+    typed error.
+    """
 
     def __init__(
         self,
@@ -60,7 +69,20 @@ class Streams:
         nomkstream: bool = False,
         idempotency_key: str | None = None,
     ) -> str:
-        """Append `body` to `stream` and return the new entry id; see `Client.publish`."""
+        """Append `body` to `stream` and return the new entry id; see `Client.publish`.
+
+        Returns:
+            The new entry's id (`<ms>-<seq>`).
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `maxlen` or `idempotency_key` is invalid.
+            PublishError: the body cannot be encoded, or the request failed; `__cause__` is the
+                typed error, such as NotFoundError (`nomkstream` and no such stream),
+                ConflictError (`idempotency_key` reused for another request),
+                PayloadTooLargeError (a request over 1 MiB), UnprocessableEntityError (`minid`
+                is not an entry id) or QuotaExceededError (the token's quota is used up).
+        """
         options = self._calls.options(
             stream, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
@@ -80,7 +102,17 @@ class Streams:
         nomkstream: bool = False,
         idempotency_key: str | None = None,
     ) -> builtins.list[str]:
-        """Append every body in one request, all or none; return their ids in order."""
+        """Append every body in one request, all or none; return their ids in order.
+
+        Returns:
+            The new entries' ids, in the order of `bodies`; `[]`, sending nothing, for none.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: more than 1000 bodies, or an invalid `maxlen` or
+                `idempotency_key`.
+            PublishError: as for `publish`; nothing was appended.
+        """
         options = self._calls.options(
             stream, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
@@ -88,18 +120,43 @@ class Streams:
         return [] if call is None else self._transport.send(call)
 
     def list(self, *, prefix: str | None = None, limit: int = 100) -> Iterator[StreamSummary]:
-        """Every stream (those whose names start with `prefix` when given) that the token may
-        see, by name. Pages of up to `limit` streams are fetched as the iterator reaches them;
-        bad arguments raise here, before any request.
+        """Every stream the token may see (named from `prefix`, when given), by name.
+
+        Pages of up to `limit` streams are fetched as the iterator reaches them.
+
+        Returns:
+            An iterator of StreamSummary.
+
+        Raises:
+            InvalidArgumentError: `prefix` or `limit` (1 to 1000) is invalid; raised by this
+                call, before any request.
+            PermissionDeniedError: while iterating, when the token has no permission on any
+                stream. Each page's request may fail as the class docstring says.
         """
         return iterate_pages(self._transport.send, partial(StreamCalls.list_page, prefix, limit))
 
     def length(self, stream: str | Stream) -> int:
-        """How many entries `stream` holds; NotFoundError if it does not exist."""
+        """How many entries `stream` holds.
+
+        Returns:
+            The stream's length.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            NotFoundError: the stream does not exist.
+        """
         return self._transport.send(self._calls.length(stream))
 
     def info(self, stream: str | Stream) -> StreamInfo:
-        """The stream's length, first and last ids, and consumer groups."""
+        """The stream's length, first and last ids, and consumer groups.
+
+        Returns:
+            A StreamInfo.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            NotFoundError: the stream does not exist.
+        """
         return self._transport.send(self._calls.info(stream))
 
     def range(
@@ -111,7 +168,19 @@ class Streams:
         count: int = 100,
         reverse: bool = False,
     ) -> builtins.list[Entry]:
-        """Entries from `start` to `end` (ids; `-` and `+` are the ends), without any group."""
+        """Entries from `start` to `end` (ids; `-` and `+` are the ends), without any group.
+
+        At most `count` of them, oldest first, or newest first with `reverse`; nothing changes.
+
+        Returns:
+            A list of Entry; empty when no entry lies in the range.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `count` is not between 1 and 1000.
+            NotFoundError: the stream does not exist.
+            UnprocessableEntityError: `start` or `end` is not an entry id.
+        """
         return self._transport.send(
             self._calls.range(stream, start=start, end=end, count=count, reverse=reverse)
         )
@@ -124,13 +193,28 @@ class Streams:
         minid: str | None = None,
         approximate: bool = True,
     ) -> TrimResult:
-        """Trim to about `maxlen` entries (exactly if not approximate), or below id `minid`."""
+        """Trim to about `maxlen` entries (exactly if not approximate), or below id `minid`.
+
+        Returns:
+            A TrimResult: the length left and how many entries were removed.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: not exactly one of `maxlen` and `minid`, or a bad `maxlen`.
+            NotFoundError: the stream does not exist.
+            UnprocessableEntityError: `minid` is not an entry id.
+        """
         return self._transport.send(
             self._calls.trim(stream, maxlen=maxlen, minid=minid, approximate=approximate)
         )
 
     def delete(self, stream: str | Stream) -> None:
-        """Delete the stream with its entries and consumer groups."""
+        """Delete the stream with its entries and consumer groups.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            NotFoundError: the stream does not exist.
+        """
         self._transport.send(self._calls.delete(stream))
 
     def create_group(
@@ -142,8 +226,23 @@ class Streams:
         mkstream: bool = False,
         max_deliveries: int | None = None,
     ) -> GroupInfo:
-        """Create a consumer group (default: the Stream's) delivering entries after `start_id`;
-        with `max_deliveries`, an entry delivered that often goes to `<stream>.dead` instead.
+        """Create a consumer group (default: the Stream's) delivering entries after `start_id`.
+
+        `start_id` is `$` (entries appended from now on), `0` (every entry kept) or an entry id.
+        `mkstream` creates a missing stream, empty. With `max_deliveries`, an entry delivered
+        that often goes to `<stream>.dead` instead (see `claim`).
+
+        Returns:
+            The new group's GroupInfo.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid, or, with `max_deliveries`,
+                the stream's name leaves no room for `.dead`.
+            InvalidArgumentError: no `group` is given and the Stream has none, or `max_deliveries`
+                is not between 1 and 1000000.
+            NotFoundError: the stream does not exist and `mkstream` is false.
+            ConflictError: the stream has a group of that name already (`group_exists`).
+            UnprocessableEntityError: `start_id` is not `$`, `0` or an entry id.
         """
         return self._transport.send(
             self._calls.create_group(
@@ -152,7 +251,13 @@ class Streams:
         )
 
     def delete_group(self, stream: str | Stream, group: str | None = None) -> None:
-        """Delete a consumer group and forget its pending entries."""
+        """Delete a consumer group and forget its pending entries; the entries stay.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none.
+            NotFoundError: the stream or the group does not exist.
+        """
         self._transport.send(self._calls.delete_group(stream, group))
 
     def read_group(
@@ -164,13 +269,38 @@ class Streams:
         count: int = 10,
         wait: Duration = 0,
     ) -> builtins.list[DeliveredEntry]:
-        """Deliver up to `count` new entries to `consumer`, waiting up to `wait` for one."""
+        """Deliver up to `count` new entries to `consumer`, waiting up to `wait` for one.
+
+        The entries stay pending for `consumer` until they are acknowledged (`ack`).
+
+        Returns:
+            A list of DeliveredEntry, oldest first; empty when none came within `wait`.
+
+        Raises:
+            InvalidNameError: the stream, group or consumer name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or `count` is not
+                between 1 and 1000.
+            InvalidDurationError: `wait` is malformed, negative or over 30 seconds.
+            NotFoundError: the stream or the group does not exist.
+        """
         return self._transport.send(
             self._calls.read_group(stream, group, consumer=consumer, count=count, wait=wait)
         )
 
     def ack(self, stream: str | Stream, group: str | None, ids: Iterable[str]) -> int:
-        """Acknowledge entries; returns how many were pending."""
+        """Acknowledge entries, removing them from the group's pending list.
+
+        Returns:
+            How many of `ids` were pending (the others are ignored); 0, sending nothing, for no
+            ids.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or there are more
+                than 1000 ids.
+            NotFoundError: the stream or the group does not exist.
+            UnprocessableEntityError: an id is not an entry id.
+        """
         call = self._calls.ack(stream, group, ids)
         return 0 if call is None else self._transport.send(call)
 
@@ -184,7 +314,24 @@ class Streams:
         count: int = 100,
         start_id: str = "0-0",
     ) -> ClaimResult:
-        """Take over entries pending longer than `min_idle`; trimmed ones come back as deleted."""
+        """Take over entries pending longer than `min_idle`; trimmed ones come back as deleted.
+
+        The scan of the pending list starts at `start_id` and looks at up to `count` entries. In a
+        group with `max_deliveries`, an entry delivered that often goes to `<stream>.dead`.
+
+        Returns:
+            A ClaimResult: the entries now delivered to `consumer`, the pending ids whose
+            entries were trimmed away (`deleted_ids`) or dead-lettered (`dead_lettered_ids`),
+            and where the next scan starts (`next_start_id`, `0-0` at the end).
+
+        Raises:
+            InvalidNameError: the stream, group or consumer name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or `count` is not
+                between 1 and 1000.
+            InvalidDurationError: `min_idle` is malformed, negative or over 30 days.
+            NotFoundError: the stream or the group does not exist.
+            UnprocessableEntityError: `start_id` is not an entry id.
+        """
         return self._transport.send(
             self._calls.claim(
                 stream, group, consumer=consumer, min_idle=min_idle, count=count, start_id=start_id
@@ -194,12 +341,31 @@ class Streams:
     def pending(
         self, stream: str | Stream, group: str | None = None, *, count: int = 100
     ) -> builtins.list[PendingEntry]:
-        """The group's pending entries: who holds each, how long, how often delivered."""
+        """The group's pending entries: who holds each, how long, how often delivered.
+
+        Returns:
+            Up to `count` PendingEntry, lowest id first.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or `count` is not
+                between 1 and 1000.
+            NotFoundError: the stream or the group does not exist.
+        """
         return self._transport.send(self._calls.pending(stream, group, count=count))
 
 
 class AsyncStreams:
-    """Stream operations of an `AsyncClient` (`aclient.streams`)."""
+    """Stream operations of an `AsyncClient` (`aclient.streams`), to be awaited.
+
+    Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
+    subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any request
+    may also fail with AuthenticationError (401), PermissionDeniedError (403) and, once the
+    client's retries are used up, RateLimitError (429), InternalServerError (5xx) or
+    APIConnectionError (APITimeoutError among them); APIResponseValidationError when an answer
+    cannot be read. The publishes raise each of these as a PublishError whose `__cause__` is the
+    typed error.
+    """
 
     def __init__(
         self,
@@ -223,7 +389,20 @@ class AsyncStreams:
         nomkstream: bool = False,
         idempotency_key: str | None = None,
     ) -> str:
-        """Append `body` to `stream` and return the new entry id; see `AsyncClient.publish`."""
+        """Append `body` to `stream` and return the new entry id; see `AsyncClient.publish`.
+
+        Returns:
+            The new entry's id (`<ms>-<seq>`).
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `maxlen` or `idempotency_key` is invalid.
+            PublishError: the body cannot be encoded, or the request failed; `__cause__` is the
+                typed error, such as NotFoundError (`nomkstream` and no such stream),
+                ConflictError (`idempotency_key` reused for another request),
+                PayloadTooLargeError (a request over 1 MiB), UnprocessableEntityError (`minid`
+                is not an entry id) or QuotaExceededError (the token's quota is used up).
+        """
         options = self._calls.options(
             stream, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
@@ -245,7 +424,17 @@ class AsyncStreams:
         nomkstream: bool = False,
         idempotency_key: str | None = None,
     ) -> builtins.list[str]:
-        """Append every body in one request, all or none; return their ids in order."""
+        """Append every body in one request, all or none; return their ids in order.
+
+        Returns:
+            The new entries' ids, in the order of `bodies`; `[]`, sending nothing, for none.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: more than 1000 bodies, or an invalid `maxlen` or
+                `idempotency_key`.
+            PublishError: as for `publish`; nothing was appended.
+        """
         options = self._calls.options(
             stream, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
@@ -253,15 +442,43 @@ class AsyncStreams:
         return [] if call is None else await self._transport.send(call)
 
     def list(self, *, prefix: str | None = None, limit: int = 100) -> AsyncIterator[StreamSummary]:
-        """Every stream the token may see, by name, for `async for`; see `Streams.list`."""
+        """Every stream the token may see (named from `prefix`, when given), by name.
+
+        For `async for`: pages of up to `limit` streams are fetched as the iteration reaches them.
+
+        Returns:
+            An async iterator of StreamSummary.
+
+        Raises:
+            InvalidArgumentError: `prefix` or `limit` (1 to 1000) is invalid; raised by this
+                call, before any request.
+            PermissionDeniedError: while iterating, when the token has no permission on any
+                stream. Each page's request may fail as the class docstring says.
+        """
         return aiterate_pages(self._transport.send, partial(StreamCalls.list_page, prefix, limit))
 
     async def length(self, stream: str | Stream) -> int:
-        """How many entries `stream` holds; NotFoundError if it does not exist."""
+        """How many entries `stream` holds.
+
+        Returns:
+            The stream's length.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            NotFoundError: the stream does not exist.
+        """
         return await self._transport.send(self._calls.length(stream))
 
     async def info(self, stream: str | Stream) -> StreamInfo:
-        """The stream's length, first and last ids, and consumer groups."""
+        """The stream's length, first and last ids, and consumer groups.
+
+        Returns:
+            A StreamInfo.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            NotFoundError: the stream does not exist.
+        """
         return await self._transport.send(self._calls.info(stream))
 
     async def range(
@@ -273,7 +490,19 @@ class AsyncStreams:
         count: int = 100,
         reverse: bool = False,
     ) -> builtins.list[Entry]:
-        """Entries from `start` to `end` (ids; `-` and `+` are the ends), without any group."""
+        """Entries from `start` to `end` (ids; `-` and `+` are the ends), without any group.
+
+        At most `count` of them, oldest first, or newest first with `reverse`; nothing changes.
+
+        Returns:
+            A list of Entry; empty when no entry lies in the range.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `count` is not between 1 and 1000.
+            NotFoundError: the stream does not exist.
+            UnprocessableEntityError: `start` or `end` is not an entry id.
+        """
         return await self._transport.send(
             self._calls.range(stream, start=start, end=end, count=count, reverse=reverse)
         )
@@ -286,13 +515,28 @@ class AsyncStreams:
         minid: str | None = None,
         approximate: bool = True,
     ) -> TrimResult:
-        """Trim to about `maxlen` entries (exactly if not approximate), or below id `minid`."""
+        """Trim to about `maxlen` entries (exactly if not approximate), or below id `minid`.
+
+        Returns:
+            A TrimResult: the length left and how many entries were removed.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: not exactly one of `maxlen` and `minid`, or a bad `maxlen`.
+            NotFoundError: the stream does not exist.
+            UnprocessableEntityError: `minid` is not an entry id.
+        """
         return await self._transport.send(
             self._calls.trim(stream, maxlen=maxlen, minid=minid, approximate=approximate)
         )
 
     async def delete(self, stream: str | Stream) -> None:
-        """Delete the stream with its entries and consumer groups."""
+        """Delete the stream with its entries and consumer groups.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            NotFoundError: the stream does not exist.
+        """
         await self._transport.send(self._calls.delete(stream))
 
     async def create_group(
@@ -304,8 +548,23 @@ class AsyncStreams:
         mkstream: bool = False,
         max_deliveries: int | None = None,
     ) -> GroupInfo:
-        """Create a consumer group (default: the Stream's) delivering entries after `start_id`;
-        with `max_deliveries`, an entry delivered that often goes to `<stream>.dead` instead.
+        """Create a consumer group (default: the Stream's) delivering entries after `start_id`.
+
+        `start_id` is `$` (entries appended from now on), `0` (every entry kept) or an entry id.
+        `mkstream` creates a missing stream, empty. With `max_deliveries`, an entry delivered
+        that often goes to `<stream>.dead` instead (see `claim`).
+
+        Returns:
+            The new group's GroupInfo.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid, or, with `max_deliveries`,
+                the stream's name leaves no room for `.dead`.
+            InvalidArgumentError: no `group` is given and the Stream has none, or `max_deliveries`
+                is not between 1 and 1000000.
+            NotFoundError: the stream does not exist and `mkstream` is false.
+            ConflictError: the stream has a group of that name already (`group_exists`).
+            UnprocessableEntityError: `start_id` is not `$`, `0` or an entry id.
         """
         return await self._transport.send(
             self._calls.create_group(
@@ -314,7 +573,13 @@ class AsyncStreams:
         )
 
     async def delete_group(self, stream: str | Stream, group: str | None = None) -> None:
-        """Delete a consumer group and forget its pending entries."""
+        """Delete a consumer group and forget its pending entries; the entries stay.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none.
+            NotFoundError: the stream or the group does not exist.
+        """
         await self._transport.send(self._calls.delete_group(stream, group))
 
     async def read_group(
@@ -326,13 +591,38 @@ class AsyncStreams:
         count: int = 10,
         wait: Duration = 0,
     ) -> builtins.list[DeliveredEntry]:
-        """Deliver up to `count` new entries to `consumer`, waiting up to `wait` for one."""
+        """Deliver up to `count` new entries to `consumer`, waiting up to `wait` for one.
+
+        The entries stay pending for `consumer` until they are acknowledged (`ack`).
+
+        Returns:
+            A list of DeliveredEntry, oldest first; empty when none came within `wait`.
+
+        Raises:
+            InvalidNameError: the stream, group or consumer name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or `count` is not
+                between 1 and 1000.
+            InvalidDurationError: `wait` is malformed, negative or over 30 seconds.
+            NotFoundError: the stream or the group does not exist.
+        """
         return await self._transport.send(
             self._calls.read_group(stream, group, consumer=consumer, count=count, wait=wait)
         )
 
     async def ack(self, stream: str | Stream, group: str | None, ids: Iterable[str]) -> int:
-        """Acknowledge entries; returns how many were pending."""
+        """Acknowledge entries, removing them from the group's pending list.
+
+        Returns:
+            How many of `ids` were pending (the others are ignored); 0, sending nothing, for no
+            ids.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or there are more
+                than 1000 ids.
+            NotFoundError: the stream or the group does not exist.
+            UnprocessableEntityError: an id is not an entry id.
+        """
         call = self._calls.ack(stream, group, ids)
         return 0 if call is None else await self._transport.send(call)
 
@@ -346,7 +636,24 @@ class AsyncStreams:
         count: int = 100,
         start_id: str = "0-0",
     ) -> ClaimResult:
-        """Take over entries pending longer than `min_idle`; trimmed ones come back as deleted."""
+        """Take over entries pending longer than `min_idle`; trimmed ones come back as deleted.
+
+        The scan of the pending list starts at `start_id` and looks at up to `count` entries. In a
+        group with `max_deliveries`, an entry delivered that often goes to `<stream>.dead`.
+
+        Returns:
+            A ClaimResult: the entries now delivered to `consumer`, the pending ids whose
+            entries were trimmed away (`deleted_ids`) or dead-lettered (`dead_lettered_ids`),
+            and where the next scan starts (`next_start_id`, `0-0` at the end).
+
+        Raises:
+            InvalidNameError: the stream, group or consumer name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or `count` is not
+                between 1 and 1000.
+            InvalidDurationError: `min_idle` is malformed, negative or over 30 days.
+            NotFoundError: the stream or the group does not exist.
+            UnprocessableEntityError: `start_id` is not an entry id.
+        """
         return await self._transport.send(
             self._calls.claim(
                 stream, group, consumer=consumer, min_idle=min_idle, count=count, start_id=start_id
@@ -356,5 +663,15 @@ class AsyncStreams:
     async def pending(
         self, stream: str | Stream, group: str | None = None, *, count: int = 100
     ) -> builtins.list[PendingEntry]:
-        """The group's pending entries: who holds each, how long, how often delivered."""
+        """The group's pending entries: who holds each, how long, how often delivered.
+
+        Returns:
+            Up to `count` PendingEntry, lowest id first.
+
+        Raises:
+            InvalidNameError: the stream or group name is invalid.
+            InvalidArgumentError: no `group` is given and the Stream has none, or `count` is not
+                between 1 and 1000.
+            NotFoundError: the stream or the group does not exist.
+        """
         return await self._transport.send(self._calls.pending(stream, group, count=count))

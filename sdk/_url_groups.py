@@ -34,6 +34,13 @@ class _UrlGroupCalls:
 
     @staticmethod
     def upsert(name: str, endpoints: Iterable[str | UrlEndpoint]) -> Call[UrlGroup]:
+        """One putUrlGroup call.
+
+        Raises:
+            InvalidNameError: `name` is not a valid URL group name.
+            InvalidArgumentError: no endpoint, or an endpoint URL that is not an http:// or
+                https:// URL with a host and no user info.
+        """
         from generated.models import UrlEndpoint as GeneratedUrlEndpoint, UrlGroupSettings
         from generated.types import UNSET
 
@@ -57,12 +64,18 @@ class _UrlGroupCalls:
 
     @staticmethod
     def get(name: str) -> Call[UrlGroup]:
+        """One getUrlGroup call.
+
+        Raises:
+            InvalidNameError: `name` is not a valid URL group name.
+        """
         return make_call(
             _endpoints.get_url_group, _url_group, check_resource_name(name, what="URL group")
         )
 
     @staticmethod
     def list() -> Call[builtins.list[UrlGroup]]:
+        """One listUrlGroups call."""
         return make_call(
             _endpoints.list_url_groups,
             lambda result: [_url_group(group) for group in result.url_groups],
@@ -70,54 +83,137 @@ class _UrlGroupCalls:
 
     @staticmethod
     def delete(name: str) -> Call[None]:
+        """One deleteUrlGroup call.
+
+        Raises:
+            InvalidNameError: `name` is not a valid URL group name.
+        """
         return make_call(
             _endpoints.delete_url_group, lambda _: None, check_resource_name(name, what="URL group")
         )
 
 
 class UrlGroups:
-    """URL groups of a `Client` (`client.url_groups`): named sets of URLs to publish to at once."""
+    """URL groups of a `Client` (`client.url_groups`): named sets of URLs to publish to at once.
+
+    Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
+    subclass InvalidNameError) before any request is sent. Any request may also fail with
+    AuthenticationError (401), PermissionDeniedError (403) and, once the client's retries are
+    used up, RateLimitError (429), InternalServerError (5xx) or APIConnectionError.
+    """
 
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
 
     def upsert(self, name: str, endpoints: Iterable[str | UrlEndpoint]) -> UrlGroup:
-        """Create the group or replace its endpoints; messages already published keep theirs."""
+        """Create the group or replace its endpoints; messages already published keep theirs.
+
+        Returns:
+            The UrlGroup as it now is.
+
+        Raises:
+            InvalidNameError: `name` is not a valid URL group name.
+            InvalidArgumentError: no endpoint, or an endpoint URL that is not an http:// or
+                https:// URL with a host and no user info.
+            PermissionDeniedError: an endpoint's destination is not allowed
+                (`destination_not_allowed`), or the token lacks `admin` on the group.
+        """
         return self._transport.send(_UrlGroupCalls.upsert(name, endpoints))
 
     def get(self, name: str) -> UrlGroup:
-        """The group's endpoints."""
+        """The group's endpoints.
+
+        Returns:
+            The UrlGroup.
+
+        Raises:
+            InvalidNameError: `name` is not a valid URL group name.
+            NotFoundError: the group does not exist.
+        """
         return self._transport.send(_UrlGroupCalls.get(name))
 
     def list(self) -> builtins.list[UrlGroup]:
-        """Every URL group."""
+        """Every URL group the token may see, by name.
+
+        Returns:
+            A list of UrlGroup.
+
+        Raises:
+            PermissionDeniedError: the token has no permission on any URL group.
+        """
         return self._transport.send(_UrlGroupCalls.list())
 
     def delete(self, name: str) -> None:
-        """Delete the group; publishing to it afterwards is NotFoundError."""
+        """Delete the group; publishing to it afterwards is NotFoundError.
+
+        Messages published to it already keep their URLs.
+
+        Raises:
+            InvalidNameError: `name` is not a valid URL group name.
+            NotFoundError: the group does not exist.
+        """
         self._transport.send(_UrlGroupCalls.delete(name))
 
 
 class AsyncUrlGroups:
-    """URL groups of an `AsyncClient` (`aclient.url_groups`)."""
+    """URL groups of an `AsyncClient` (`aclient.url_groups`), awaited; see `UrlGroups`.
+
+    Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
+    subclass InvalidNameError) before any request is sent. Any request may also fail with
+    AuthenticationError (401), PermissionDeniedError (403) and, once the client's retries are
+    used up, RateLimitError (429), InternalServerError (5xx) or APIConnectionError.
+    """
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
 
     async def upsert(self, name: str, endpoints: Iterable[str | UrlEndpoint]) -> UrlGroup:
-        """Create the group or replace its endpoints; messages already published keep theirs."""
+        """Create the group or replace its endpoints; messages already published keep theirs.
+
+        Returns:
+            The UrlGroup as it now is.
+
+        Raises:
+            InvalidNameError: `name` is not a valid URL group name.
+            InvalidArgumentError: no endpoint, or an endpoint URL that is not an http:// or
+                https:// URL with a host and no user info.
+            PermissionDeniedError: an endpoint's destination is not allowed
+                (`destination_not_allowed`), or the token lacks `admin` on the group.
+        """
         return await self._transport.send(_UrlGroupCalls.upsert(name, endpoints))
 
     async def get(self, name: str) -> UrlGroup:
-        """The group's endpoints."""
+        """The group's endpoints.
+
+        Returns:
+            The UrlGroup.
+
+        Raises:
+            InvalidNameError: `name` is not a valid URL group name.
+            NotFoundError: the group does not exist.
+        """
         return await self._transport.send(_UrlGroupCalls.get(name))
 
     async def list(self) -> builtins.list[UrlGroup]:
-        """Every URL group."""
+        """Every URL group the token may see, by name.
+
+        Returns:
+            A list of UrlGroup.
+
+        Raises:
+            PermissionDeniedError: the token has no permission on any URL group.
+        """
         return await self._transport.send(_UrlGroupCalls.list())
 
     async def delete(self, name: str) -> None:
-        """Delete the group; publishing to it afterwards is NotFoundError."""
+        """Delete the group; publishing to it afterwards is NotFoundError.
+
+        Messages published to it already keep their URLs.
+
+        Raises:
+            InvalidNameError: `name` is not a valid URL group name.
+            NotFoundError: the group does not exist.
+        """
         await self._transport.send(_UrlGroupCalls.delete(name))
 
 

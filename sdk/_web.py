@@ -28,8 +28,10 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
 def check_public_url(public_url: str | None) -> str | None:
-    """`public_url` without a trailing slash; a ConfigurationError unless it is an http(s) URL
-    with a host and neither query nor fragment.
+    """`public_url` without a trailing slash (None stays None).
+
+    Raises:
+        ConfigurationError: it is not an http(s) URL with a host and neither query nor fragment.
     """
     if public_url is None:
         return None
@@ -49,7 +51,11 @@ def check_public_url(public_url: str | None) -> str | None:
 
 
 def check_paths(paths: Iterable[str]) -> tuple[str, ...]:
-    """Path prefixes, each starting with '/', without a trailing slash (except '/' itself)."""
+    """Path prefixes, each starting with '/', without a trailing slash (except '/' itself).
+
+    Raises:
+        ConfigurationError: `paths` is one string, or holds something that is not a path.
+    """
     if isinstance(paths, str):
         raise ConfigurationError(
             f"paths takes a sequence of path prefixes, not one string: {paths!r}"

@@ -53,6 +53,15 @@ def verify_spool_signature(
     * `public_url` - behind a proxy, the public URL the service delivers to, without the path:
       the request's path and query are joined to it (`"https://hooks.example.com"`).
     * `clock_tolerance` - seconds the signature's validity window may be off.
+
+    Returns:
+        The decorator. The view it wraps answers `401` with an `application/problem+json` body,
+        whose `code` is the `SignatureError.reason`, instead of running when the signature fails.
+
+    Raises:
+        ConfigurationError: Flask is not installed, or `public_url` is not an http(s) URL with a
+            host and neither query nor fragment.
+        TypeError: `receiver` is not an `sdk.Receiver`.
     """
     try:
         import flask

@@ -87,7 +87,16 @@ def _setting(config: pytest.Config, name: str) -> str | None:
 
 @pytest.fixture(scope="session")
 def spool_service(pytestconfig: pytest.Config) -> Iterator[SpoolService]:
-    """A Spool service for the whole session: embedded, or the one --spool-base-url names."""
+    """A Spool service for the whole session: embedded, or the one --spool-base-url names.
+
+    Yields:
+        The session's SpoolService, closed (an embedded one stopped) at the session's end.
+
+    Raises:
+        ConfigurationError: --spool-base-url without `$SPOOL_API_KEY`, or an embedded service
+            that cannot start for want of the `server` extra or with these settings.
+        EmbeddedServiceError: the embedded service exited or timed out before it was ready.
+    """
     from ._pytest_service import SpoolService
 
     base_url = _setting(pytestconfig, "spool_base_url")
@@ -105,14 +114,26 @@ def spool_service(pytestconfig: pytest.Config) -> Iterator[SpoolService]:
 
 @pytest.fixture
 def spool_client(spool_service: SpoolService) -> Iterator[Client]:
-    """An `sdk.Client` of the session's service, closed after the test."""
+    """An `sdk.Client` of the session's service, closed after the test.
+
+    Yields:
+        The client; the streams it touched and the messages it published are swept after the test.
+    """
     with spool_service.client() as client:
         yield client
 
 
 @pytest.fixture
 def spool_receiver(spool_service: SpoolService) -> Iterator[DeliveryReceiver]:
-    """A local endpoint the service may deliver to: `.url`, `.deliveries`, `.wait_for()`."""
+    """A local endpoint the service may deliver to: `.url`, `.deliveries`, `.wait_for()`.
+
+    Yields:
+        The DeliveryReceiver, which stops listening after the test.
+
+    Raises:
+        APIError: the service's signing keys could not be read (PermissionDeniedError when the
+            API key lacks `admin` on every message).
+    """
     from ._pytest_receiver import DeliveryReceiver
 
     receiver = DeliveryReceiver(spool_service.receiver())
@@ -126,5 +147,10 @@ def spool_receiver(spool_service: SpoolService) -> Iterator[DeliveryReceiver]:
 def spool_wait_for_delivery(
     spool_receiver: DeliveryReceiver,
 ) -> Callable[..., list[Delivery]]:
-    """`spool_wait_for_delivery(count=1, timeout=10)`: `spool_receiver.wait_for`, as a fixture."""
+    """`spool_wait_for_delivery(count=1, timeout=10)`: `spool_receiver.wait_for`, as a fixture.
+
+    Returns:
+        `DeliveryReceiver.wait_for` of the test's receiver: it returns the deliveries, or raises
+        AssertionError when they do not arrive in time or one fails verification.
+    """
     return spool_receiver.wait_for

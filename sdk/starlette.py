@@ -57,6 +57,12 @@ class SpoolSignatureMiddleware:
     * `public_url` - behind a proxy, the public URL the service delivers to, without the path:
       the request's path and query are joined to it (`"https://hooks.example.com"`).
     * `clock_tolerance` - seconds the signature's validity window may be off.
+
+    Raises:
+        ConfigurationError: `paths` is one string or holds something that is not a path starting
+            with '/', or `public_url` is not an http(s) URL with a host and neither query nor
+            fragment.
+        TypeError: `receiver` is not an `sdk.Receiver`.
     """
 
     def __init__(
@@ -77,7 +83,11 @@ class SpoolSignatureMiddleware:
         self._clock_tolerance = clock_tolerance
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Verify a guarded HTTP request before the app sees it; pass anything else on."""
+        """Verify a guarded HTTP request before the app sees it; pass anything else on.
+
+        A request whose signature fails is answered `401` here and never reaches the app; one
+        whose client goes away before the body is read is dropped.
+        """
         if scope["type"] != "http" or not covers(self._paths, scope["path"]):
             await self.app(scope, receive, send)
             return
