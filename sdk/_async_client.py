@@ -344,11 +344,13 @@ class AsyncClient:
         max_messages: int | None = None,
         stop_after: Duration | None = None,
         poll_wait: Duration = 1,
+        concurrency: int = 1,
     ) -> None:
         """Consume every subscription until `stop()`, `max_messages` or `stop_after`.
 
-        See `Client.run`; cancelling the task also stops it, and the interrupted message is
-        delivered again.
+        See `Client.run`; `concurrency` handlers run at once as tasks (async handlers gain from
+        it; a plain function runs in the event loop, one at a time). Cancelling the task also
+        stops it, and the interrupted message is delivered again.
         """
         from ._worker import AsyncWorker, RunOptions
 
@@ -358,6 +360,7 @@ class AsyncClient:
             stop_after=stop_after,
             poll_wait=poll_wait,
             request_timeout=self._settings.timeout.read,
+            concurrency=concurrency,
         )
         self._stop.clear()
         await AsyncWorker(

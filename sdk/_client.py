@@ -357,14 +357,22 @@ class Client:
         max_messages: int | None = None,
         stop_after: Duration | None = None,
         poll_wait: Duration = 1,
+        concurrency: int = 1,
     ) -> None:
         """Consume every subscription until `stop()`, Ctrl+C, `max_messages` or `stop_after`.
 
         `consumer` names this worker in consumer groups and leases (default `<host>-<pid>`).
-        Messages are acknowledged only after their handler returns, so whatever a stop or a
-        crash interrupts is delivered again. Failures the service may recover from (it is
-        unreachable, overloaded) are logged and retried; others (a missing queue, a bad API
-        key) end the run with their typed error.
+        While handlers run, the next messages are fetched (up to each subscription's `count`
+        taken and not yet handled), and acknowledgements go in batches beside them. Messages
+        are acknowledged only after their handler returns, so whatever a stop or a crash
+        interrupts is delivered again. `concurrency` handlers run at once, each in a thread of
+        its own (default 1: in the calling thread, one message at a time). Failures the
+        service may recover from (it is unreachable, overloaded) are logged and retried; others
+        (a missing queue, a bad API key) end the run with their typed error.
+
+        Raises:
+            ConfigurationError: nothing is subscribed, or an argument is out of range.
+            APIError: the typed error of a failure no wait cures.
         """
         from ._worker import RunOptions, SyncWorker
 
@@ -374,6 +382,7 @@ class Client:
             stop_after=stop_after,
             poll_wait=poll_wait,
             request_timeout=self._settings.timeout.read,
+            concurrency=concurrency,
         )
         self._stop.clear()
         SyncWorker(

@@ -1,51 +1,67 @@
 """The consume loop behind `run()`: streams through consumer groups, queues through leases.
 
-Streams: the group is created (with the stream) if missing; new entries are read, handed to the
-handler and acknowledged when it returns. An entry whose handler raised stays pending and is
-claimed again once it has been idle for `redeliver_after`; a pending entry trimmed away meanwhile
-comes back from the claim as deleted, and is no longer pending, so there is nothing left to do;
-nor is an entry that used up the group's `max_deliveries`, which the claim moved to the stream's
-dead-letter stream instead of handing it out again.
-Queues: jobs are leased, handed to the handler, then acked, or nacked when it raised
-(sdk/_worker_jobs.py).
+Three kinds of work go on side by side, so that neither the service nor the handlers wait on
+each other:
 
-The bounds and progress of a run are in sdk/_worker_run.py, how a handler and its publishers are
-called in sdk/_worker_handlers.py.
+- a fetcher per subscription takes messages (sdk/_worker_sources.py) while the handlers run, up
+  to the subscription's `count` (or `concurrency`, when larger) taken and not yet handled, each
+  request a long poll that returns as soon as there is one;
+- the handlers (sdk/_worker_handlers.py) take what was fetched, oldest first: one at a time in
+  the thread or task that called `run()`, or `concurrency` at once (threads for a `Client`, tasks
+  for an `AsyncClient`);
+- the acknowledgements of handled messages go in batches (sdk/_worker_acks.py); a failed
+  message is given back by its handler's thread or task at once.
+
+When the run ends (a stop, the budget spent, the deadline, Ctrl+C, or an error no wait cures),
+the handlers finish the message they have, the fetchers stop, what was taken and not handled is
+released, and the acknowledgements queued are sent before `run()` returns (or raises).
+
+The bounds and progress of a run are in sdk/_worker_run.py.
 """
 
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from . import _retry
-from ._exceptions import APIError, ConfigurationError, ConflictError
-from ._queues import AsyncQueue, Queue
+from ._exceptions import APIError, ConfigurationError
 from ._retry import RetryPolicy, is_retryable
-from ._streams import AsyncStreams, Streams
-from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
-from ._worker_handlers import AsyncHandlers, SyncHandlers, log_failure
-from ._worker_jobs import STOPPED, asettle, settle
-from ._worker_run import RunOptions, RunProgress, StreamState
+from ._subscriptions import StreamSubscription, Subscription
+from ._worker_acks import AsyncAcks, SyncAcks
+from ._worker_handlers import AsyncHandlers, SyncHandlers
+from ._worker_run import RunOptions, RunProgress
+from ._worker_sources import (
+    AsyncQueueSource,
+    AsyncSource,
+    AsyncStreamSource,
+    Delivery,
+    QueueSource,
+    Source,
+    StreamSource,
+)
 
 if TYPE_CHECKING:
     import asyncio
 
-    from ._types import DeliveredEntry
+    from ._queues import AsyncQueue, Queue
+    from ._streams import AsyncStreams, Streams
 
 __all__ = ["AsyncWorker", "RunOptions", "SyncWorker"]
 
 logger = logging.getLogger("spool")
 
-T = TypeVar("T")
+_INTERRUPTED = "interrupted: stopping; unacknowledged messages will be delivered again"
 
 
 class _WorkerBase:
-    """What the sync and async loops share: options, progress and the waits after failures."""
+    """What the sync and async loops share: options, progress, the count of messages taken per
+    source, what was fetched and waits for a handler, and the waits after failures.
+    """
 
     def __init__(
         self, subscriptions: list[Subscription], options: RunOptions, stop: threading.Event
@@ -57,14 +73,53 @@ class _WorkerBase:
             )
         self._subscriptions = list(subscriptions)
         self._options = options
-        self._run = RunProgress(options=options, stop=stop, subscriptions=len(self._subscriptions))
-        self._streams_state = {id(s): StreamState() for s in self._subscriptions}
+        self._run = RunProgress(options=options, stop=stop)
+        self._ready: collections.deque[tuple[Any, Delivery]] = collections.deque()
+        # Per source: taken and not yet handled (waiting here or in a handler).
+        self._held: dict[int, int] = {}
+        self._closing = False
+        self._failure: BaseException | None = None
         # Only its backoff is used: the loop itself waits out outages for as long as they last.
         self._policy = RetryPolicy(max_retries=0)
 
+    def _capacity(self, subscription: Subscription) -> int:
+        return max(subscription.count, self._options.concurrency)
+
+    def _room(self, source: Any) -> int:
+        """How many messages `source` may fetch now: 0 while too few to be worth a request."""
+        capacity = self._capacity(source.subscription)
+        count = self._run.budget(capacity - self._held[id(source)])
+        left = self._run.budget(capacity)
+        # Fetch once half the room is free, or all the budget left, so requests stay full.
+        if count and count >= min(max(1, capacity // 2), left):
+            return count
+        return 0
+
+    def _taken(self, source: Any, deliveries: list[Delivery]) -> None:
+        """Record a fetch that brought `deliveries` (lock held). The budget counts what came
+        back, not what was asked: a long poll must not hold the budget of another subscription
+        (several may bring more than the budget between them; what is left is released).
+        """
+        self._run.taken += len(deliveries)
+        self._held[id(source)] += len(deliveries)
+        self._ready.extend((source, delivery) for delivery in deliveries)
+
+    def _handled(self, source: Any) -> None:
+        """Record a message handled (lock held); the end of the budget ends the run."""
+        self._run.handled += 1
+        self._held[id(source)] -= 1
+        if self._run.finished():
+            self._closing = True
+
+    def _fail(self, error: BaseException) -> None:
+        """End the run with `error` (the first one wins)."""
+        if self._failure is None:
+            self._failure = error
+        self._closing = True
+
     def _transient(self, error: APIError, failures: int) -> float:
-        """Seconds to wait after the `failures`-th failed loop request in a row; non-retryable
-        errors end the run.
+        """Seconds to wait after the `failures`-th failed fetch in a row; non-retryable errors
+        end the run.
         """
         if not is_retryable(error):
             raise error
@@ -89,128 +144,132 @@ class SyncWorker(_WorkerBase):
     ) -> None:
         super().__init__(subscriptions, options, stop)
         self._handlers = SyncHandlers(self._subscriptions)
-        self._streams = streams
-        self._queue = queue
+        self._sources: list[Source] = [
+            StreamSource(sub, options.consumer, streams)
+            if isinstance(sub, StreamSubscription)
+            else QueueSource(sub, options.consumer, queue(sub.queue))
+            for sub in self._subscriptions
+        ]
+        self._held = {id(source): 0 for source in self._sources}
+        self._changed = threading.Condition()
 
     def run(self) -> None:
-        """Consume until stopped, the budget is spent or the deadline passes.
-
-        The subscriptions are polled in turn. Only after a round that found nothing does a poll
-        wait on the service (each its share of poll_wait), so an idle subscription never holds
-        up a busy one for longer than one quick request.
-        """
-        # With several subscriptions the first round waits on nothing: work may be queued
-        # already, and an idle subscription's long poll must not stand before it.
-        sharers = 1 if len(self._subscriptions) == 1 else 0
-        failures = 0
+        """Consume until stopped, the budget is spent or the deadline passes."""
+        self._acks = SyncAcks(self._fail_from_thread)
+        fetchers = [
+            threading.Thread(target=self._fetch, args=(source,), name="spool-fetch", daemon=True)
+            for source in self._sources
+        ]
+        handlers = [
+            threading.Thread(target=self._handle, name=f"spool-handler-{number}", daemon=True)
+            for number in range(self._options.concurrency if self._options.concurrency > 1 else 0)
+        ]
+        for thread in fetchers + handlers:
+            thread.start()
         try:
-            while not self._run.finished():
-                try:
-                    handled = sum(
-                        self._poll(subscription, sharers) for subscription in self._subscriptions
-                    )
-                    failures = 0
-                except APIError as error:
-                    _retry.sleep(self._transient(error, failures))
-                    failures += 1
-                    continue
-                idle = not handled
-                # After a round that waited on nothing the next one long-polls, so only a round
-                # that could wait and did not (no poll_wait left) pauses before the next.
-                if (
-                    idle
-                    and sharers
-                    and self._run.wait_ms(sharers=sharers) == 0
-                    and not self._run.finished()
-                ):
-                    _retry.sleep(self._run.idle_pause())
-                sharers = len(self._subscriptions) if idle else 0
-        except KeyboardInterrupt:
-            logger.info("interrupted: stopping; unacknowledged messages will be delivered again")
-
-    def _poll(self, subscription: Subscription, sharers: int) -> int:
-        if self._run.finished():
-            return 0
-        wait_ms = self._run.wait_ms(sharers=sharers)
-        if isinstance(subscription, StreamSubscription):
-            return self._poll_stream(subscription, wait_ms)
-        return self._poll_queue(subscription, wait_ms)
-
-    def _poll_stream(self, sub: StreamSubscription, wait_ms: int) -> int:
-        state = self._streams_state[id(sub)]
-        if not state.group_ready:
-            try:
-                self._streams.create_group(
-                    sub.stream,
-                    sub.group,
-                    start_id=sub.start_id,
-                    mkstream=True,
-                    max_deliveries=sub.max_deliveries,
-                )
-            except ConflictError as error:
-                if error.code != "group_exists":
-                    raise
-            state.group_ready = True
-        handled = 0
-        if state.claim_due():
-            claimed = self._streams.claim(
-                sub.stream,
-                sub.group,
-                consumer=self._options.consumer,
-                min_idle=timedelta(milliseconds=sub.redeliver_after_ms),
-                count=self._run.batch(sub.count),
-                start_id=state.cursor,
-            )
-            state.advance(claimed.next_start_id, sub.redeliver_after_ms)
-            handled += self._deliver_entries(sub, claimed.entries)
-        if self._run.finished():
-            return handled
-        entries = self._streams.read_group(
-            sub.stream,
-            sub.group,
-            consumer=self._options.consumer,
-            count=self._run.batch(sub.count),
-            wait=timedelta(milliseconds=wait_ms),
-        )
-        return handled + self._deliver_entries(sub, entries)
-
-    def _deliver_entries(self, sub: StreamSubscription, entries: list[DeliveredEntry]) -> int:
-        handled = 0
-        for entry in entries:
-            if self._run.finished():
-                break
-            error = self._handlers.handle(
-                sub, entry.body, message_id=entry.id, trace=entry.traceparent
-            )
-            self._run.handled += 1
-            handled += 1
-            if error is None:
-                self._streams.ack(sub.stream, sub.group, [entry.id])
+            if handlers:
+                for thread in handlers:
+                    thread.join()
             else:
-                log_failure(sub, f"entry {entry.id}", error)
-        return handled
+                self._handle()
+        except KeyboardInterrupt:
+            logger.info(_INTERRUPTED)
+        finally:
+            self._close(fetchers, handlers)
+        if self._failure is not None:
+            raise self._failure
 
-    def _poll_queue(self, sub: QueueSubscription, wait_ms: int) -> int:
-        queue = self._queue(sub.queue)
-        jobs = queue.lease(
-            consumer=self._options.consumer,
-            topics=sub.topics,
-            max_jobs=self._run.batch(sub.count),
-            lease=sub.lease_seconds,
-            wait=timedelta(milliseconds=wait_ms),
-        )
-        handled = 0
-        for job in jobs:
-            if self._run.finished():
-                queue.nack(job, error=STOPPED)
+    def _fail_from_thread(self, error: BaseException) -> None:
+        with self._changed:
+            self._fail(error)
+            self._changed.notify_all()
+
+    def _close(self, fetchers: list[threading.Thread], handlers: list[threading.Thread]) -> None:
+        with self._changed:
+            self._closing = True
+            self._changed.notify_all()
+        for thread in handlers + fetchers:
+            thread.join()
+        while self._ready:
+            source, delivery = self._ready.popleft()
+            try:
+                source.release(delivery)
+            except APIError as error:
+                logger.debug("could not give back %s: %s", delivery.message_id, error)
+        self._acks.close()
+
+    def _fetch(self, source: Source) -> None:
+        failures = 0
+        while True:
+            with self._changed:
+                if self._run.finished():
+                    self._closing = True
+                while not self._closing and not (count := self._room(source)):
+                    self._changed.wait(self._run.pause())
+                    if self._run.finished():
+                        self._closing = True
+                if self._closing:
+                    return
+            try:
+                deliveries = source.fetch(count, self._run.wait_ms())
+                failures = 0
+            except APIError as error:
+                try:
+                    delay = self._transient(error, failures)
+                except APIError:
+                    self._fail_from_thread(error)
+                    return
+                _retry.sleep(delay)
+                failures += 1
                 continue
-            error = self._handlers.handle(
-                sub, job.payload, message_id=job.job_id, trace=job.traceparent
-            )
-            self._run.handled += 1
-            handled += 1
-            settle(queue, sub, job, error)
-        return handled
+            except Exception as error:  # ends the run, raised by it
+                self._fail_from_thread(error)
+                return
+            with self._changed:
+                self._taken(source, deliveries)
+                self._changed.notify_all()
+
+    def _next(self) -> tuple[Source, Delivery] | None:
+        """The oldest message fetched, or None once the run is ending."""
+        with self._changed:
+            while not self._closing and not self._ready:
+                self._changed.wait(self._run.pause())
+                if self._run.finished():
+                    self._closing = True
+            if self._closing:
+                return None
+            return self._ready.popleft()
+
+    def _handle(self) -> None:
+        while (taken := self._next()) is not None:
+            source, delivery = taken
+            try:
+                error = self._handlers.handle(
+                    delivery.subscription,
+                    delivery.body,
+                    message_id=delivery.message_id,
+                    trace=delivery.traceparent,
+                )
+            except Exception as failure:  # a misuse that ends the run
+                self._fail_from_thread(failure)
+                return
+            with self._changed:
+                self._handled(source)
+                self._changed.notify_all()
+            if error is None:
+                self._acks.add(source, delivery)
+                continue
+            try:
+                source.failed(delivery, error)
+            except APIError as failure:
+                if not is_retryable(failure):
+                    self._fail_from_thread(failure)
+                    return
+                logger.warning(
+                    "could not give back %s: %s; it will be delivered again",
+                    delivery.message_id,
+                    failure,
+                )
 
 
 class AsyncWorker(_WorkerBase):
@@ -227,156 +286,151 @@ class AsyncWorker(_WorkerBase):
     ) -> None:
         super().__init__(subscriptions, options, stop)
         self._handlers = AsyncHandlers(self._subscriptions)
-        self._streams = streams
-        self._queue = queue
-        # The tasks waiting in a long poll right now: once the run is finished, waiting on is
-        # pointless, and cancelling there interrupts no handler.
-        self._polling: set[asyncio.Task[Any]] = set()
+        self._sources: list[AsyncSource] = [
+            AsyncStreamSource(sub, options.consumer, streams)
+            if isinstance(sub, StreamSubscription)
+            else AsyncQueueSource(sub, options.consumer, queue(sub.queue))
+            for sub in self._subscriptions
+        ]
+        self._held = {id(source): 0 for source in self._sources}
 
-    async def _long_poll(self, request: Awaitable[T]) -> T:
+    async def run(self) -> None:
+        """Consume until stopped, the budget is spent or the deadline passes."""
+        import asyncio
+
+        self._changed = asyncio.Event()
+        self._acks = AsyncAcks(self._fail_and_wake)
+        # The fetchers waiting in a request right now: once the run is ending, waiting on is
+        # pointless, and cancelling there interrupts no handler.
+        self._requesting: set[asyncio.Task[Any]] = set()
+        fetchers = [asyncio.ensure_future(self._fetch(source)) for source in self._sources]
+        handlers = [asyncio.ensure_future(self._handle()) for _ in range(self._options.concurrency)]
+        try:
+            await asyncio.gather(*handlers)
+        except KeyboardInterrupt:
+            logger.info(_INTERRUPTED)
+        finally:
+            await self._close(fetchers, handlers)
+        if self._failure is not None:
+            raise self._failure
+
+    def _fail_and_wake(self, error: BaseException) -> None:
+        self._fail(error)
+        self._wake()
+
+    async def _close(
+        self, fetchers: list[asyncio.Task[None]], handlers: list[asyncio.Task[None]]
+    ) -> None:
+        import asyncio
+
+        self._closing = True
+        self._wake()
+        for task in list(self._requesting):
+            task.cancel()
+        await asyncio.gather(*handlers, *fetchers, return_exceptions=True)
+        while self._ready:
+            source, delivery = self._ready.popleft()
+            try:
+                await source.release(delivery)
+            except APIError as error:
+                logger.debug("could not give back %s: %s", delivery.message_id, error)
+        await self._acks.close()
+
+    async def _wait_for_change(self) -> None:
+        """Until something changes, or long enough to look at the stop flag and deadline."""
+        import asyncio
+
+        try:
+            await asyncio.wait_for(self._changed.wait(), self._run.pause())
+        except TimeoutError:
+            pass
+        if self._run.finished():
+            self._closing = True
+
+    def _wake(self) -> None:
+        # Every waiter sees the change; the next wait waits for the next one.
+        self._changed.set()
+        self._changed = type(self._changed)()
+
+    async def _fetch(self, source: AsyncSource) -> None:
         import asyncio
 
         task = asyncio.current_task()
         assert task is not None
-        self._polling.add(task)
-        try:
-            return await request
-        finally:
-            self._polling.discard(task)
-
-    async def run(self) -> None:
-        """Consume until stopped, the budget is spent or the deadline passes.
-
-        Every subscription is served by a task of its own, each with the whole poll_wait, so an
-        idle subscription never holds up a busy one. The first error that ends a task (a
-        non-retryable API error) cancels the others and is raised.
-        """
-        import asyncio
-
-        tasks = [
-            asyncio.ensure_future(self._serve(subscription)) for subscription in self._subscriptions
-        ]
-        try:
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-            for task in done:
-                if not task.cancelled():
-                    task.result()
-        except KeyboardInterrupt:
-            logger.info("interrupted: stopping; unacknowledged messages will be delivered again")
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-    async def _serve(self, subscription: Subscription) -> None:
-        try:
-            await self._serve_until_finished(subscription)
-        except KeyboardInterrupt:
-            # Raised out of a task it would escape the event loop itself; it stops every task.
-            logger.info("interrupted: stopping; unacknowledged messages will be delivered again")
-            self._run.stop.set()
-
-    async def _serve_until_finished(self, subscription: Subscription) -> None:
-        import asyncio
-
         failures = 0
-        while not self._run.finished():
-            # A turn whose requests never suspend (answered from a cache or a mock) must still
-            # let the other subscriptions' tasks run.
-            await asyncio.sleep(0)
-            wait_ms = self._run.wait_ms(sharers=1)
+        while True:
+            if self._run.finished():
+                self._closing = True
+            while not self._closing and not (count := self._room(source)):
+                await self._wait_for_change()
+            if self._closing:
+                return
+            self._requesting.add(task)
             try:
-                if isinstance(subscription, StreamSubscription):
-                    handled = await self._poll_stream(subscription, wait_ms)
-                else:
-                    handled = await self._poll_queue(subscription, wait_ms)
+                deliveries = await source.fetch(count, self._run.wait_ms())
                 failures = 0
             except APIError as error:
-                await _retry.asleep(self._transient(error, failures))
+                try:
+                    delay = self._transient(error, failures)
+                except APIError:
+                    self._fail_and_wake(error)
+                    return
+                self._requesting.discard(task)
+                await _retry.asleep(delay)
                 failures += 1
                 continue
-            if not handled and wait_ms == 0 and not self._run.finished():
-                await _retry.asleep(self._run.idle_pause())
-        # The budget is spent or a stop was asked for: the others need not finish their polls.
-        for polling in list(self._polling):
-            polling.cancel()
+            except Exception as error:  # ends the run, raised by it
+                self._fail_and_wake(error)
+                return
+            finally:
+                self._requesting.discard(task)
+            self._taken(source, deliveries)
+            self._wake()
+            # A fetch answered from a cache or a mock never suspends: let the handlers run.
+            await asyncio.sleep(0)
 
-    async def _poll_stream(self, sub: StreamSubscription, wait_ms: int) -> int:
-        state = self._streams_state[id(sub)]
-        if not state.group_ready:
+    async def _next(self) -> tuple[AsyncSource, Delivery] | None:
+        while not self._closing and not self._ready:
+            await self._wait_for_change()
+        if self._closing:
+            return None
+        return self._ready.popleft()
+
+    async def _handle(self) -> None:
+        try:
+            await self._handle_until_closing()
+        except KeyboardInterrupt:
+            # Raised out of a task it would escape the event loop itself; it ends the run.
+            logger.info(_INTERRUPTED)
+            self._closing = True
+            self._wake()
+
+    async def _handle_until_closing(self) -> None:
+        while (taken := await self._next()) is not None:
+            source, delivery = taken
             try:
-                await self._streams.create_group(
-                    sub.stream,
-                    sub.group,
-                    start_id=sub.start_id,
-                    mkstream=True,
-                    max_deliveries=sub.max_deliveries,
+                error = await self._handlers.handle(
+                    delivery.subscription,
+                    delivery.body,
+                    message_id=delivery.message_id,
+                    trace=delivery.traceparent,
                 )
-            except ConflictError as error:
-                if error.code != "group_exists":
-                    raise
-            state.group_ready = True
-        handled = 0
-        if state.claim_due():
-            claimed = await self._streams.claim(
-                sub.stream,
-                sub.group,
-                consumer=self._options.consumer,
-                min_idle=timedelta(milliseconds=sub.redeliver_after_ms),
-                count=self._run.batch(sub.count),
-                start_id=state.cursor,
-            )
-            state.advance(claimed.next_start_id, sub.redeliver_after_ms)
-            handled += await self._deliver_entries(sub, claimed.entries)
-        if self._run.finished():
-            return handled
-        entries = await self._long_poll(
-            self._streams.read_group(
-                sub.stream,
-                sub.group,
-                consumer=self._options.consumer,
-                count=self._run.batch(sub.count),
-                wait=timedelta(milliseconds=wait_ms),
-            )
-        )
-        return handled + await self._deliver_entries(sub, entries)
-
-    async def _deliver_entries(self, sub: StreamSubscription, entries: list[DeliveredEntry]) -> int:
-        handled = 0
-        for entry in entries:
-            if self._run.finished():
-                break
-            error = await self._handlers.handle(
-                sub, entry.body, message_id=entry.id, trace=entry.traceparent
-            )
-            self._run.handled += 1
-            handled += 1
+            except Exception as failure:  # a misuse that ends the run
+                self._fail_and_wake(failure)
+                return
+            self._handled(source)
+            self._wake()
             if error is None:
-                await self._streams.ack(sub.stream, sub.group, [entry.id])
-            else:
-                log_failure(sub, f"entry {entry.id}", error)
-        return handled
-
-    async def _poll_queue(self, sub: QueueSubscription, wait_ms: int) -> int:
-        queue = self._queue(sub.queue)
-        jobs = await self._long_poll(
-            queue.lease(
-                consumer=self._options.consumer,
-                topics=sub.topics,
-                max_jobs=self._run.batch(sub.count),
-                lease=sub.lease_seconds,
-                wait=timedelta(milliseconds=wait_ms),
-            )
-        )
-        handled = 0
-        for job in jobs:
-            if self._run.finished():
-                await queue.nack(job, error=STOPPED)
+                self._acks.add(source, delivery)
                 continue
-            error = await self._handlers.handle(
-                sub, job.payload, message_id=job.job_id, trace=job.traceparent
-            )
-            self._run.handled += 1
-            handled += 1
-            await asettle(queue, sub, job, error)
-        return handled
+            try:
+                await source.failed(delivery, error)
+            except APIError as failure:
+                if not is_retryable(failure):
+                    self._fail_and_wake(failure)
+                    return
+                logger.warning(
+                    "could not give back %s: %s; it will be delivered again",
+                    delivery.message_id,
+                    failure,
+                )

@@ -1,5 +1,5 @@
-"""The bounds of one `run()` (its options) and its progress: messages handled, the deadline, the
-stop flag, and where each stream subscription's pending-list scan stands.
+"""The bounds of one `run()` (its options) and its progress: messages taken and handled, the
+deadline, the stop flag, and where each stream subscription's pending-list scan stands.
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ from ._limits import WAIT_MS_MAX
 
 __all__ = ["RunOptions", "RunProgress", "StreamState", "default_consumer_name"]
 
-# How long a loop with nothing to do and no long poll pauses, so it does not spin a core.
-IDLE_PAUSE = 0.1
+# How often a worker waiting for work looks at the stop flag, which `stop()` sets from anywhere.
+STOP_CHECK_SECONDS = 0.05
+# At most this many handlers run at once in one run().
+CONCURRENCY_MAX = 1000
 # Keeps a long poll well inside the HTTP timeout, so waiting is never mistaken for a dead service.
 _POLL_SHARE_OF_TIMEOUT = 0.5
 
@@ -38,6 +40,7 @@ class RunOptions:
     max_messages: int | None
     stop_after_seconds: float | None
     poll_wait_ms: int
+    concurrency: int = 1
 
     @classmethod
     def build(
@@ -48,6 +51,7 @@ class RunOptions:
         stop_after: Duration | None,
         poll_wait: Duration,
         request_timeout: float | None,
+        concurrency: int = 1,
     ) -> RunOptions:
         """Validated options; the long poll is capped below the HTTP read timeout."""
         name = check_group_name(consumer or default_consumer_name(), what="consumer")
@@ -55,6 +59,14 @@ class RunOptions:
             isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 1
         ):
             raise ConfigurationError(f"max_messages must be an int >= 1, got {max_messages!r}")
+        if (
+            isinstance(concurrency, bool)
+            or not isinstance(concurrency, int)
+            or not 1 <= concurrency <= CONCURRENCY_MAX
+        ):
+            raise ConfigurationError(
+                f"concurrency must be an int from 1 to {CONCURRENCY_MAX}, got {concurrency!r}"
+            )
         wait_ms = to_millis(poll_wait, name="poll_wait", minimum=0, maximum=WAIT_MS_MAX)
         if request_timeout is not None:
             wait_ms = min(wait_ms, int(request_timeout * 1000 * _POLL_SHARE_OF_TIMEOUT))
@@ -65,16 +77,19 @@ class RunOptions:
             if stop_after is None
             else to_timedelta(stop_after, name="stop_after").total_seconds(),
             poll_wait_ms=wait_ms,
+            concurrency=concurrency,
         )
 
 
 @dataclass(slots=True)
 class RunProgress:
-    """The progress of one `run()`: messages handled, deadline, the stop flag."""
+    """The progress of one `run()`: messages taken from the service, messages handled, the
+    deadline and the stop flag. The worker's lock guards the counts.
+    """
 
     options: RunOptions
     stop: threading.Event
-    subscriptions: int
+    taken: int = 0
     handled: int = 0
     deadline: float | None = None
 
@@ -90,28 +105,26 @@ class RunProgress:
             return True
         return self.deadline is not None and time.monotonic() >= self.deadline
 
-    def batch(self, count: int) -> int:
-        """How many messages to fetch now: never more than the budget left."""
+    def budget(self, count: int) -> int:
+        """How many more messages may be taken now, up to `count`: never more than the
+        max_messages left once those taken already are handled.
+        """
         if self.options.max_messages is None:
             return count
-        return max(1, min(count, self.options.max_messages - self.handled))
+        return max(0, min(count, self.options.max_messages - self.taken))
 
-    def wait_ms(self, *, sharers: int) -> int:
-        """The long poll of one subscription: poll_wait shared by `sharers` subscriptions that
-        wait one after the other (0 for none: there is work elsewhere), within the deadline.
-        """
-        if sharers == 0:
-            return 0
-        wait = self.options.poll_wait_ms // sharers
+    def wait_ms(self) -> int:
+        """A long poll's wait: poll_wait, within the deadline."""
+        wait = self.options.poll_wait_ms
         if self.deadline is not None:
             wait = min(wait, max(0, int((self.deadline - time.monotonic()) * 1000)))
         return wait
 
-    def idle_pause(self) -> float:
-        """How long to pause after a round that found nothing without waiting on the service."""
+    def pause(self) -> float:
+        """How long a wait for work may last before the stop flag and deadline are looked at."""
         if self.deadline is None:
-            return IDLE_PAUSE
-        return max(0.0, min(IDLE_PAUSE, self.deadline - time.monotonic()))
+            return STOP_CHECK_SECONDS
+        return max(0.0, min(STOP_CHECK_SECONDS, self.deadline - time.monotonic()))
 
 
 @dataclass(slots=True)

@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 import httpx
+import respx
 
 import sdk
 
 ClientFactory = Callable[..., "sdk.Client | sdk.AsyncClient"]
 ORDERS = sdk.Stream("orders", group="billing")
 GROUP = "/v1/streams/orders/groups/billing"
+
+
+def acked_ids(route: respx.Route) -> list[str]:
+    """Every id the ackEntries calls of `route` sent, in order: run() batches them as it likes."""
+    return [
+        entry_id for call in route.calls for entry_id in json.loads(call.request.content)["ids"]
+    ]
+
+
+def acks_answer(request: httpx.Request) -> httpx.Response:
+    """ackJobs's answer: every job acknowledged."""
+    jobs = json.loads(request.content)["jobs"]
+    return httpx.Response(
+        200, json={"results": [{"job_id": job["job_id"], "acked": True} for job in jobs]}
+    )
 
 
 def entry(entry_id: str, body: Any, delivery_count: int = 1) -> dict[str, Any]:

@@ -18,7 +18,6 @@ from tests.sdk._support import (
     API_KEY,
     BASE_URL,
     QUEUE,
-    job,
     leased,
     problem,
     resolve,
@@ -28,6 +27,8 @@ from tests.sdk._worker_support import (
     GROUP,
     ORDERS,
     ClientFactory,
+    acked_ids,
+    acks_answer,
     claim_answer,
     entry,
     read_answer,
@@ -55,7 +56,7 @@ async def test_entries_are_handled_then_acknowledged(
     assert seen == [{"id": 1}, {"id": 2}]
     assert sent_json(group.calls.last) == {"group": "billing", "start_id": "$", "mkstream": True}
     assert sent_json(read.calls.last) == {"consumer": "worker-1", "count": 2, "wait_ms": 1000}
-    assert [sent_json(call) for call in ack.calls] == [{"ids": ["1-0"]}, {"ids": ["1-1"]}]
+    assert acked_ids(ack) == ["1-0", "1-1"]
 
 
 async def test_an_existing_group_is_fine_but_other_conflicts_are_not(
@@ -95,7 +96,7 @@ async def test_a_failed_entry_stays_pending_and_is_claimed_again(
 
     await resolve(client.run(consumer="worker-1", max_messages=2))
     assert attempts == [1, 1]
-    assert [sent_json(call) for call in ack.calls] == [{"ids": ["1-0"]}]
+    assert acked_ids(ack) == ["1-0"]
     assert sent_json(claim.calls.last) == {
         "consumer": "worker-1",
         "min_idle_ms": 0,
@@ -158,7 +159,7 @@ async def test_stop_from_a_handler_ends_the_run_after_that_message(
 
     await resolve(client.run())
     assert seen == ["a"]
-    assert [sent_json(call) for call in ack.calls] == [{"ids": ["1-0"]}]
+    assert acked_ids(ack) == ["1-0"]
 
 
 async def test_keyboard_interrupt_stops_cleanly_without_acking(
@@ -233,9 +234,7 @@ async def test_an_idle_subscription_does_not_hold_up_a_busy_one(
 
     api.get("/v1/queues/jobs").mock(return_value=httpx.Response(200, json=QUEUE))
     api.post("/v1/queues/jobs/leases").mock(side_effect=lease_answer)
-    api.post(url__regex=r"/v1/queues/jobs/jobs/job-\d+/ack").mock(
-        side_effect=lambda request: httpx.Response(200, json=job("job-1", state="succeeded"))
-    )
+    api.post("/v1/queues/jobs/acks").mock(side_effect=acks_answer)
     handled: list[int] = []
     client.subscribe(ORDERS)(lambda body: None)
     queue = await resolve(client.init_queue("jobs"))
@@ -243,18 +242,15 @@ async def test_an_idle_subscription_does_not_hold_up_a_busy_one(
     await resolve(client.run(max_messages=6, poll_wait="10s"))
 
     assert handled == [1, 2, 3, 4, 5, 6]
-    if isinstance(client, sdk.Client):
-        # Polled in turn: only the first round (nothing known to be waiting yet) waits.
-        assert [sent_json(call)["wait_ms"] for call in read.calls][1:] == [0] * (
-            len(read.calls) - 1
-        )
+    # Each subscription is fetched on its own, so the idle one long-polls all the while.
+    assert {sent_json(call)["wait_ms"] for call in read.calls} == {5_000}
 
 
-def test_the_sync_loop_long_polls_right_after_a_busy_round(
+def test_the_sync_loop_always_long_polls_and_never_pauses(
     api: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A round that handled jobs is followed by a quick poll and, when that finds nothing, by a
-    long poll at once: no pause in between, where a job arriving would wait.
+    """Every lease is a long poll, also the one that fetches ahead while a job is handled, and
+    none waits on a timer first: a job arriving at an idle queue never waits for the worker.
     """
     answers = iter([[leased("job-1", payload={"n": 1})], [], [leased("job-2", payload={"n": 2})]])
     waits: list[int] = []
@@ -265,9 +261,7 @@ def test_the_sync_loop_long_polls_right_after_a_busy_round(
 
     api.get("/v1/queues/jobs").mock(return_value=httpx.Response(200, json=QUEUE))
     api.post("/v1/queues/jobs/leases").mock(side_effect=lease_answer)
-    api.post(url__regex=r"/v1/queues/jobs/jobs/job-\d+/ack").mock(
-        side_effect=lambda request: httpx.Response(200, json=job("job-1", state="succeeded"))
-    )
+    api.post("/v1/queues/jobs/acks").mock(side_effect=acks_answer)
     pauses: list[float] = []
     monkeypatch.setattr("sdk._retry.sleep", pauses.append)
     with sdk.Client(BASE_URL, api_key=API_KEY) as client:
@@ -276,8 +270,7 @@ def test_the_sync_loop_long_polls_right_after_a_busy_round(
 
         client.run(max_messages=2, poll_wait="2s")
 
-    # The long poll, the quick look after the job it brought, and straight on to the long poll.
-    assert waits == [2_000, 0, 2_000]
+    assert waits == [2_000, 2_000, 2_000]
     assert pauses == []
 
 
@@ -360,7 +353,7 @@ async def test_an_async_run_ends_without_waiting_out_the_others_long_polls(
     api.post("/v1/queues/jobs/leases").mock(
         return_value=httpx.Response(200, json={"queue": "jobs", "jobs": [leased("job_1")]})
     )
-    api.post("/v1/queues/jobs/jobs/job_1/ack").mock(return_value=httpx.Response(200, json=job()))
+    api.post("/v1/queues/jobs/acks").mock(side_effect=acks_answer)
     handled: list[object] = []
     async with sdk.AsyncClient("http://spool.test") as client:
         client.subscribe(ORDERS)(lambda body: None)
@@ -369,3 +362,58 @@ async def test_an_async_run_ends_without_waiting_out_the_others_long_polls(
         # A liveness bound, not a speed figure: without the cancel this takes an hour.
         await asyncio.wait_for(client.run(max_messages=1), timeout=30)
     assert len(handled) == 1
+
+
+def _three_jobs_at_a_time(api: respx.MockRouter) -> None:
+    api.get("/v1/queues/jobs").mock(return_value=httpx.Response(200, json=QUEUE))
+    numbers = iter(range(100))
+
+    def lease_answer(request: httpx.Request) -> httpx.Response:
+        count = json.loads(request.content)["max_jobs"]
+        jobs = [leased(f"job_{next(numbers)}") for _ in range(min(count, 3))]
+        return httpx.Response(200, json={"jobs": jobs})
+
+    api.post("/v1/queues/jobs/leases").mock(side_effect=lease_answer)
+    api.post("/v1/queues/jobs/acks").mock(side_effect=acks_answer)
+
+
+def test_a_sync_run_with_concurrency_runs_handlers_in_threads_at_once(
+    api: respx.MockRouter,
+) -> None:
+    """concurrency=3: three handlers are in their jobs at the same time, each in a thread."""
+    _three_jobs_at_a_time(api)
+    together = threading.Barrier(3, timeout=30)
+    threads: set[int] = set()
+    with sdk.Client(BASE_URL, api_key=API_KEY) as client:
+        queue = client.init_queue("jobs")
+
+        @queue.subscribe()
+        def handle(payload: object) -> None:
+            threads.add(threading.get_ident())
+            together.wait()
+
+        client.run(max_messages=6, concurrency=3)
+    assert len(threads) == 3 and threading.get_ident() not in threads
+
+
+async def test_an_async_run_with_concurrency_awaits_handlers_at_once(
+    api: respx.MockRouter,
+) -> None:
+    """concurrency=3: three async handlers are awaiting at the same time."""
+    _three_jobs_at_a_time(api)
+    waiting: list[asyncio.Event] = []
+
+    async with sdk.AsyncClient(BASE_URL, api_key=API_KEY) as client:
+        queue = await client.init_queue("jobs")
+
+        @queue.subscribe()
+        async def handle(payload: object) -> None:
+            arrived = asyncio.Event()
+            waiting.append(arrived)
+            if len(waiting) % 3 == 0:
+                for event in waiting[-3:]:
+                    event.set()
+            await asyncio.wait_for(arrived.wait(), timeout=30)
+
+        await client.run(max_messages=6, concurrency=3)
+    assert len(waiting) == 6

@@ -14,6 +14,7 @@ from tests.sdk._support import appended, problem, resolve, sent_json
 from tests.sdk._worker_support import (
     GROUP,
     ORDERS,
+    acked_ids,
     claim_answer,
     entry,
     read_answer,
@@ -56,7 +57,7 @@ async def test_return_values_go_to_every_stacked_publisher(
     await resolve(client.run(max_messages=2))
     assert order == ["notifications", "events"]
     assert sent_json(events.calls.last) == {"body": {"order": 7, "status": "billed"}}
-    assert ack.call_count == 2
+    assert acked_ids(ack) == ["1-0", "1-1"]
 
 
 async def test_a_publish_error_fails_the_message_and_publishers_run_again(

@@ -26,12 +26,11 @@ async def test_stop_after_zero_sends_nothing(
     assert api.calls.call_count == 0
 
 
-async def test_subscriptions_share_the_long_poll(
+async def test_each_subscription_long_polls_within_half_the_http_timeout(
     make_client: ClientFactory, api: respx.MockRouter, group: respx.Route, ack: respx.Route
 ) -> None:
-    """A sync client's subscriptions, polled in turn, split poll_wait after a round that found
-    nothing; an async client's each wait the whole of it at once. It never exceeds half the HTTP
-    timeout.
+    """Every subscription is fetched on its own and waits the whole poll_wait, which never
+    exceeds half the HTTP timeout.
     """
     client = make_client(timeout=1.0)
     api.post(f"{GROUP}/claim").mock(return_value=claim_answer())
@@ -41,12 +40,7 @@ async def test_subscriptions_share_the_long_poll(
     client.subscribe(ORDERS)(lambda body: None)
     client.subscribe(sdk.Stream("orders", group="billing"))(lambda body: None)
     await resolve(client.run(max_messages=2, poll_wait="10s"))
-    waits = [sent_json(call)["wait_ms"] for call in read.calls]
-    if isinstance(client, sdk.Client):
-        # A first round without waiting, then (it found nothing) a shared long poll.
-        assert waits[:3] == [0, 0, 250]
-    else:
-        assert set(waits) == {500}
+    assert {sent_json(call)["wait_ms"] for call in read.calls} == {500}
 
 
 async def test_configuration_mistakes_are_refused(
@@ -64,3 +58,6 @@ async def test_configuration_mistakes_are_refused(
         await resolve(client.run(consumer="not valid"))
     with pytest.raises(sdk.ConfigurationError, match="max_messages"):
         await resolve(client.run(max_messages=0))
+    for concurrency in (0, 1001, 2.0, True):
+        with pytest.raises(sdk.ConfigurationError, match="concurrency"):
+            await resolve(client.run(concurrency=concurrency))  # type: ignore[arg-type]

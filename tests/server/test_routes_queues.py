@@ -352,13 +352,14 @@ async def test_ack_jobs_refuses_a_missing_queue_and_malformed_lists(api: Running
     await _create_queue(api)
     await _publish(api, payload=1)
     held = await _lease_one(api)
-    for body in (
+    bodies: tuple[dict[str, object], ...] = (
         {"jobs": []},
         {"jobs": [lease] * 1001},
         {"jobs": [{"job_id": "not-a-job", "lease_id": "lease_x"}]},
         {"jobs": [{"job_id": held["job_id"], "lease_id": held["lease_id"]}, {"job_id": "x"}]},
         {"ids": [held["job_id"]]},
-    ):
+    )
+    for body in bodies:
         response = await api.client.post("/v1/queues/jobs/acks", json=body)
         assert response.status_code in (400, 422), response.text
     job = (await api.client.get(f"/v1/queues/jobs/jobs/{held['job_id']}")).json()
