@@ -6,7 +6,9 @@ shutdown. Every response carries ``X-Request-Id``; every error is a problem+json
 unknown routes (404 ``not_found``), wrong methods (405 ``method_not_allowed``) and unexpected
 failures (500 ``internal_error``, logged with the request id). When the settings enable
 metrics, ``GET /metrics`` is served beside the document's operations (see server/metrics.py), and
-when they enable the console, its pages under ``/console`` (see server/console/).
+when they enable the console, its pages under ``/console`` (see server/console/). A front page
+at ``/`` links to what is served, and the API reference at ``/docs`` is on unless the settings turn
+it off (see server/docs/).
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from . import __version__
 from .auth import TokenRegistry
 from .config import DEFAULT_STORE_URL, Settings, load_settings
-from .console import console_routes
+from .console import CONSOLE_PATH, console_routes
 from .delivery import DeliveryEngine, DeliverySettings
 from .destinations import DestinationPolicy
+from .docs import DOCS_PATH, docs_routes
 from .heap import settle_heap
 from .http_protocol import READ_TIMEOUT_STATE_KEY
 from .ids import new_id
@@ -106,14 +110,26 @@ def create_app(
     """
     spec = load_spec_facts(settings.spec_path)
     metrics = Metrics(settings.metrics) if settings.metrics.enabled else None
+    # With the reference off its operation stays unbound, so /docs is 404 like any unserved path.
+    declared = (
+        ROUTES if settings.docs else [served for served in ROUTES if served.path != DOCS_PATH]
+    )
     routes: list[BaseRoute]
     if metrics is None:
-        routes = [*bind_routes(ROUTES, spec)]
+        routes = [*bind_routes(declared, spec)]
     else:
         # /metrics is no operation of the API: it is mounted beside the bound routes, not by them.
-        routes = [*bind_routes(ROUTES, spec, instrument=metrics.instrument), metrics.route()]
+        routes = [*bind_routes(declared, spec, instrument=metrics.instrument), metrics.route()]
     if settings.console:
         routes = [*routes, *console_routes()]
+    routes = [
+        *routes,
+        *docs_routes(
+            version=__version__,
+            docs=settings.docs,
+            console_path=CONSOLE_PATH if settings.console else None,
+        ),
+    ]
     app = Starlette(
         routes=routes,
         middleware=_middleware(),

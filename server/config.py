@@ -27,6 +27,8 @@ permission, ``$SPOOL_DEV_TOKEN`` or ``spool-dev-token``. A file looks like::
       enabled: true                         # or $SPOOL_CONSOLE=1, or spool-server --console
       session_seconds: 28800                # a sign-in ends this long after it was made (8 h)
       idle_seconds: 3600                    # or after this long without a page or action (1 h)
+    docs:                                   # the API reference at /docs (Swagger UI); on by default
+      enabled: false                        # or $SPOOL_DOCS=0; the spec stays at /openapi.yaml
 
 Secrets are kept out of ``repr`` so a logged setting never shows one.
 """
@@ -168,6 +170,9 @@ class Settings:
     # A console sign-in ends this long after it was made, or after this long without a visit.
     console_session_seconds: float = 8 * 3600.0
     console_idle_seconds: float = 3600.0
+    # Whether the API reference (server/docs/) is served at /docs. The document it renders is public
+    # at /openapi.yaml either way, so it is on unless turned off.
+    docs: bool = True
     spec_path: Path = SPEC_PATH
 
     @classmethod
@@ -271,6 +276,12 @@ class _ConsoleFile(BaseModel):
     idle_seconds: _Seconds | None = None
 
 
+class _DocsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: Annotated[bool, Field(strict=True)] = True
+
+
 class _SigningKeysFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -288,6 +299,7 @@ class _ConfigFile(BaseModel):
     http: _HttpFile = _HttpFile()
     metrics: _MetricsFile = _MetricsFile()
     console: _ConsoleFile = _ConsoleFile()
+    docs: _DocsFile = _DocsFile()
     idempotency_ttl_seconds: Annotated[float | None, Field(gt=0)] = None
     message_deduplication_window_seconds: Annotated[float | None, Field(ge=0)] = None
 
@@ -298,6 +310,7 @@ def load_settings(
     config_path: str | os.PathLike[str] | None = None,
     metrics: bool = False,
     console: bool = False,
+    docs: bool | None = None,
     environ: Mapping[str, str] = os.environ,
 ) -> Settings:
     """Settings from ``config_path``, else ``$SPOOL_CONFIG``, else ``$SPOOL_TOKENS``, else the
@@ -316,6 +329,10 @@ def load_settings(
     (``spool-server --console``), ``$SPOOL_CONSOLE`` is ``1`` or ``true``, the file's
     ``console.enabled`` is true, or in development mode unless ``$SPOOL_CONSOLE`` is ``0`` or
     ``false``.
+
+    The API reference is served at ``/docs`` unless turned off: ``docs`` when given (true or
+    false), else ``$SPOOL_DOCS`` when set (``0`` or ``false`` turns it off), else the file's
+    ``docs.enabled`` (true unless the file says otherwise), in development mode too.
     """
     extra_allowed = _allowed_destinations(
         [
@@ -332,6 +349,7 @@ def load_settings(
     metrics_switch = True if metrics else _switch_from(environ, "SPOOL_METRICS")
     metrics_token = environ.get("SPOOL_METRICS_TOKEN") or None
     console_switch = True if console else _switch_from(environ, "SPOOL_CONSOLE")
+    docs_switch = docs if docs is not None else _switch_from(environ, "SPOOL_DOCS")
     path = config_path if config_path is not None else environ.get("SPOOL_CONFIG") or None
     if path is not None:
         document = _read_file(Path(path))
@@ -358,6 +376,7 @@ def load_settings(
                 enabled=metrics_switch is not False, token=metrics_token, streams=()
             ),
             console=console_switch is not False,
+            docs=docs_switch is not False,
         )
     try:
         parsed = _ConfigFile.model_validate(document)
@@ -411,6 +430,7 @@ def load_settings(
             parsed.console.session_seconds or defaults.console_session_seconds
         ),
         console_idle_seconds=parsed.console.idle_seconds or defaults.console_idle_seconds,
+        docs=parsed.docs.enabled if docs_switch is None else docs_switch,
     )
 
 

@@ -1,4 +1,4 @@
-"""System: health and the API document itself (neither needs a token)."""
+"""System: health, the API document itself and its rendered reference (none needs a token)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import __version__
+from ..docs import DOCS_PATH, reference_page
 from ..problems import ProblemError
 from . import _documents as documents
 from ._context import context_of
@@ -39,7 +40,15 @@ async def get_openapi_document(request: Request) -> Response:
     return Response(context_of(request).spec.document, media_type="application/yaml")
 
 
+async def get_api_reference(_request: Request) -> Response:
+    """getApiReference: the document rendered by Swagger UI (server/docs/). When the settings
+    turn it off, the app leaves this route out (so it is 404 like any unserved path).
+    """
+    return reference_page()
+
+
 routes = [
     public_operations("/v1/health", GET=get_health),
     public_operations("/openapi.yaml", GET=get_openapi_document),
+    public_operations(DOCS_PATH, GET=get_api_reference),
 ]
