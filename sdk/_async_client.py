@@ -37,10 +37,10 @@ from ._durations import Duration
 from ._http import AsyncTransport, own_async_client
 from ._messages import AsyncMessages
 from ._publisher import AsyncPublisher
-from ._queue_calls import async_job_batcher
+from ._queue_calls import async_job_batcher, async_job_sender
 from ._queues import AsyncQueue, AsyncQueues
 from ._stream import Stream
-from ._stream_calls import async_stream_batcher
+from ._stream_calls import async_stream_batcher, async_stream_sender
 from ._streams import AsyncStreams
 from ._subscriptions import Subscription
 from ._url_groups import AsyncUrlGroups
@@ -49,6 +49,7 @@ from ._url_groups import AsyncUrlGroups
 # asyncio cost an application that only publishes nothing.
 if TYPE_CHECKING:
     import asyncio
+    from asyncio import Future as AsyncFuture
 
     from ._embedded import EmbeddedService
     from ._types import Health
@@ -128,8 +129,13 @@ class AsyncClient:
             if self._batching is None
             else async_stream_batcher(self._transport, self._batching)
         )
+        self._jobs_sender = async_job_sender(self._transport, self._codec)
+        self._entries_sender = async_stream_sender(self._transport)
         self.streams = AsyncStreams(
-            self._transport, codec=self._codec, batched=self._entries_batched
+            self._transport,
+            codec=self._codec,
+            batched=self._entries_batched,
+            sender=self._entries_sender,
         )
         # Publishes still lingering in an open batch go out before the connections close.
         self._exit_stack.push_async_callback(self._flush_batches)
@@ -234,8 +240,15 @@ class AsyncClient:
         await self.close()
 
     async def close(self) -> None:
-        """Release the connections (an `http_client` you passed stays open)."""
+        """Wait for what `publish_nowait` queued, then release the connections (an
+        `http_client` you passed stays open).
+        """
         await self._exit_stack.aclose()
+
+    async def flush(self) -> None:
+        """Wait until every `publish_nowait` so far has its answer (its future resolved)."""
+        await self._jobs_sender.flush()
+        await self._entries_sender.flush()
 
     async def publish(
         self,
@@ -260,6 +273,31 @@ class AsyncClient:
             minid=minid,
             nomkstream=nomkstream,
             idempotency_key=idempotency_key,
+        )
+
+    def publish_nowait(
+        self,
+        stream: str | Stream,
+        body: Any,
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+    ) -> AsyncFuture[str]:
+        """Append `body` to `stream` without waiting for the service; see
+        `Client.publish_nowait`.
+
+        Returns:
+            An `asyncio.Future` of the new entry's id: await it to know the entry is appended.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `maxlen` is invalid.
+            PublishError: the body cannot be encoded.
+        """
+        return self.streams.publish_nowait(
+            stream, body, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
 
     async def publish_many(
@@ -330,12 +368,14 @@ class AsyncClient:
             codec=self._codec,
             subscriptions=self._subscriptions,
             batched=self._jobs_batched,
+            sender=self._jobs_sender,
         )
 
     async def _flush_batches(self) -> None:
         for batched in (self._entries_batched, self._jobs_batched):
             if batched is not None:
                 await batched.flush()
+        await self.flush()
 
     async def run(
         self,

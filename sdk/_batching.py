@@ -1,4 +1,5 @@
-"""Opt-in automatic batching: concurrent single publishes to one stream or queue become one batch.
+"""Opt-in automatic batching: concurrent single publishes to one stream or queue become one batch;
+and `publish_nowait`, whose publishes a background sender batches (`BackgroundBatcher`).
 
 Each publish joins the open batch for its target (a stream with the same trim options, or a queue).
 The first one opens it; the batch is sent when it holds `Batching.max_items` items or when
@@ -32,7 +33,14 @@ from ._limits import BATCH_MAX
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["AsyncCoalescer", "Batching", "SyncCoalescer", "batching_of"]
+__all__ = [
+    "AsyncBackgroundBatcher",
+    "AsyncCoalescer",
+    "BackgroundBatcher",
+    "Batching",
+    "SyncCoalescer",
+    "batching_of",
+]
 
 KeyT = TypeVar("KeyT", bound=Hashable)
 ItemT = TypeVar("ItemT")
@@ -167,10 +175,11 @@ class SyncCoalescer(Generic[KeyT, ItemT, ResultT]):
             with self._lock:
                 if self._open.get(key) is batch:
                     del self._open[key]
-            self._send(key, batch)
+            self.send(key, batch)
         return outcome.result()
 
-    def _send(self, key: KeyT, batch: _SyncBatch[ItemT, ResultT]) -> None:
+    def send(self, key: KeyT, batch: _SyncBatch[ItemT, ResultT]) -> None:
+        """Send `batch` to `key`'s target and settle each of its outcomes."""
         try:
             _settle(batch.outcomes, self._send_batch(key, batch.items))
         except Exception as error:
@@ -293,3 +302,108 @@ class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
         self._open.clear()
         if self._sending:
             await asyncio.gather(*self._sending, return_exceptions=True)
+
+
+class BackgroundBatcher(Generic[KeyT, ItemT, ResultT]):
+    """`publish_nowait` for the sync client: the caller gets a `Future` at once, and a thread of
+    the batcher's own sends what was submitted, one request per target for up to BATCH_MAX
+    items; whatever is submitted while a request is on its way goes into the next. So a producer
+    publishing one at a time is not held up by round trips, and no timer delays a lone publish.
+
+    A future resolves once the service has answered for its item: with its result (the entry id
+    or job receipt, durable from then on), or with its PublishError. At most `max_pending` items
+    wait at once: past that, `submit` blocks until the sender catches up.
+    """
+
+    def __init__(
+        self,
+        *,
+        send_batch: Callable[[KeyT, list[ItemT]], list[ResultT]],
+        send_one: Callable[[KeyT, ItemT], ResultT],
+        max_pending: int = 10_000,
+    ) -> None:
+        self._coalescer: SyncCoalescer[KeyT, ItemT, ResultT] = SyncCoalescer(
+            Batching(), send_batch=send_batch, send_one=send_one
+        )
+        self._max_pending = max_pending
+        self._changed = threading.Condition()
+        self._waiting: dict[KeyT, _SyncBatch[ItemT, ResultT]] = {}
+        self._unanswered = 0
+        self._thread: threading.Thread | None = None
+
+    def submit(self, key: KeyT, item: ItemT) -> Future[ResultT]:
+        """Queue `item` for `key`'s target; its future resolves with its own result."""
+        outcome: Future[ResultT] = Future()
+        with self._changed:
+            while self._unanswered >= self._max_pending:
+                self._changed.wait()
+            batch = self._waiting.setdefault(key, _SyncBatch())
+            batch.items.append(item)
+            batch.outcomes.append(outcome)
+            self._unanswered += 1
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._send_all, name="spool-publish", daemon=True
+                )
+                self._thread.start()
+            self._changed.notify_all()
+        return outcome
+
+    def flush(self) -> None:
+        """Wait until every item submitted so far has its answer."""
+        with self._changed:
+            while self._unanswered:
+                self._changed.wait()
+
+    def _send_all(self) -> None:
+        while True:
+            with self._changed:
+                while not self._waiting:
+                    self._changed.wait()
+                waiting, self._waiting = self._waiting, {}
+            for key, batch in waiting.items():
+                for start in range(0, len(batch.items), BATCH_MAX):
+                    part: _SyncBatch[ItemT, ResultT] = _SyncBatch(
+                        items=batch.items[start : start + BATCH_MAX],
+                        outcomes=batch.outcomes[start : start + BATCH_MAX],
+                    )
+                    try:
+                        self._coalescer.send(key, part)
+                    finally:
+                        with self._changed:
+                            self._unanswered -= len(part.items)
+                            self._changed.notify_all()
+
+
+class AsyncBackgroundBatcher(Generic[KeyT, ItemT, ResultT]):
+    """`publish_nowait` for the async client: the caller gets a future at once, and the item
+    joins a batch of `AsyncCoalescer`'s, which goes out as soon as no earlier batch to the same
+    target is in flight, so whatever is submitted meanwhile shares the next request.
+    """
+
+    def __init__(
+        self,
+        *,
+        send_batch: Callable[[KeyT, list[ItemT]], Awaitable[list[ResultT]]],
+        send_one: Callable[[KeyT, ItemT], Awaitable[ResultT]],
+    ) -> None:
+        self._coalescer: AsyncCoalescer[KeyT, ItemT, ResultT] = AsyncCoalescer(
+            Batching(max_items=BATCH_MAX), send_batch=send_batch, send_one=send_one
+        )
+        self._submitted: set[asyncio.Future[ResultT]] = set()
+
+    def submit(self, key: KeyT, item: ItemT) -> asyncio.Future[ResultT]:
+        """Queue `item` for `key`'s target; its future resolves with its own result."""
+        import asyncio
+
+        submitted = asyncio.ensure_future(self._coalescer.submit(key, item))
+        self._submitted.add(submitted)
+        submitted.add_done_callback(self._submitted.discard)
+        return submitted
+
+    async def flush(self) -> None:
+        """Wait until every item submitted so far has its answer."""
+        import asyncio
+
+        if self._submitted:
+            await asyncio.gather(*self._submitted, return_exceptions=True)

@@ -36,10 +36,10 @@ from ._durations import Duration
 from ._http import SyncTransport, own_client
 from ._messages import Messages
 from ._publisher import Publisher
-from ._queue_calls import job_batcher
+from ._queue_calls import job_batcher, job_sender
 from ._queues import Queue, Queues
 from ._stream import Stream
-from ._stream_calls import stream_batcher
+from ._stream_calls import stream_batcher, stream_sender
 from ._streams import Streams
 from ._subscriptions import Subscription
 from ._url_groups import UrlGroups
@@ -47,6 +47,8 @@ from ._url_groups import UrlGroups
 # Imported when first needed: the embedded service (subprocess machinery), the worker loop and
 # asyncio cost an application that only publishes nothing.
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from ._embedded import EmbeddedService
     from ._types import Health
 
@@ -134,8 +136,12 @@ class Client:
         )
         self._exit_stack = contextlib.ExitStack()
         self._exit_stack.callback(self._transport.close)
+        # Runs before the transport closes: what publish_nowait queued is sent first.
+        self._exit_stack.callback(self.flush)
         self._subscriptions: builtins.list[Subscription] = []
         self._stop = threading.Event()
+        self._jobs_sender = job_sender(self._transport, self._codec)
+        self._entries_sender = stream_sender(self._transport)
         self._jobs_batched = (
             None
             if self._batching is None
@@ -144,7 +150,12 @@ class Client:
         self._entries_batched = (
             None if self._batching is None else stream_batcher(self._transport, self._batching)
         )
-        self.streams = Streams(self._transport, codec=self._codec, batched=self._entries_batched)
+        self.streams = Streams(
+            self._transport,
+            codec=self._codec,
+            batched=self._entries_batched,
+            sender=self._entries_sender,
+        )
         self.queues = Queues(self._transport)
         self.messages = Messages(self._transport, codec=self._codec)
         self.url_groups = UrlGroups(self._transport)
@@ -245,8 +256,15 @@ class Client:
         self.close()
 
     def close(self) -> None:
-        """Release the connections (an `http_client` you passed stays open)."""
+        """Wait for what `publish_nowait` queued, then release the connections (an
+        `http_client` you passed stays open).
+        """
         self._exit_stack.close()
+
+    def flush(self) -> None:
+        """Wait until every `publish_nowait` so far has its answer (its future resolved)."""
+        self._jobs_sender.flush()
+        self._entries_sender.flush()
 
     def publish(
         self,
@@ -274,6 +292,41 @@ class Client:
             minid=minid,
             nomkstream=nomkstream,
             idempotency_key=idempotency_key,
+        )
+
+    def publish_nowait(
+        self,
+        stream: str | Stream,
+        body: Any,
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+    ) -> Future[str]:
+        """Append `body` to `stream` without waiting for the service; the returned future says
+        how it went.
+
+        The entry joins the next request a background sender makes to this stream (with the
+        same trim options), together with whatever else was submitted meanwhile, so a producer
+        publishing one entry at a time is not held up by round trips. Durability is confirmed
+        only when the future resolves: `future.result()` returns the entry id once the service
+        has appended it (from then on it is as durable as a `publish`), or raises the
+        `PublishError` that refused it (an entry refused for its content is sent again on its
+        own, so it fails alone). Until then the entry may be lost with this process.
+        `flush()` waits for every future so far; `close()` flushes first. At most 10,000
+        entries wait at once: past that this call blocks until the sender catches up.
+
+        Returns:
+            A `concurrent.futures.Future` of the new entry's id.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `maxlen` is invalid.
+            PublishError: the body cannot be encoded.
+        """
+        return self.streams.publish_nowait(
+            stream, body, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
 
     def publish_many(
@@ -348,6 +401,7 @@ class Client:
             codec=self._codec,
             subscriptions=self._subscriptions,
             batched=self._jobs_batched,
+            sender=self._jobs_sender,
         )
 
     def run(

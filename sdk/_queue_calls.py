@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _endpoints
 from ._arguments import JobRequest, JobState
-from ._batching import AsyncCoalescer, Batching, SyncCoalescer
+from ._batching import (
+    AsyncBackgroundBatcher,
+    AsyncCoalescer,
+    BackgroundBatcher,
+    Batching,
+    SyncCoalescer,
+)
 from ._checks import check_count, check_group_name, check_resource_name, check_topic
 from ._codec import Codec, encode_body
 from ._durations import Duration, to_millis, to_seconds
@@ -57,7 +63,9 @@ __all__ = [
     "QueueAdminCalls",
     "QueueCalls",
     "async_job_batcher",
+    "async_job_sender",
     "job_batcher",
+    "job_sender",
     "queue_subscription",
 ]
 
@@ -425,6 +433,32 @@ def job_batcher(
         send_batch=lambda name, jobs: transport.send(QueueCalls(name, codec).publish_batch(jobs)),
         send_one=lambda name, job: transport.send(QueueCalls(name, codec).publish_one(job)),
     )
+
+
+def job_sender(
+    transport: SyncTransport, codec: Codec
+) -> BackgroundBatcher[str, PublishJobRequest, JobReceipt]:
+    """A `Client`'s background sender of `publish_nowait` jobs, by queue name."""
+    return BackgroundBatcher(
+        send_batch=lambda name, jobs: transport.send(QueueCalls(name, codec).publish_batch(jobs)),
+        send_one=lambda name, job: transport.send(QueueCalls(name, codec).publish_one(job)),
+    )
+
+
+def async_job_sender(
+    transport: AsyncTransport, codec: Codec
+) -> AsyncBackgroundBatcher[str, PublishJobRequest, JobReceipt]:
+    """An `AsyncClient`'s background sender of `publish_nowait` jobs, by queue name."""
+
+    async def send_batch(
+        name: str, jobs: builtins.list[PublishJobRequest]
+    ) -> builtins.list[JobReceipt]:
+        return await transport.send(QueueCalls(name, codec).publish_batch(jobs))
+
+    async def send_one(name: str, job: PublishJobRequest) -> JobReceipt:
+        return await transport.send(QueueCalls(name, codec).publish_one(job))
+
+    return AsyncBackgroundBatcher(send_batch=send_batch, send_one=send_one)
 
 
 def async_job_batcher(

@@ -12,14 +12,23 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._arguments import JobRequest, JobState
-from ._batching import AsyncCoalescer, SyncCoalescer
+from ._batching import AsyncBackgroundBatcher, AsyncCoalescer, BackgroundBatcher, SyncCoalescer
 from ._codec import Codec
 from ._durations import Duration
 from ._http import AsyncTransport, SyncTransport
-from ._queue_calls import QueueAdminCalls, QueueCalls, queue_subscription
+from ._queue_calls import (
+    QueueAdminCalls,
+    QueueCalls,
+    async_job_sender,
+    job_sender,
+    queue_subscription,
+)
 from ._subscriptions import Subscription
 
 if TYPE_CHECKING:
+    from asyncio import Future as AsyncFuture
+    from concurrent.futures import Future
+
     from generated.models import PublishJobRequest
 
     from ._types import Job, JobAckResult, JobReceipt, LeasedJob, QueueInfo
@@ -138,12 +147,14 @@ class Queue:
         codec: Codec,
         subscriptions: builtins.list[Subscription],
         batched: SyncCoalescer[str, PublishJobRequest, JobReceipt] | None = None,
+        sender: BackgroundBatcher[str, PublishJobRequest, JobReceipt] | None = None,
     ) -> None:
         self.name = name
         self._transport = transport
         self._calls = QueueCalls(name, codec)
         self._subscriptions = subscriptions
         self._batched = batched
+        self._sender = sender or job_sender(transport, codec)
 
     def __repr__(self) -> str:
         return f"Queue({self.name!r})"
@@ -168,6 +179,38 @@ class Queue:
         if self._batched is not None and idempotency_key is None:
             return self._batched.submit(self.name, job)
         return self._transport.send(self._calls.publish_one(job, idempotency_key=idempotency_key))
+
+    def publish_nowait(
+        self,
+        topic: str,
+        payload: Any,
+        *,
+        delay: Duration | None = None,
+        deduplication_id: str | None = None,
+    ) -> Future[JobReceipt]:
+        """Submit a job without waiting for the service; the returned future says how it went.
+
+        The job joins the next request a background sender makes to this queue, together with
+        whatever else was submitted meanwhile, so a producer publishing one job at a time is not
+        held up by round trips. Durability is confirmed only when the future resolves:
+        `future.result()` returns the `JobReceipt` once the service has accepted the job (from
+        then on it is as durable as a `publish`), or raises the `PublishError` that refused it
+        (a job the service refuses for its content is sent again on its own, so it fails alone).
+        Until then the job may be lost with this process. `client.flush()` waits for every
+        future so far; `client.close()` flushes first. At most 10,000 jobs wait at once: past
+        that this call blocks until the sender catches up.
+
+        Returns:
+            A `concurrent.futures.Future` of the job's `JobReceipt`.
+
+        Raises:
+            InvalidTopicError, ReservedTopicError, InvalidArgumentError: bad arguments, before
+                anything is queued.
+        """
+        job = self._calls.checked_job(
+            topic, payload, delay=delay, deduplication_id=deduplication_id
+        )
+        return self._sender.submit(self.name, job)
 
     def publish_many(
         self,
@@ -274,12 +317,14 @@ class AsyncQueue:
         codec: Codec,
         subscriptions: builtins.list[Subscription],
         batched: AsyncCoalescer[str, PublishJobRequest, JobReceipt] | None = None,
+        sender: AsyncBackgroundBatcher[str, PublishJobRequest, JobReceipt] | None = None,
     ) -> None:
         self.name = name
         self._transport = transport
         self._calls = QueueCalls(name, codec)
         self._subscriptions = subscriptions
         self._batched = batched
+        self._sender = sender or async_job_sender(transport, codec)
 
     def __repr__(self) -> str:
         return f"AsyncQueue({self.name!r})"
@@ -302,6 +347,29 @@ class AsyncQueue:
         return await self._transport.send(
             self._calls.publish_one(job, idempotency_key=idempotency_key)
         )
+
+    def publish_nowait(
+        self,
+        topic: str,
+        payload: Any,
+        *,
+        delay: Duration | None = None,
+        deduplication_id: str | None = None,
+    ) -> AsyncFuture[JobReceipt]:
+        """Submit a job without waiting for the service; see `Queue.publish_nowait`.
+
+        Returns:
+            An `asyncio.Future` of the job's `JobReceipt`: await it to know the job is accepted.
+            `await aclient.flush()` waits for every one so far; `aclient.close()` flushes first.
+
+        Raises:
+            InvalidTopicError, ReservedTopicError, InvalidArgumentError: bad arguments, before
+                anything is queued.
+        """
+        job = self._calls.checked_job(
+            topic, payload, delay=delay, deduplication_id=deduplication_id
+        )
+        return self._sender.submit(self.name, job)
 
     async def publish_many(
         self,

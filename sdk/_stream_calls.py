@@ -12,7 +12,13 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from . import _endpoints
-from ._batching import AsyncCoalescer, Batching, SyncCoalescer
+from ._batching import (
+    AsyncBackgroundBatcher,
+    AsyncCoalescer,
+    BackgroundBatcher,
+    Batching,
+    SyncCoalescer,
+)
 from ._checks import check_count, check_group_name, check_name_prefix
 from ._codec import Codec, encode_body
 from ._durations import Duration, to_millis
@@ -56,7 +62,9 @@ __all__ = [
     "StreamCalls",
     "append_one",
     "async_stream_batcher",
+    "async_stream_sender",
     "stream_batcher",
+    "stream_sender",
 ]
 
 
@@ -549,6 +557,28 @@ def stream_batcher(
         send_batch=lambda options, bodies: transport.send(_append_batch(options, bodies)),
         send_one=lambda options, body: transport.send(append_one(options, body)),
     )
+
+
+def stream_sender(transport: SyncTransport) -> BackgroundBatcher[EntryOptions, Any, str]:
+    """A `Client`'s background sender of `publish_nowait` entries."""
+    return BackgroundBatcher(
+        send_batch=lambda options, bodies: transport.send(_append_batch(options, bodies)),
+        send_one=lambda options, body: transport.send(append_one(options, body)),
+    )
+
+
+def async_stream_sender(
+    transport: AsyncTransport,
+) -> AsyncBackgroundBatcher[EntryOptions, Any, str]:
+    """An `AsyncClient`'s background sender of `publish_nowait` entries."""
+
+    async def send_batch(options: EntryOptions, bodies: builtins.list[Any]) -> builtins.list[str]:
+        return await transport.send(_append_batch(options, bodies))
+
+    async def send_one(options: EntryOptions, body: Any) -> str:
+        return await transport.send(append_one(options, body))
+
+    return AsyncBackgroundBatcher(send_batch=send_batch, send_one=send_one)
 
 
 def async_stream_batcher(

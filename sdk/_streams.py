@@ -12,15 +12,24 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ._batching import AsyncCoalescer, SyncCoalescer
+from ._batching import AsyncBackgroundBatcher, AsyncCoalescer, BackgroundBatcher, SyncCoalescer
 from ._codec import Codec
 from ._durations import Duration
 from ._http import AsyncTransport, SyncTransport
 from ._pages import aiterate_pages, iterate_pages
 from ._stream import Stream
-from ._stream_calls import EntryOptions, StreamCalls, append_one
+from ._stream_calls import (
+    EntryOptions,
+    StreamCalls,
+    append_one,
+    async_stream_sender,
+    stream_sender,
+)
 
 if TYPE_CHECKING:
+    from asyncio import Future as AsyncFuture
+    from concurrent.futures import Future
+
     from ._types import (
         ClaimResult,
         DeliveredEntry,
@@ -53,10 +62,12 @@ class Streams:
         *,
         codec: Codec,
         batched: SyncCoalescer[EntryOptions, Any, str] | None = None,
+        sender: BackgroundBatcher[EntryOptions, Any, str] | None = None,
     ) -> None:
         self._transport = transport
         self._calls = StreamCalls(codec)
         self._batched = batched
+        self._sender = sender or stream_sender(transport)
 
     def publish(
         self,
@@ -90,6 +101,31 @@ class Streams:
         if self._batched is not None and idempotency_key is None:
             return self._batched.submit(options, encoded)
         return self._transport.send(append_one(options, encoded, idempotency_key=idempotency_key))
+
+    def publish_nowait(
+        self,
+        stream: str | Stream,
+        body: Any,
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+    ) -> Future[str]:
+        """Append `body` without waiting for the service; see `Client.publish_nowait`.
+
+        Returns:
+            A `concurrent.futures.Future` of the new entry's id.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `maxlen` is invalid.
+            PublishError: the body cannot be encoded (at once; the future gets the others).
+        """
+        options = self._calls.options(
+            stream, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
+        )
+        return self._sender.submit(options, self._calls.encode(options, body))
 
     def publish_many(
         self,
@@ -373,10 +409,12 @@ class AsyncStreams:
         *,
         codec: Codec,
         batched: AsyncCoalescer[EntryOptions, Any, str] | None = None,
+        sender: AsyncBackgroundBatcher[EntryOptions, Any, str] | None = None,
     ) -> None:
         self._transport = transport
         self._calls = StreamCalls(codec)
         self._batched = batched
+        self._sender = sender or async_stream_sender(transport)
 
     async def publish(
         self,
@@ -412,6 +450,31 @@ class AsyncStreams:
         return await self._transport.send(
             append_one(options, encoded, idempotency_key=idempotency_key)
         )
+
+    def publish_nowait(
+        self,
+        stream: str | Stream,
+        body: Any,
+        *,
+        maxlen: int | None = None,
+        approximate: bool = True,
+        minid: str | None = None,
+        nomkstream: bool = False,
+    ) -> AsyncFuture[str]:
+        """Append `body` without waiting for the service; see `Client.publish_nowait`.
+
+        Returns:
+            An `asyncio.Future` of the new entry's id.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `maxlen` is invalid.
+            PublishError: the body cannot be encoded (at once; the future gets the others).
+        """
+        options = self._calls.options(
+            stream, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
+        )
+        return self._sender.submit(options, self._calls.encode(options, body))
 
     async def publish_many(
         self,

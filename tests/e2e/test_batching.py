@@ -147,3 +147,60 @@ async def test_a_publish_with_its_own_key_is_sent_alone(
     await http.aclose()
     assert first == again
     assert requests == [f"/v1/streams/{stream}/entries"] * 2
+
+
+def test_publish_nowait_sends_in_the_background_and_close_waits_for_it(
+    service: EmbeddedService, name: Callable[[str], str]
+) -> None:
+    """A producer publishing one at a time with publish_nowait gets futures at once; the jobs
+    and entries go in a few batch requests, each future resolves to its own receipt or id, a
+    bad topic raises before anything is queued, and close() sends what is still queued.
+    """
+    queue_name, stream = name("nowait-jobs"), name("nowait-entries")
+    requests: list[str] = []
+    http = httpx.Client(
+        event_hooks={"request": [lambda request: requests.append(request.url.path)]}
+    )
+    with sdk.Client(service.base_url, service.token, http_client=http) as client:
+        client.queues.create(queue_name)
+        queue = client.init_queue(queue_name)
+        jobs = [queue.publish_nowait("welcome", {"n": n}) for n in range(300)]
+        with pytest.raises(sdk.InvalidTopicError):
+            queue.publish_nowait("not a topic", {})
+        entries = [client.publish_nowait(stream, {"n": n}) for n in range(300)]
+        client.flush()
+        assert all(future.done() for future in jobs + entries)
+        receipts = [future.result() for future in jobs]
+        assert len({receipt.job_id for receipt in receipts}) == 300
+        ids = [future.result() for future in entries]
+        assert ids == sorted(ids, key=lambda entry_id: tuple(map(int, entry_id.split("-"))))
+        assert [entry.body["n"] for entry in client.streams.range(stream, count=1000)] == list(
+            range(300)
+        )
+        assert queue.info().stats.ready == 300
+        last = [client.publish_nowait(stream, {"n": n}) for n in range(300, 310)]
+    http.close()
+    assert all(future.done() and not future.exception() for future in last)
+    batches = [path for path in requests if path.endswith(("/batch", "/entries/batch"))]
+    assert 2 <= len(batches) < 100
+    with sdk.Client(service.base_url, service.token) as client:
+        assert client.streams.info(stream).length == 310
+
+
+async def test_async_publish_nowait_resolves_futures_and_close_waits(
+    service: EmbeddedService, name: Callable[[str], str]
+) -> None:
+    """The AsyncClient's publish_nowait returns futures at once; close() waits for them."""
+    queue_name, stream = name("anowait-jobs"), name("anowait-entries")
+    async with sdk.AsyncClient(service.base_url, service.token) as client:
+        await client.queues.create(queue_name)
+        queue = await client.init_queue(queue_name)
+        jobs = [queue.publish_nowait("welcome", {"n": n}) for n in range(200)]
+        await client.flush()
+        assert len({(await job).job_id for job in jobs}) == 200
+        entries = [client.publish_nowait(stream, {"n": n}) for n in range(200)]
+    assert all(entry.done() for entry in entries)
+    async with sdk.AsyncClient(service.base_url, service.token) as client:
+        assert [entry.body["n"] for entry in await client.streams.range(stream, count=1000)] == (
+            list(range(200))
+        )

@@ -8,7 +8,13 @@ import threading
 import pytest
 
 import sdk
-from sdk._batching import AsyncCoalescer, Batching, SyncCoalescer, batching_of
+from sdk._batching import (
+    AsyncCoalescer,
+    BackgroundBatcher,
+    Batching,
+    SyncCoalescer,
+    batching_of,
+)
 from sdk._exceptions import (
     InternalServerError,
     PublishError,
@@ -285,3 +291,89 @@ def test_sync_failures_reach_every_caller_or_are_resent_one_by_one() -> None:
 
     assert outcomes["a"] == "s:a"
     assert isinstance(outcomes["b"], PublishError)
+
+
+def _background(recorder: _Recorder, **options: int) -> BackgroundBatcher[str, str, str]:
+    return BackgroundBatcher(send_batch=recorder.batch, send_one=recorder.one, **options)
+
+
+def test_background_submits_resolve_in_order_and_share_requests() -> None:
+    """publish_nowait's sender: every future gets its own result; submits made while a request
+    is on its way go together in the next, one request per target.
+    """
+    recorder = _Recorder()
+    release = threading.Event()
+    first_sent = threading.Event()
+    plain_batch = recorder.batch
+
+    def slow_first(key: str, items: list[str]) -> list[str]:
+        if not first_sent.is_set():
+            first_sent.set()
+            assert release.wait(30)
+        return plain_batch(key, items)
+
+    sender = BackgroundBatcher(send_batch=slow_first, send_one=recorder.one)
+    first = sender.submit("events", "a")
+    assert first_sent.wait(30)
+    later = [sender.submit("events", item) for item in "bcd"] + [sender.submit("audit", "x")]
+    release.set()
+    sender.flush()
+    assert [future.result() for future in [first, *later]] == [
+        "events:a",
+        "events:b",
+        "events:c",
+        "events:d",
+        "audit:x",
+    ]
+    assert recorder.batches == [("events", ["a"]), ("events", ["b", "c", "d"]), ("audit", ["x"])]
+
+
+def test_background_failures_reach_each_future() -> None:
+    """A failed request fails each of its futures; one refused for its content is resent item by
+    item, so only the bad item fails.
+    """
+    broken = _Recorder(batch_error=BROKEN)
+    sender = _background(broken)
+    futures = [sender.submit("events", item) for item in "ab"]
+    sender.flush()
+    assert all(future.exception() is BROKEN for future in futures)
+
+    refused = _Recorder(batch_error=REFUSED, bad_item="b")
+    release = threading.Event()
+    refused_batch = refused.batch
+
+    def gated(key: str, items: list[str]) -> list[str]:
+        assert release.wait(30)
+        return refused_batch(key, items)
+
+    sender = BackgroundBatcher(send_batch=gated, send_one=refused.one)
+    futures = [sender.submit("events", item) for item in "abc"]
+    release.set()
+    sender.flush()
+    outcomes = [future.exception() or future.result() for future in futures]
+    assert outcomes[0] in ("events:a",) and outcomes[2] == "events:c"
+    assert isinstance(outcomes[1], PublishError)
+
+
+def test_background_submit_blocks_past_max_pending() -> None:
+    """At most max_pending items wait: the next submit waits until the sender catches up."""
+    recorder = _Recorder()
+    release = threading.Event()
+    plain_batch = recorder.batch
+
+    def gated(key: str, items: list[str]) -> list[str]:
+        assert release.wait(30)
+        return plain_batch(key, items)
+
+    sender = BackgroundBatcher(send_batch=gated, send_one=recorder.one, max_pending=2)
+    sender.submit("events", "a")
+    sender.submit("events", "b")
+    third: list[object] = []
+    blocked = threading.Thread(target=lambda: third.append(sender.submit("events", "c")))
+    blocked.start()
+    blocked.join(0.2)
+    assert blocked.is_alive() and not third
+    release.set()
+    blocked.join(30)
+    sender.flush()
+    assert third and recorder.batches[-1][1][-1] == "c"

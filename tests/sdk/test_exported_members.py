@@ -213,7 +213,7 @@ def test_the_deferred_results_are_the_result_module() -> None:
 
 # Methods of the async twins that return at once rather than a coroutine: decorators, stop()
 # and close_with().
-NOT_AWAITED = {"close_with", "publisher", "stop", "subscribe"}
+NOT_AWAITED = {"close_with", "publish_nowait", "publisher", "stop", "subscribe"}
 
 # The async twin's names for the sync twin's: __aenter__ for __enter__, AsyncQueue for Queue, an
 # httpx.AsyncClient for an httpx.Client, AsyncTransport for SyncTransport.
