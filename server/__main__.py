@@ -87,6 +87,13 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="serve the web console at /console (as $SPOOL_CONSOLE=1 does; on in development mode)",
     )
     parser.add_argument(
+        "--docs",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="serve the API reference at /docs (on unless $SPOOL_DOCS=0 or the config file's "
+        "docs.enabled is false)",
+    )
+    parser.add_argument(
         "--exit-on-stdin-eof",
         action="store_true",
         help="shut down gracefully, as on SIGTERM, once stdin reaches end of file (for a parent "
@@ -161,6 +168,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             config_path=arguments.config,
             metrics=arguments.metrics,
             console=arguments.console,
+            docs=arguments.docs,
         )
     except (ConfigError, InvalidStoreURL, ValueError) as error:
         sys.stderr.write(f"spool-server: {error}\n")
@@ -189,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             os.environ["SPOOL_METRICS"] = "1"
         if arguments.console:
             os.environ["SPOOL_CONSOLE"] = "1"
+        if arguments.docs is not None:
+            os.environ["SPOOL_DOCS"] = "1" if arguments.docs else "0"
         config = uvicorn.Config("server.app:create_app_from_environment", factory=True, **common)
     listener = bind_listener(config)
     port = listener.getsockname()[1]

@@ -21,6 +21,7 @@ import jinja2
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from ..docs import DOCS_PATH
 from ..problems import ProblemError
 from ..routes._context import context_of, path_name
 from ..routes._operations import Access, authorize
@@ -116,6 +117,7 @@ def render(
     """The page ``template`` filled with ``values``, with the console's security headers."""
     text = _environment.get_template(template).render(
         prefix=PREFIX,
+        docs_path=DOCS_PATH if context_of(request).settings.docs else None,
         session=session,
         csrf_field=CSRF_FIELD,
         notice=request.query_params.get("notice", ""),

@@ -20,7 +20,7 @@ from tests.generated._spec import (
 )
 
 TAGS = {"streams", "queues", "messages", "system"}
-PUBLIC_OPERATIONS = {"getHealth", "getOpenapiDocument"}
+PUBLIC_OPERATIONS = {"getHealth", "getOpenapiDocument", "getApiReference"}
 PUBLISH_OPERATIONS = {
     "appendEntry",
     "appendEntries",
@@ -131,7 +131,9 @@ def test_bearer_authentication_is_the_default() -> None:
 
 @by_operation_id
 def test_only_health_and_document_skip_the_token(operation: Operation) -> None:
-    """Health and the document declare `security: []`; every other operation inherits bearer."""
+    """Health, the document and its reference declare `security: []`; every other operation
+    inherits bearer.
+    """
     if operation.operation_id in PUBLIC_OPERATIONS:
         assert operation.raw.get("security") == []
     else:

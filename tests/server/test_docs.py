@@ -424,3 +424,14 @@ def test_a_browser_renders_every_operation_without_asking_any_other_address(
     assert [url for url in requested if urlsplit(url).netloc != origin] == []
     problems = [entry["message"] for entry in _log(browser, "browser")]
     assert [problem for problem in problems if "Content Security Policy" in problem] == []
+
+
+@pytest.mark.parametrize("docs", [True, False])
+async def test_the_console_links_to_the_reference_only_when_it_is_served(
+    sqlite_store_url: str, docs: bool
+) -> None:
+    """The console's pages (its sign-in form here) link to /docs exactly when it is served."""
+    async with _served(sqlite_store_url, docs=docs, console=True) as client:
+        page = await client.get("/console/sign-in")
+    assert page.status_code == 200
+    assert (DOCS_PATH in _Page(page.text).links) is docs
