@@ -25,7 +25,7 @@ from pathlib import Path
 
 import httpx
 
-__all__ = ["ROOT", "FastReceiver", "fast_receiver", "receiver_capacity"]
+__all__ = ["ROOT", "FastReceiver", "client_rate", "fast_receiver", "receiver_capacity"]
 
 ROOT = Path(__file__).resolve().parent.parent
 _START_TIMEOUT_SECONDS = 30.0
@@ -195,6 +195,35 @@ def receiver_capacity(receiver: FastReceiver, *, seconds: float, connections: in
     figure is a lower bound of the receiver's capacity.
     """
     return asyncio.run(_load(receiver, seconds=seconds, connections=connections))
+
+
+async def _posting(receiver: FastReceiver, *, seconds: float, concurrency: int) -> float:
+    import aiohttp
+
+    url = f"http://127.0.0.1:{receiver.port}/load"
+    count = 0
+    deadline = time.perf_counter() + seconds
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def post() -> None:
+            nonlocal count
+            while time.perf_counter() < deadline:
+                async with session.post(url, json={"load": 1}) as response:
+                    await response.read()
+                count += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(post() for _ in range(concurrency)))
+        return count / (time.perf_counter() - started)
+
+
+def client_rate(receiver: FastReceiver, *, seconds: float, concurrency: int) -> float:
+    """Requests per second a plain aiohttp client (the HTTP client the delivery engine uses), in
+    this process, posts to the receiver with `concurrency` requests in flight: what the engine's
+    deliveries are measured against.
+    """
+    return asyncio.run(_posting(receiver, seconds=seconds, concurrency=concurrency))
 
 
 if __name__ == "__main__":

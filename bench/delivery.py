@@ -10,10 +10,12 @@ the medians says how much the scheduling of delayed messages adds on top of that
 bounds the delayed lag's p95 (the median over the rounds of each round's p95) at 100 ms.
 
 Throughput: each round (after an uncounted warm-up round) publishes a batch of messages that all
-fall due at one moment, a little later, to a fast receiver in a process of its own (``bench/_receiver.py``), and divides the
-deliveries by the time from the first arrival to the last. The goal is 1,000 deliveries a second;
-beside it, the receiver's own capacity, measured in the same run by a bare asyncio load generator,
-shows that the receiver is not what limits the figure. The server process's CPU time per message
+fall due at one moment, a little later, to a fast receiver in a process of its own
+(``bench/_receiver.py``), and divides the deliveries by the time from the first arrival to the last.
+The anchor, measured in the same run, is a raw asyncio client (aiohttp, the engine's own HTTP
+client) posting to the same receiver with as many requests in flight as the engine allows itself;
+the goal is half its rate (an absolute figure moved with the machine). Beside it, the receiver's
+own capacity, measured by a bare asyncio load generator, shows the receiver is not the limit. The server process's CPU time per message
 over each burst (publishing it in batches, then delivering it) steadies that figure on a machine
 that others share, where the rate follows whatever else runs.
 
@@ -35,8 +37,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import sdk
+from server.delivery.settings import DEFAULT_CONCURRENCY
 
-from ._receiver import FastReceiver, fast_receiver, receiver_capacity
+from ._receiver import FastReceiver, client_rate, fast_receiver, receiver_capacity
 from ._report import Report, Stats, percentile
 from ._server import running_server
 
@@ -51,7 +54,8 @@ _ROUND_TIMEOUT_SECONDS = DELAY_SECONDS + 10.0
 # before each publish every message would be published at the same point of the engine's polling
 # cycle, and the lags would measure that phase instead of the engine.
 _MAX_JITTER_SECONDS = 0.25
-DELIVERIES_GOAL_PER_SECOND = 1000.0
+# Deliveries per second of one server process, of a raw asyncio client's rate to the receiver.
+DELIVERIES_RATIO_GOAL = 0.5
 LAG_P95_GOAL_MS = 100.0
 # The most messages one batch publish takes (openapi.yaml).
 _BATCH_LIMIT = 1000
@@ -198,6 +202,11 @@ def _throughput_round(
 def _throughput(client: sdk.Client, report: Report, sizes: _Sizes, server_pid: int) -> None:
     with fast_receiver() as receiver:
         capacity = receiver_capacity(receiver, seconds=sizes.capacity_seconds)
+        # The anchor: the engine's own HTTP client, bare, posting to the same receiver with as
+        # many requests in flight as the engine allows itself.
+        posting = client_rate(
+            receiver, seconds=sizes.capacity_seconds, concurrency=DEFAULT_CONCURRENCY
+        )
         bursts: list[_Burst] = []
         # The first burst opens the connections and warms the caches; it is not counted.
         for _ in range(1 + sizes.throughput_rounds):
@@ -211,10 +220,12 @@ def _throughput(client: sdk.Client, report: Report, sizes: _Sizes, server_pid: i
             bursts.append(measured)
         bursts = bursts[1:]
     report.goal(
-        "HTTP deliveries per second, one server process",
+        "HTTP deliveries per second, one server process, of a raw asyncio client's",
         Stats.of([measured.rate for measured in bursts]),
         "deliveries/s",
-        at_least=DELIVERIES_GOAL_PER_SECOND,
+        anchor=Stats.of([posting]),
+        anchor_name=f"raw asyncio aiohttp client, {DEFAULT_CONCURRENCY} in flight",
+        at_least=DELIVERIES_RATIO_GOAL,
     )
     report.add("fast receiver alone (asyncio load generator)", capacity, "req/s")
     cpu = [measured.cpu_per_message for measured in bursts if measured.cpu_per_message is not None]

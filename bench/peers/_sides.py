@@ -31,17 +31,20 @@ class Side:
         return self.venv is None
 
 
-def _spool(name: str, mode: str) -> Side:
-    return Side(name, "spool_peer", None, {"BENCH_SPOOL_MODE": mode}, drain_cap=2000)
+def _spool(name: str, mode: str, *, nowait: bool = False) -> Side:
+    environment = {"BENCH_SPOOL_MODE": mode, "BENCH_SPOOL_NOWAIT": "1" if nowait else "0"}
+    return Side(name, "spool_peer", None, environment, drain_cap=2000)
 
 
 SIDES = {
     side.name: side
     for side in (
         _spool("spool", "sync"),
+        _spool("spool publish_nowait", "sync", nowait=True),
         _spool("spool sync run()", "sync"),
         _spool("spool async run()", "async"),
         _spool("spool stream", "stream-sync"),
+        _spool("spool stream publish_nowait", "stream-sync", nowait=True),
         _spool("spool stream sync run()", "stream-sync"),
         _spool("spool stream async run()", "stream-async"),
         Side("dramatiq", "dramatiq_peer", "peers"),
@@ -92,7 +95,7 @@ WORKLOADS = (
         "w1_one",
         "W1 enqueue one at a time, one producer",
         "enqueue_one",
-        ("spool", "dramatiq", "saq", "arq", "taskiq", "rq", "celery"),
+        ("spool", "spool publish_nowait", "dramatiq", "saq", "arq", "taskiq", "rq", "celery"),
     ),
     Workload(
         "w1_bulk",
@@ -106,7 +109,7 @@ WORKLOADS = (
         "w4_one",
         "W4 stream publish one at a time",
         "enqueue_one",
-        ("spool stream", "faststream"),
+        ("spool stream", "spool stream publish_nowait", "faststream"),
     ),
     Workload(
         "w4_bulk",

@@ -372,6 +372,12 @@ def _goals(
         "W2 async run() drains a queue, of the fastest peer",
         at_least=1.0,
     )
+    goal(
+        "w1_one",
+        "spool publish_nowait",
+        "W1 queue.publish_nowait one at a time, of the fastest peer",
+        at_least=1.0,
+    )
     goal("w1_one", "spool", "W1 queue.publish one at a time, of the fastest peer", at_least=0.5)
     goal("w1_bulk", "spool", "W1 publish_many x500, of the fastest peer's bulk", at_least=2.0)
     goal(
@@ -396,6 +402,12 @@ def _goals(
         "w4_consume",
         "spool stream async run()",
         "W4 async stream consumer, of FastStream",
+        at_least=1.0,
+    )
+    goal(
+        "w4_one",
+        "spool stream publish_nowait",
+        "W4 stream publish_nowait one at a time, of FastStream",
         at_least=1.0,
     )
     goal("w4_one", "spool stream", "W4 stream publish one at a time, of FastStream", at_least=0.5)

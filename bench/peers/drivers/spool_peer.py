@@ -3,8 +3,10 @@
 ``BENCH_SPOOL_MODE`` says which worker ``worker_command`` starts: ``sync`` or ``async``
 ``client.run()`` on a queue, ``stream-sync`` or ``stream-async`` on a stream's consumer group.
 Producers always use the sync ``Client``: ``queue.publish`` / ``queue.publish_many`` for queues,
-``client.publish`` / ``client.publish_many`` for streams. The queue or stream is made fresh for
-each run (``BENCH_SPOOL_NAME``) and deleted after it.
+``client.publish`` / ``client.publish_many`` for streams; with ``BENCH_SPOOL_NOWAIT=1`` a job or
+entry published one at a time goes through ``publish_nowait`` instead, the timing ending once
+``flush()`` has every future resolved. The queue or stream is made fresh for each run
+(``BENCH_SPOOL_NAME``) and deleted after it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ NAME = os.environ.get("BENCH_SPOOL_NAME", "bench-peers")
 TOPIC = "noop"
 GROUP = "bench"
 STREAMS = MODE.startswith("stream-")
+NOWAIT = os.environ.get("BENCH_SPOOL_NOWAIT") == "1"
 
 
 class SpoolSide(Side):
@@ -47,10 +50,18 @@ class SpoolSide(Side):
         self._client.close()
 
     async def enqueue_one(self, job_id: str) -> None:
-        if STREAMS:
+        if NOWAIT:
+            if STREAMS:
+                self._client.publish_nowait(NAME, {"id": job_id})
+            else:
+                self._queue.publish_nowait(TOPIC, {"id": job_id})
+        elif STREAMS:
             self._client.publish(NAME, {"id": job_id})
         else:
             self._queue.publish(TOPIC, {"id": job_id})
+
+    async def enqueued(self) -> None:
+        self._client.flush()
 
     async def enqueue_bulk(self, job_ids: Sequence[str]) -> None:
         if STREAMS:
