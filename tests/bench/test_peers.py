@@ -147,11 +147,18 @@ def test_the_suite_runs_spool_beside_a_fake_peer_and_checks_every_job(
     }
     queues = ("spool sync run()", "spool async run()", "fake", "twice")
     workloads = (
-        Workload("w1_one", "W1 one at a time", "enqueue_one", ("spool", "fake")),
+        Workload(
+            "w1_one", "W1 one at a time", "enqueue_one", ("spool", "spool publish_nowait", "fake")
+        ),
         Workload("w1_bulk", "W1 bulk", "enqueue_bulk", ("spool", "fake")),
         Workload("w2", "W2 drain", "drain", queues),
         Workload("w3", "W3 latency", "latency", ("spool sync run()", "spool async run()", "fake")),
-        Workload("w4_one", "W4 one at a time", "enqueue_one", ("spool stream", "fake")),
+        Workload(
+            "w4_one",
+            "W4 one at a time",
+            "enqueue_one",
+            ("spool stream", "spool stream publish_nowait", "fake"),
+        ),
         Workload("w4_bulk", "W4 bulk", "enqueue_bulk", ("spool stream", "fake")),
         Workload(
             "w4_consume",
@@ -174,7 +181,7 @@ def test_the_suite_runs_spool_beside_a_fake_peer_and_checks_every_job(
     assert len(report.skipped) == 1, text
     assert report.skipped[0].startswith("w2 twice: RuntimeError: "), text
     assert report.skipped[0].endswith("RuntimeError: 30 jobs ran more than once"), text
-    assert len(report.goals) == 10, text
+    assert len(report.goals) == 12, text
     for goal in report.goals:
         assert goal.anchor_name == "best peer, fake", text
         assert math.isfinite(goal.value) and goal.value > 0, text
