@@ -336,7 +336,7 @@ class AsyncClient:
         *,
         group: str | None = None,
         start_id: str = "$",
-        count: int = 10,
+        count: int | None = None,
         redeliver_after: Duration = 30,
         max_deliveries: int | None = None,
     ) -> Callable[[HandlerT], HandlerT]:

@@ -363,7 +363,7 @@ class Client:
         *,
         group: str | None = None,
         start_id: str = "$",
-        count: int = 10,
+        count: int | None = None,
         redeliver_after: Duration = 30,
         max_deliveries: int | None = None,
     ) -> Callable[[HandlerT], HandlerT]:
@@ -372,7 +372,9 @@ class Client:
         The group is created with the stream if missing, delivering entries after `start_id`
         (`$`: only new ones; `0`: everything kept). The handler gets each body; a return
         acknowledges it, an exception leaves it pending to be delivered again once it has been
-        idle for `redeliver_after`. Up to `count` entries are read at a time. With
+        idle for `redeliver_after`. Entries are read ahead of the handlers: by default as many as
+        they get through in a quarter of `redeliver_after` (10 to 1,000); `count` fixes how
+        many. With
         `max_deliveries`, the group `run()` creates hands one entry out at most that many times:
         then it goes to the stream `<name>.dead` as `{"stream", "id", "group", "delivery_count",
         "body"}` and `run()` moves on (a group that already exists keeps its own setting).

@@ -83,7 +83,7 @@ def stream_subscription(
     *,
     group: str | None,
     start_id: str,
-    count: int,
+    count: int | None,
     redeliver_after: Duration,
     max_deliveries: int | None,
     subscriptions: builtins.list[Subscription],
@@ -101,7 +101,8 @@ def stream_subscription(
             "Stream(name, group=...) or subscribe(..., group=...)"
         )
     subscription_stream = dataclasses.replace(stream, group=group_name)
-    check_count(count, name="count", minimum=1, maximum=COUNT_MAX)
+    if count is not None:
+        check_count(count, name="count", minimum=1, maximum=COUNT_MAX)
     redeliver_after_ms = to_millis(
         redeliver_after, name="redeliver_after", minimum=0, maximum=MIN_IDLE_MS_MAX
     )

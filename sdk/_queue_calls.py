@@ -353,7 +353,7 @@ def queue_subscription(
     name: str,
     topics: tuple[str, ...],
     *,
-    count: int,
+    count: int | None,
     lease: Duration | None,
     retry_delay: Duration,
     subscriptions: builtins.list[Subscription],
@@ -363,7 +363,8 @@ def queue_subscription(
     checked_topics = tuple(check_topic(topic, publishing=False) for topic in topics)
     if len(checked_topics) > LEASE_TOPICS_MAX:
         raise InvalidArgumentError(f"at most {LEASE_TOPICS_MAX} topics per subscription")
-    check_count(count, name="count", minimum=1, maximum=COUNT_MAX)
+    if count is not None:
+        check_count(count, name="count", minimum=1, maximum=COUNT_MAX)
     lease_seconds = (
         None
         if lease is None
@@ -424,54 +425,63 @@ def _receipt(receipt: GeneratedJobReceipt) -> JobReceipt:
     )
 
 
+class _JobSends:
+    """How a client's batchers send jobs to a queue by name: many at once, or one alone."""
+
+    def __init__(self, transport: SyncTransport, codec: Codec) -> None:
+        self._transport = transport
+        self._codec = codec
+
+    def batch(self, name: str, jobs: builtins.list[PublishJobRequest]) -> builtins.list[JobReceipt]:
+        return self._transport.send(QueueCalls(name, self._codec).publish_batch(jobs))
+
+    def one(self, name: str, job: PublishJobRequest) -> JobReceipt:
+        return self._transport.send(QueueCalls(name, self._codec).publish_one(job))
+
+
+class _AsyncJobSends:
+    """`_JobSends` for an `AsyncClient`."""
+
+    def __init__(self, transport: AsyncTransport, codec: Codec) -> None:
+        self._transport = transport
+        self._codec = codec
+
+    async def batch(
+        self, name: str, jobs: builtins.list[PublishJobRequest]
+    ) -> builtins.list[JobReceipt]:
+        return await self._transport.send(QueueCalls(name, self._codec).publish_batch(jobs))
+
+    async def one(self, name: str, job: PublishJobRequest) -> JobReceipt:
+        return await self._transport.send(QueueCalls(name, self._codec).publish_one(job))
+
+
 def job_batcher(
     transport: SyncTransport, codec: Codec, batching: Batching
 ) -> SyncCoalescer[str, PublishJobRequest, JobReceipt]:
     """A `Client`'s batching of single job publishes, by queue name."""
-    return SyncCoalescer(
-        batching,
-        send_batch=lambda name, jobs: transport.send(QueueCalls(name, codec).publish_batch(jobs)),
-        send_one=lambda name, job: transport.send(QueueCalls(name, codec).publish_one(job)),
-    )
+    sends = _JobSends(transport, codec)
+    return SyncCoalescer(batching, send_batch=sends.batch, send_one=sends.one)
 
 
 def job_sender(
     transport: SyncTransport, codec: Codec
 ) -> BackgroundBatcher[str, PublishJobRequest, JobReceipt]:
     """A `Client`'s background sender of `publish_nowait` jobs, by queue name."""
-    return BackgroundBatcher(
-        send_batch=lambda name, jobs: transport.send(QueueCalls(name, codec).publish_batch(jobs)),
-        send_one=lambda name, job: transport.send(QueueCalls(name, codec).publish_one(job)),
-    )
+    sends = _JobSends(transport, codec)
+    return BackgroundBatcher(send_batch=sends.batch, send_one=sends.one)
 
 
 def async_job_sender(
     transport: AsyncTransport, codec: Codec
 ) -> AsyncBackgroundBatcher[str, PublishJobRequest, JobReceipt]:
     """An `AsyncClient`'s background sender of `publish_nowait` jobs, by queue name."""
-
-    async def send_batch(
-        name: str, jobs: builtins.list[PublishJobRequest]
-    ) -> builtins.list[JobReceipt]:
-        return await transport.send(QueueCalls(name, codec).publish_batch(jobs))
-
-    async def send_one(name: str, job: PublishJobRequest) -> JobReceipt:
-        return await transport.send(QueueCalls(name, codec).publish_one(job))
-
-    return AsyncBackgroundBatcher(send_batch=send_batch, send_one=send_one)
+    sends = _AsyncJobSends(transport, codec)
+    return AsyncBackgroundBatcher(send_batch=sends.batch, send_one=sends.one)
 
 
 def async_job_batcher(
     transport: AsyncTransport, codec: Codec, batching: Batching
 ) -> AsyncCoalescer[str, PublishJobRequest, JobReceipt]:
     """An `AsyncClient`'s batching of single job publishes, by queue name."""
-
-    async def send_batch(
-        name: str, jobs: builtins.list[PublishJobRequest]
-    ) -> builtins.list[JobReceipt]:
-        return await transport.send(QueueCalls(name, codec).publish_batch(jobs))
-
-    async def send_one(name: str, job: PublishJobRequest) -> JobReceipt:
-        return await transport.send(QueueCalls(name, codec).publish_one(job))
-
-    return AsyncCoalescer(batching, send_batch=send_batch, send_one=send_one)
+    sends = _AsyncJobSends(transport, codec)
+    return AsyncCoalescer(batching, send_batch=sends.batch, send_one=sends.one)

@@ -225,7 +225,7 @@ class Queue:
     def subscribe(
         self,
         *topics: str,
-        count: int = 10,
+        count: int | None = None,
         lease: Duration | None = None,
         retry_delay: Duration = 0,
     ) -> Callable[[HandlerT], HandlerT]:
@@ -233,8 +233,10 @@ class Queue:
 
         The handler gets the payload. A return acknowledges the job; an exception gives it back
         to be retried after `retry_delay`, until the queue's max_attempts move it to the dead
-        letters. `count` jobs are leased at a time (prefetched), each for `lease` (default: the
-        queue's): keep `count` times a handler's run time well inside the lease.
+        letters. Jobs are leased ahead of the handlers, each for `lease` (default: the
+        queue's). By default the worker holds as many as its handlers get through in a quarter
+        of the lease (measured as it goes; 10 to 1,000); `count` fixes how many instead: then
+        keep `count` times a handler's run time well inside the lease.
         """
         return queue_subscription(
             self.name,
@@ -384,7 +386,7 @@ class AsyncQueue:
     def subscribe(
         self,
         *topics: str,
-        count: int = 10,
+        count: int | None = None,
         lease: Duration | None = None,
         retry_delay: Duration = 0,
     ) -> Callable[[HandlerT], HandlerT]:

@@ -548,48 +548,57 @@ def append_one(
     )
 
 
+class _EntrySends:
+    """How a client's batchers send entries to a stream: many at once, or one alone."""
+
+    def __init__(self, transport: SyncTransport) -> None:
+        self._transport = transport
+
+    def batch(self, options: EntryOptions, bodies: builtins.list[Any]) -> builtins.list[str]:
+        return self._transport.send(_append_batch(options, bodies))
+
+    def one(self, options: EntryOptions, body: Any) -> str:
+        return self._transport.send(append_one(options, body))
+
+
+class _AsyncEntrySends:
+    """`_EntrySends` for an `AsyncClient`."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    async def batch(self, options: EntryOptions, bodies: builtins.list[Any]) -> builtins.list[str]:
+        return await self._transport.send(_append_batch(options, bodies))
+
+    async def one(self, options: EntryOptions, body: Any) -> str:
+        return await self._transport.send(append_one(options, body))
+
+
 def stream_batcher(
     transport: SyncTransport, batching: Batching
 ) -> SyncCoalescer[EntryOptions, Any, str]:
     """A `Client`'s batching of single stream publishes."""
-    return SyncCoalescer(
-        batching,
-        send_batch=lambda options, bodies: transport.send(_append_batch(options, bodies)),
-        send_one=lambda options, body: transport.send(append_one(options, body)),
-    )
+    sends = _EntrySends(transport)
+    return SyncCoalescer(batching, send_batch=sends.batch, send_one=sends.one)
 
 
 def stream_sender(transport: SyncTransport) -> BackgroundBatcher[EntryOptions, Any, str]:
     """A `Client`'s background sender of `publish_nowait` entries."""
-    return BackgroundBatcher(
-        send_batch=lambda options, bodies: transport.send(_append_batch(options, bodies)),
-        send_one=lambda options, body: transport.send(append_one(options, body)),
-    )
+    sends = _EntrySends(transport)
+    return BackgroundBatcher(send_batch=sends.batch, send_one=sends.one)
 
 
 def async_stream_sender(
     transport: AsyncTransport,
 ) -> AsyncBackgroundBatcher[EntryOptions, Any, str]:
     """An `AsyncClient`'s background sender of `publish_nowait` entries."""
-
-    async def send_batch(options: EntryOptions, bodies: builtins.list[Any]) -> builtins.list[str]:
-        return await transport.send(_append_batch(options, bodies))
-
-    async def send_one(options: EntryOptions, body: Any) -> str:
-        return await transport.send(append_one(options, body))
-
-    return AsyncBackgroundBatcher(send_batch=send_batch, send_one=send_one)
+    sends = _AsyncEntrySends(transport)
+    return AsyncBackgroundBatcher(send_batch=sends.batch, send_one=sends.one)
 
 
 def async_stream_batcher(
     transport: AsyncTransport, batching: Batching
 ) -> AsyncCoalescer[EntryOptions, Any, str]:
     """An `AsyncClient`'s batching of single stream publishes."""
-
-    async def send_batch(options: EntryOptions, bodies: builtins.list[Any]) -> builtins.list[str]:
-        return await transport.send(_append_batch(options, bodies))
-
-    async def send_one(options: EntryOptions, body: Any) -> str:
-        return await transport.send(append_one(options, body))
-
-    return AsyncCoalescer(batching, send_batch=send_batch, send_one=send_one)
+    sends = _AsyncEntrySends(transport)
+    return AsyncCoalescer(batching, send_batch=sends.batch, send_one=sends.one)

@@ -23,7 +23,7 @@ class StreamSubscription:
     group: str
     handler: Handler
     start_id: str
-    count: int
+    count: int | None
     redeliver_after_ms: int
     max_deliveries: int | None
 
@@ -35,7 +35,7 @@ class QueueSubscription:
     queue: str
     topics: tuple[str, ...]
     handler: Handler
-    count: int
+    count: int | None
     lease_seconds: int | None
     retry_delay_seconds: int
 

@@ -4,8 +4,9 @@ Three kinds of work go on side by side, so that neither the service nor the hand
 each other:
 
 - a fetcher per subscription takes messages (sdk/_worker_sources.py) while the handlers run, up
-  to the subscription's `count` (or `concurrency`, when larger) taken and not yet handled, each
-  request a long poll that returns as soon as there is one;
+  to the subscription's `count` taken and not yet handled (without one, what the handlers get
+  through in a quarter of the lease: `Pace`), each request a long poll that returns as soon as
+  there is one;
 - the handlers (sdk/_worker_handlers.py) take what was fetched, oldest first: one at a time in
   the thread or task that called `run()`, or `concurrency` at once (threads for a `Client`, tasks
   for an `AsyncClient`);
@@ -82,12 +83,19 @@ class _WorkerBase:
         # Only its backoff is used: the loop itself waits out outages for as long as they last.
         self._policy = RetryPolicy(max_retries=0)
 
-    def _capacity(self, subscription: Subscription) -> int:
-        return max(subscription.count, self._options.concurrency)
+    def _capacity(self, source: Any) -> int:
+        """How many messages `source` may hold: its subscription's `count`, or what its pace
+        allows; never fewer than the handlers that may take them at once.
+        """
+        count: int | None = source.subscription.count
+        if count is None:
+            capacity: int = source.pace.capacity(self._options.concurrency)
+            return capacity
+        return max(count, self._options.concurrency)
 
     def _room(self, source: Any) -> int:
         """How many messages `source` may fetch now: 0 while too few to be worth a request."""
-        capacity = self._capacity(source.subscription)
+        capacity = self._capacity(source)
         count = self._run.budget(capacity - self._held[id(source)])
         left = self._run.budget(capacity)
         # Fetch once half the room is free, or all the budget left, so requests stay full.
@@ -243,6 +251,7 @@ class SyncWorker(_WorkerBase):
     def _handle(self) -> None:
         while (taken := self._next()) is not None:
             source, delivery = taken
+            started = time.monotonic()
             try:
                 error = self._handlers.handle(
                     delivery.subscription,
@@ -254,6 +263,7 @@ class SyncWorker(_WorkerBase):
                 self._fail_from_thread(failure)
                 return
             with self._changed:
+                source.pace.record(time.monotonic() - started)
                 self._handled(source)
                 self._changed.notify_all()
             if error is None:
@@ -408,6 +418,7 @@ class AsyncWorker(_WorkerBase):
     async def _handle_until_closing(self) -> None:
         while (taken := await self._next()) is not None:
             source, delivery = taken
+            started = time.monotonic()
             try:
                 error = await self._handlers.handle(
                     delivery.subscription,
@@ -418,6 +429,7 @@ class AsyncWorker(_WorkerBase):
             except Exception as failure:  # a misuse that ends the run
                 self._fail_and_wake(failure)
                 return
+            source.pace.record(time.monotonic() - started)
             self._handled(source)
             self._wake()
             if error is None:

@@ -16,12 +16,19 @@ from ._durations import Duration, to_millis, to_timedelta
 from ._exceptions import ConfigurationError
 from ._limits import WAIT_MS_MAX
 
-__all__ = ["RunOptions", "RunProgress", "StreamState", "default_consumer_name"]
+__all__ = ["Pace", "RunOptions", "RunProgress", "StreamState", "default_consumer_name"]
 
 # How often a worker waiting for work looks at the stop flag, which `stop()` sets from anywhere.
 STOP_CHECK_SECONDS = 0.05
 # At most this many handlers run at once in one run().
 CONCURRENCY_MAX = 1000
+# A subscription without a `count` holds what its handlers get through in this share of its
+# lease (a stream's redeliver_after), between these bounds; the least until it has measured.
+_SHARE_OF_LEASE = 0.25
+HELD_MIN = 10
+HELD_MAX = 1000
+# How much each handler run moves the average of their times.
+_PACE_WEIGHT = 0.2
 # Keeps a long poll well inside the HTTP timeout, so waiting is never mistaken for a dead service.
 _POLL_SHARE_OF_TIMEOUT = 0.5
 
@@ -125,6 +132,32 @@ class RunProgress:
         if self.deadline is None:
             return STOP_CHECK_SECONDS
         return max(0.0, min(STOP_CHECK_SECONDS, self.deadline - time.monotonic()))
+
+
+@dataclass(slots=True)
+class Pace:
+    """How many messages a subscription without a `count` holds: as many as its handlers get
+    through in a quarter of the time a message may wait before the service hands it out again
+    (the lease, or a stream's redeliver_after), from the average time its handlers take.
+    """
+
+    budget_seconds: float | None = None
+    seconds_per_message: float | None = None
+
+    def record(self, seconds: float) -> None:
+        """One handler run took `seconds`."""
+        if self.seconds_per_message is None:
+            self.seconds_per_message = seconds
+        else:
+            self.seconds_per_message += _PACE_WEIGHT * (seconds - self.seconds_per_message)
+
+    def capacity(self, concurrency: int) -> int:
+        """How many messages to hold with `concurrency` handlers at once."""
+        if self.budget_seconds is None or self.seconds_per_message is None:
+            return max(HELD_MIN, concurrency)
+        held = self.budget_seconds * _SHARE_OF_LEASE * concurrency
+        held /= max(self.seconds_per_message, 1e-6)
+        return max(HELD_MIN, concurrency, min(HELD_MAX, int(held)))
 
 
 @dataclass(slots=True)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ._exceptions import ConflictError
 from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
 from ._worker_handlers import describe, error_text, log_failure
-from ._worker_run import StreamState
+from ._worker_run import Pace, StreamState
 
 if TYPE_CHECKING:
     from ._queues import AsyncQueue, Queue
@@ -99,6 +99,12 @@ class _QueueSourceBase:
         self.subscription = sub
         self._consumer = consumer
         self.ack_target = ("queue", sub.queue)
+        self.pace = Pace(budget_seconds=sub.lease_seconds)
+
+    @property
+    def _needs_lease(self) -> bool:
+        """Whether the queue's own lease must be read first: the pace is measured against it."""
+        return self.subscription.count is None and self.pace.budget_seconds is None
 
     @staticmethod
     def ack_item(delivery: Delivery) -> Any:
@@ -123,6 +129,8 @@ class QueueSource(_QueueSourceBase):
 
     def fetch(self, count: int, wait_ms: int) -> list[Delivery]:
         """Lease up to `count` jobs, waiting up to `wait_ms` for the first."""
+        if self._needs_lease:
+            self.pace.budget_seconds = self.queue.info().lease.total_seconds()
         return _jobs(self.subscription, self.queue.lease(**self._lease_arguments(count, wait_ms)))
 
     def failed(self, delivery: Delivery, error: Exception) -> None:
@@ -154,6 +162,8 @@ class AsyncQueueSource(_QueueSourceBase):
 
     async def fetch(self, count: int, wait_ms: int) -> list[Delivery]:
         """`QueueSource.fetch`, awaited."""
+        if self._needs_lease:
+            self.pace.budget_seconds = (await self.queue.info()).lease.total_seconds()
         jobs = await self.queue.lease(**self._lease_arguments(count, wait_ms))
         return _jobs(self.subscription, jobs)
 
@@ -182,6 +192,7 @@ class _StreamSourceBase:
         self._consumer = consumer
         self._state = StreamState()
         self.ack_target = ("stream", sub.stream.name, sub.group)
+        self.pace = Pace(budget_seconds=sub.redeliver_after_ms / 1000)
 
     @staticmethod
     def ack_item(delivery: Delivery) -> Any:

@@ -48,7 +48,7 @@ async def arecord(body):
 
 def subscribe(client, queue, handler):
     if kind == "queue":
-        queue.subscribe(count=20)(handler)
+        queue.subscribe()(handler)
     else:
         client.subscribe(sdk.Stream(name, group="g"), start_id="0", redeliver_after="1s")(handler)
 

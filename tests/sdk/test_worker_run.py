@@ -6,6 +6,7 @@ import pytest
 import respx
 
 import sdk
+from sdk._worker_run import Pace
 from tests.sdk._support import resolve, sent_json
 from tests.sdk._worker_support import (
     GROUP,
@@ -61,3 +62,20 @@ async def test_configuration_mistakes_are_refused(
     for concurrency in (0, 1001, 2.0, True):
         with pytest.raises(sdk.ConfigurationError, match="concurrency"):
             await resolve(client.run(concurrency=concurrency))  # type: ignore[arg-type]
+
+
+def test_the_pace_holds_what_the_handlers_get_through_in_a_quarter_of_the_lease() -> None:
+    """Without a count, a subscription holds lease / 4 / (seconds a handler takes) messages,
+    times the handlers at once, from 10 to 1,000; 10 until it has measured.
+    """
+    pace = Pace(budget_seconds=30)
+    assert pace.capacity(1) == 10 and pace.capacity(16) == 16
+    pace.record(0.5)
+    assert pace.capacity(1) == 15 and pace.capacity(4) == 60
+    for _ in range(100):
+        pace.record(0.00001)
+    assert pace.capacity(1) == 1000
+    for _ in range(100):
+        pace.record(60.0)
+    assert pace.capacity(1) == 10
+    assert Pace().capacity(1) == 10
