@@ -337,7 +337,9 @@ class BackgroundBatcher(Generic[KeyT, ItemT, ResultT]):
         with self._changed:
             while self._unanswered >= self._max_pending:
                 self._changed.wait()
-            batch = self._waiting.setdefault(key, _SyncBatch())
+            batch = self._waiting.get(key)
+            if batch is None:
+                batch = self._waiting[key] = _SyncBatch()
             batch.items.append(item)
             batch.outcomes.append(outcome)
             self._unanswered += 1
