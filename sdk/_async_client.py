@@ -66,12 +66,17 @@ def _stop_started_service(starting: asyncio.Future[EmbeddedService]) -> None:
 class AsyncClient:
     """An asyncio Spool client; the same surface as `Client`, with awaitable calls.
 
-    Usage:
+    Resources, as on `Client`: `streams` (`AsyncStreams`), `queues` (`AsyncQueues`, and
+    `await aclient.init_queue(name)` for an `AsyncQueue`), `messages` (`AsyncMessages`),
+    `url_groups` (`AsyncUrlGroups`) and `dead_letters` (`AsyncDeadLetters`), and the worker:
+    `subscribe`, `publisher`, `run`, `stop`.
+
+    Usage (the service's development mode token is `spool-dev-token`):
 
     ```python
     import sdk
 
-    async with sdk.AsyncClient("http://127.0.0.1:8321", api_key="dev-token") as client:
+    async with sdk.AsyncClient("http://127.0.0.1:8321", api_key="spool-dev-token") as client:
         entry_id = await client.publish("events", {"type": "signup", "user": 42})
 
         @client.subscribe(sdk.Stream("orders", group="billing"))

@@ -58,12 +58,24 @@ __all__ = ["Client"]
 class Client:
     """A synchronous Spool client: streams, queues and HTTP messages, and workers consuming them.
 
-    Usage:
+    Resources:
+
+    * `client.streams` - `Streams`: append, read, trim and consume streams through groups;
+      `client.publish`, `publish_many` and `publish_nowait` are its shortcuts.
+    * `client.queues` - `Queues`: create, list, inspect and delete queues;
+      `client.init_queue(name)` gives a `Queue` to publish jobs to and subscribe to.
+    * `client.messages` - `Messages`: publish HTTP messages to URLs and URL groups, list,
+      read and cancel them.
+    * `client.url_groups` - `UrlGroups`: named sets of endpoints messages fan out to.
+    * `client.dead_letters` - `DeadLetters`: messages that used up their retries.
+    * `client.subscribe`, `client.publisher`, `client.run`, `client.stop` - the worker.
+
+    Usage (the service's development mode token is `spool-dev-token`):
 
     ```python
     import sdk
 
-    with sdk.Client("http://127.0.0.1:8321", api_key="dev-token") as client:
+    with sdk.Client("http://127.0.0.1:8321", api_key="spool-dev-token") as client:
         entry_id = client.publish("events", {"type": "signup", "user": 42})
 
         EVENTS = sdk.Stream("events", maxlen=1000)
