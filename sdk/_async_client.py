@@ -71,7 +71,9 @@ class AsyncClient:
     `url_groups` (`AsyncUrlGroups`) and `dead_letters` (`AsyncDeadLetters`), and the worker:
     `subscribe`, `publisher`, `run`, `stop`.
 
-    Usage (the service's development mode token is `spool-dev-token`):
+    `spool-dev-token` is the token of a service in development mode.
+
+    Usage:
 
     ```python
     import sdk

@@ -70,7 +70,9 @@ class Client:
     * `client.dead_letters` - `DeadLetters`: messages that used up their retries.
     * `client.subscribe`, `client.publisher`, `client.run`, `client.stop` - the worker.
 
-    Usage (the service's development mode token is `spool-dev-token`):
+    `spool-dev-token` is the token of a service in development mode.
+
+    Usage:
 
     ```python
     import sdk
