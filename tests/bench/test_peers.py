@@ -132,6 +132,9 @@ def _fake_side(name: str, tmp_path: Path, **environment: str) -> Side:
 
 @pytest.mark.slow
 @pytest.mark.redis
+# It starts a worker process per side and workload, some 30 in all: on a busy machine that is
+# more than the suite's default two minutes.
+@pytest.mark.timeout(360)
 def test_the_suite_runs_spool_beside_a_fake_peer_and_checks_every_job(
     redis_url: str, tmp_path: Path
 ) -> None:
