@@ -84,8 +84,19 @@ class QueueAdminCalls:
         retention: Duration | None,
         deduplication_window: Duration | None,
     ) -> Call[QueueInfo]:
-        # Only what the caller gives is sent, so changing one setting of an existing queue does
-        # not quietly reset the others to the generated model's defaults.
+        """One putQueue call of the settings given; the service gives the others its defaults.
+
+        Returns:
+            The call, read as the queue's QueueInfo.
+
+        Raises:
+            InvalidNameError: `name` is not a valid queue name.
+            InvalidArgumentError: `max_attempts` is not an int from 1 to 100.
+            InvalidDurationError: `lease`, `retention` or `deduplication_window` is malformed,
+                not whole seconds or out of its range.
+        """
+        # Only what the caller gives is sent: the service, not the generated model, owns the
+        # defaults.
         from generated.models import QueueSettings
         from generated.types import UNSET
 
@@ -119,10 +130,23 @@ class QueueAdminCalls:
 
     @staticmethod
     def get(name: str) -> Call[QueueInfo]:
+        """One getQueue call.
+
+        Returns:
+            The call, read as the queue's QueueInfo.
+
+        Raises:
+            InvalidNameError: `name` is not a valid queue name.
+        """
         return make_call(_endpoints.get_queue, _queue_info, _queue_name(name))
 
     @staticmethod
     def list() -> Call[builtins.list[QueueInfo]]:
+        """One listQueues call.
+
+        Returns:
+            The call, read as a list of QueueInfo.
+        """
         return make_call(
             _endpoints.list_queues,
             lambda result: [_queue_info(queue) for queue in result.queues],
@@ -130,6 +154,14 @@ class QueueAdminCalls:
 
     @staticmethod
     def delete(name: str) -> Call[None]:
+        """One deleteQueue call.
+
+        Returns:
+            The call, read as None.
+
+        Raises:
+            InvalidNameError: `name` is not a valid queue name.
+        """
         return make_call(_endpoints.delete_queue, lambda _: None, _queue_name(name))
 
 
@@ -143,6 +175,18 @@ class QueueCalls:
     def publish_many(
         self, jobs: Iterable[JobRequest | tuple[str, Any]], *, idempotency_key: str | None
     ) -> Call[builtins.list[JobReceipt]] | None:
+        """One publishJobs of every job, or None when there is none.
+
+        Returns:
+            The call, read as one JobReceipt per job in order; None for no jobs.
+
+        Raises:
+            TypeError: an item is neither a JobRequest nor a `(topic, payload)` pair.
+            InvalidTopicError: a job's topic is invalid (ReservedTopicError: it is reserved).
+            InvalidDurationError: a job's `delay` is malformed, not whole seconds or over 7 days.
+            InvalidArgumentError: more than 1000 jobs, or an invalid `idempotency_key`.
+            PublishError: a payload cannot be encoded.
+        """
         key = resolve_idempotency_key(idempotency_key)
         items = [job if isinstance(job, JobRequest) else JobRequest(*job) for job in jobs]
         if not items:
@@ -153,13 +197,32 @@ class QueueCalls:
     def checked_job(
         self, topic: str, payload: Any, *, delay: Duration | None, deduplication_id: str | None
     ) -> PublishJobRequest:
-        """A single publish checked and encoded now, ready to join a batch to this queue."""
+        """A single publish checked and encoded now, ready to join a batch to this queue.
+
+        Returns:
+            The job as the generated request model.
+
+        Raises:
+            InvalidTopicError: `topic` is invalid (ReservedTopicError: it is reserved).
+            InvalidDurationError: `delay` is malformed, not whole seconds or over 7 days.
+            PublishError: a custom codec cannot encode `payload`.
+        """
         return self._job(JobRequest(topic, payload, delay=delay, deduplication_id=deduplication_id))
 
     def publish_batch(
         self, jobs: builtins.list[PublishJobRequest], *, idempotency_key: str | None = None
     ) -> Call[builtins.list[JobReceipt]]:
-        """One publishJobs of checked jobs, under `idempotency_key` or a fresh one."""
+        """One publishJobs of checked jobs, under `idempotency_key` or a fresh one.
+
+        Returns:
+            The call, read as one JobReceipt per job in order; sending it raises every failure
+            as a PublishError.
+
+        Raises:
+            InvalidArgumentError: `idempotency_key` is invalid.
+            PublishError: the document cannot be encoded (a NaN or a circular reference in a
+                JsonCodec payload, say).
+        """
         from generated.models import PublishJobsRequest
 
         return make_publish_call(
@@ -175,7 +238,17 @@ class QueueCalls:
     def publish_one(
         self, job: PublishJobRequest, *, idempotency_key: str | None = None
     ) -> Call[JobReceipt]:
-        """One publishJob of a checked job, under `idempotency_key` or a fresh one."""
+        """One publishJob of a checked job, under `idempotency_key` or a fresh one.
+
+        Returns:
+            The call, read as the job's JobReceipt; sending it raises every failure as a
+            PublishError.
+
+        Raises:
+            InvalidArgumentError: `idempotency_key` is invalid.
+            PublishError: the document cannot be encoded (a NaN or a circular reference in a
+                JsonCodec payload, say).
+        """
         return make_publish_call(
             _endpoints.publish_job,
             _receipt,
@@ -204,9 +277,22 @@ class QueueCalls:
         )
 
     def info(self) -> Call[QueueInfo]:
+        """One getQueue call of this queue.
+
+        Returns:
+            The call, read as the queue's QueueInfo.
+        """
         return make_call(_endpoints.get_queue, _queue_info, self.name)
 
     def jobs(self, *, state: JobState | None, limit: int) -> Call[builtins.list[Job]]:
+        """One listJobs call, of every state when `state` is None.
+
+        Returns:
+            The call, read as a list of Job, payloads decoded by the codec.
+
+        Raises:
+            InvalidArgumentError: `limit` is not an int from 1 to 1000.
+        """
         from generated.types import UNSET
 
         return make_call(
@@ -218,12 +304,27 @@ class QueueCalls:
         )
 
     def job(self, job_id: str) -> Call[Job]:
+        """One getJob call; `job_id` is left to the service to check.
+
+        Returns:
+            The call, read as the Job.
+        """
         return make_call(_endpoints.get_job, self._job_info, self.name, job_id)
 
     def retry(self, job_id: str) -> Call[Job]:
+        """One retryJob call.
+
+        Returns:
+            The call, read as the Job.
+        """
         return make_call(_endpoints.retry_job, self._job_info, self.name, job_id)
 
     def delete_job(self, job_id: str) -> Call[None]:
+        """One deleteJob call.
+
+        Returns:
+            The call, read as None.
+        """
         return make_call(_endpoints.delete_job, lambda _: None, self.name, job_id)
 
     def lease(
@@ -235,6 +336,19 @@ class QueueCalls:
         lease: Duration | None,
         wait: Duration,
     ) -> Call[builtins.list[LeasedJob]]:
+        """One leaseJobs call.
+
+        Returns:
+            The call, read as a list of LeasedJob, payloads decoded by the codec.
+
+        Raises:
+            InvalidNameError: `consumer` is not a valid consumer name.
+            InvalidTopicError: a topic does not match the topic pattern.
+            InvalidArgumentError: more than 100 topics, or `max_jobs` is not an int from 1 to
+                1000.
+            InvalidDurationError: `lease` is not 1 s to 12 h in whole seconds, or `wait` is not
+                whole milliseconds up to 30 s.
+        """
         from generated.models import LeaseRequest
         from generated.types import UNSET
 
@@ -260,6 +374,11 @@ class QueueCalls:
         )
 
     def ack(self, job: LeasedJob) -> Call[Job]:
+        """One ackJob call under the job's lease.
+
+        Returns:
+            The call, read as the Job.
+        """
         from generated.models import LeaseRef
 
         return make_call(
@@ -271,6 +390,14 @@ class QueueCalls:
         )
 
     def ack_many(self, jobs: Iterable[LeasedJob]) -> Call[builtins.list[JobAckResult]]:
+        """One ackJobs call of every job's lease.
+
+        Returns:
+            The call, read as one JobAckResult per job, in order.
+
+        Raises:
+            InvalidArgumentError: no jobs, or more than 1000.
+        """
         from generated.models import AckJobsRequest, JobLease
 
         leases = [JobLease(job_id=job.job_id, lease_id=job.lease_id) for job in jobs]
@@ -281,6 +408,14 @@ class QueueCalls:
         )
 
     def nack(self, job: LeasedJob, *, retry_delay: Duration, error: str | None) -> Call[Job]:
+        """One nackJob call under the job's lease; `error` is cut to what the service keeps.
+
+        Returns:
+            The call, read as the Job.
+
+        Raises:
+            InvalidDurationError: `retry_delay` is malformed, not whole seconds or over 7 days.
+        """
         from generated.models import NackRequest
         from generated.types import UNSET
 
@@ -294,6 +429,14 @@ class QueueCalls:
         return make_call(_endpoints.nack_job, self._job_info, self.name, job.job_id, body=request)
 
     def extend(self, job: LeasedJob, *, lease: Duration) -> Call[Job]:
+        """One extendLease call under the job's lease.
+
+        Returns:
+            The call, read as the Job.
+
+        Raises:
+            InvalidDurationError: `lease` is not 1 s to 12 h in whole seconds.
+        """
         from generated.models import ExtendLeaseRequest
 
         request = ExtendLeaseRequest(
@@ -359,7 +502,19 @@ def queue_subscription(
     subscriptions: builtins.list[Subscription],
     asynchronous: bool,
 ) -> Callable[[HandlerT], HandlerT]:
-    """The decorator `Queue.subscribe` returns: it records the handler and returns it unchanged."""
+    """The decorator `Queue.subscribe` returns: it records the handler and returns it unchanged.
+
+    Returns:
+        The decorator, which appends a QueueSubscription to `subscriptions`.
+
+    Raises:
+        InvalidTopicError: a topic does not match the topic pattern.
+        InvalidArgumentError: more than 100 topics, or `count` is not an int from 1 to 1000.
+        InvalidDurationError: `lease` is not 1 s to 12 h, or `retry_delay` is over 7 days (both
+            in whole seconds).
+        ConfigurationError: raised by the decorator, for a handler that is not callable, or an
+            `async def` when not `asynchronous`.
+    """
     checked_topics = tuple(check_topic(topic, publishing=False) for topic in topics)
     if len(checked_topics) > LEASE_TOPICS_MAX:
         raise InvalidArgumentError(f"at most {LEASE_TOPICS_MAX} topics per subscription")
@@ -458,7 +613,11 @@ class _AsyncJobSends:
 def job_batcher(
     transport: SyncTransport, codec: Codec, batching: Batching
 ) -> SyncCoalescer[str, PublishJobRequest, JobReceipt]:
-    """A `Client`'s batching of single job publishes, by queue name."""
+    """A `Client`'s batching of single job publishes, by queue name.
+
+    Returns:
+        A SyncCoalescer that sends each queue's batch as one publishJobs.
+    """
     sends = _JobSends(transport, codec)
     return SyncCoalescer(batching, send_batch=sends.batch, send_one=sends.one)
 
@@ -466,7 +625,11 @@ def job_batcher(
 def job_sender(
     transport: SyncTransport, codec: Codec
 ) -> BackgroundBatcher[str, PublishJobRequest, JobReceipt]:
-    """A `Client`'s background sender of `publish_nowait` jobs, by queue name."""
+    """A `Client`'s background sender of `publish_nowait` jobs, by queue name.
+
+    Returns:
+        A BackgroundBatcher that sends each queue's jobs as one publishJobs.
+    """
     sends = _JobSends(transport, codec)
     return BackgroundBatcher(send_batch=sends.batch, send_one=sends.one)
 
@@ -474,7 +637,11 @@ def job_sender(
 def async_job_sender(
     transport: AsyncTransport, codec: Codec
 ) -> AsyncBackgroundBatcher[str, PublishJobRequest, JobReceipt]:
-    """An `AsyncClient`'s background sender of `publish_nowait` jobs, by queue name."""
+    """An `AsyncClient`'s background sender of `publish_nowait` jobs, by queue name.
+
+    Returns:
+        An AsyncBackgroundBatcher that sends each queue's jobs as one publishJobs.
+    """
     sends = _AsyncJobSends(transport, codec)
     return AsyncBackgroundBatcher(send_batch=sends.batch, send_one=sends.one)
 
@@ -482,6 +649,10 @@ def async_job_sender(
 def async_job_batcher(
     transport: AsyncTransport, codec: Codec, batching: Batching
 ) -> AsyncCoalescer[str, PublishJobRequest, JobReceipt]:
-    """An `AsyncClient`'s batching of single job publishes, by queue name."""
+    """An `AsyncClient`'s batching of single job publishes, by queue name.
+
+    Returns:
+        An AsyncCoalescer that sends each queue's batch as one publishJobs.
+    """
     sends = _AsyncJobSends(transport, codec)
     return AsyncCoalescer(batching, send_batch=sends.batch, send_one=sends.one)

@@ -39,7 +39,15 @@ HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
 
 
 class Queues:
-    """Queue administration of a `Client` (`client.queues`): create, inspect, delete."""
+    """Queue administration of a `Client` (`client.queues`): create, inspect, delete.
+
+    Each method names its own errors below. An invalid argument raises InvalidArgumentError (or
+    its subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any
+    request may also fail with AuthenticationError (401), PermissionDeniedError (403) and, once
+    the client's retries are used up, RateLimitError (429), InternalServerError (5xx) or
+    APIConnectionError (APITimeoutError among them); APIResponseValidationError when an answer
+    cannot be read.
+    """
 
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
@@ -53,10 +61,22 @@ class Queues:
         retention: Duration | None = None,
         deduplication_window: Duration | None = None,
     ) -> QueueInfo:
-        """Create queue `name`, or change the given settings of an existing one (its jobs stay).
+        """Create queue `name`, or replace the settings of an existing one (its jobs stay).
 
-        Settings left out keep the service's defaults for a new queue: 5 attempts, a 30 s lease,
-        7 days' retention and a 5 minute deduplication window.
+        A setting left out takes the service's default, on an existing queue too: 5 attempts, a
+        30 s lease, 7 days' retention and a 5 minute deduplication window. To change one setting
+        of an existing queue, give the others again.
+
+        Returns:
+            The QueueInfo as the queue now is.
+
+        Raises:
+            InvalidNameError: `name` is not a valid queue name.
+            InvalidArgumentError: `max_attempts` is not an int from 1 to 100.
+            InvalidDurationError: a duration is malformed, not whole seconds or out of range:
+                `lease` 1 s to 12 h, `retention` 60 s to 30 days, `deduplication_window` up to
+                7 days.
+            PermissionDeniedError: the token lacks `admin` on the queue.
         """
         return self._transport.send(
             QueueAdminCalls.create(
@@ -69,20 +89,49 @@ class Queues:
         )
 
     def get(self, name: str) -> QueueInfo:
-        """The queue's settings and job counts; NotFoundError if it does not exist."""
+        """The queue's settings and job counts.
+
+        Returns:
+            The QueueInfo; its `stats` count the jobs in each unfinished state.
+
+        Raises:
+            InvalidNameError: `name` is not a valid queue name.
+            NotFoundError: the queue does not exist.
+        """
         return self._transport.send(QueueAdminCalls.get(name))
 
     def list(self) -> builtins.list[QueueInfo]:
-        """Every queue the API key may see."""
+        """Every queue the API key may see, by name.
+
+        Returns:
+            A list of QueueInfo.
+
+        Raises:
+            PermissionDeniedError: the token has no permission on any queue.
+        """
         return self._transport.send(QueueAdminCalls.list())
 
     def delete(self, name: str) -> None:
-        """Delete the queue and every job in it."""
+        """Delete the queue and every job in it, leased ones included.
+
+        Raises:
+            InvalidNameError: `name` is not a valid queue name.
+            NotFoundError: the queue does not exist.
+            PermissionDeniedError: the token lacks `admin` on the queue.
+        """
         self._transport.send(QueueAdminCalls.delete(name))
 
 
 class AsyncQueues:
-    """Queue administration of an `AsyncClient` (`aclient.queues`): create, inspect, delete."""
+    """Queue administration of an `AsyncClient` (`aclient.queues`), to be awaited.
+
+    Each method names its own errors below. An invalid argument raises InvalidArgumentError (or
+    its subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any
+    request may also fail with AuthenticationError (401), PermissionDeniedError (403) and, once
+    the client's retries are used up, RateLimitError (429), InternalServerError (5xx) or
+    APIConnectionError (APITimeoutError among them); APIResponseValidationError when an answer
+    cannot be read.
+    """
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -96,10 +145,22 @@ class AsyncQueues:
         retention: Duration | None = None,
         deduplication_window: Duration | None = None,
     ) -> QueueInfo:
-        """Create queue `name`, or change the given settings of an existing one (its jobs stay).
+        """Create queue `name`, or replace the settings of an existing one (its jobs stay).
 
-        Settings left out keep the service's defaults for a new queue: 5 attempts, a 30 s lease,
-        7 days' retention and a 5 minute deduplication window.
+        A setting left out takes the service's default, on an existing queue too: 5 attempts, a
+        30 s lease, 7 days' retention and a 5 minute deduplication window. To change one setting
+        of an existing queue, give the others again.
+
+        Returns:
+            The QueueInfo as the queue now is.
+
+        Raises:
+            InvalidNameError: `name` is not a valid queue name.
+            InvalidArgumentError: `max_attempts` is not an int from 1 to 100.
+            InvalidDurationError: a duration is malformed, not whole seconds or out of range:
+                `lease` 1 s to 12 h, `retention` 60 s to 30 days, `deduplication_window` up to
+                7 days.
+            PermissionDeniedError: the token lacks `admin` on the queue.
         """
         return await self._transport.send(
             QueueAdminCalls.create(
@@ -112,15 +173,36 @@ class AsyncQueues:
         )
 
     async def get(self, name: str) -> QueueInfo:
-        """The queue's settings and job counts; NotFoundError if it does not exist."""
+        """The queue's settings and job counts.
+
+        Returns:
+            The QueueInfo; its `stats` count the jobs in each unfinished state.
+
+        Raises:
+            InvalidNameError: `name` is not a valid queue name.
+            NotFoundError: the queue does not exist.
+        """
         return await self._transport.send(QueueAdminCalls.get(name))
 
     async def list(self) -> builtins.list[QueueInfo]:
-        """Every queue the API key may see."""
+        """Every queue the API key may see, by name.
+
+        Returns:
+            A list of QueueInfo.
+
+        Raises:
+            PermissionDeniedError: the token has no permission on any queue.
+        """
         return await self._transport.send(QueueAdminCalls.list())
 
     async def delete(self, name: str) -> None:
-        """Delete the queue and every job in it."""
+        """Delete the queue and every job in it, leased ones included.
+
+        Raises:
+            InvalidNameError: `name` is not a valid queue name.
+            NotFoundError: the queue does not exist.
+            PermissionDeniedError: the token lacks `admin` on the queue.
+        """
         await self._transport.send(QueueAdminCalls.delete(name))
 
 
@@ -137,6 +219,15 @@ class Queue:
     def send(job: dict) -> None:
         ...  # acknowledged on return, given back for a retry on an exception
     ```
+
+    Each method names its own errors below. An invalid argument raises InvalidArgumentError (or
+    its subclasses InvalidTopicError and InvalidDurationError) before any request is sent. Any
+    request may also fail with AuthenticationError (401), PermissionDeniedError (403: the token
+    lacks `publish`, `consume` or `admin` on the queue, as the operation needs), NotFoundError
+    (404) once the queue is deleted, and, once the client's retries are used up, RateLimitError
+    (429), InternalServerError (5xx) or APIConnectionError (APITimeoutError among them);
+    APIResponseValidationError when an answer cannot be read. The publishes raise each of these
+    as a PublishError whose `__cause__` is the typed error.
     """
 
     def __init__(
@@ -170,8 +261,21 @@ class Queue:
     ) -> JobReceipt:
         """Submit a job; the receipt confirms acceptance, not execution.
 
-        An invalid topic raises InvalidTopicError, a reserved one ReservedTopicError, before any
-        request. Anything else that stops the job being accepted raises PublishError.
+        Returns:
+            The job's JobReceipt. With a `deduplication_id` already used within the queue's
+            deduplication window, no job is created: the receipt is the first job's, with
+            `deduplicated` true.
+
+        Raises:
+            InvalidTopicError: `topic` does not match the topic pattern.
+            ReservedTopicError: `topic` starts with the reserved `spool.` prefix.
+            InvalidDurationError: `delay` is malformed, not whole seconds or over 7 days.
+            InvalidArgumentError: `idempotency_key` is invalid.
+            PublishError: the payload cannot be encoded, or the request failed; `__cause__` is
+                the typed error, such as NotFoundError (the queue does not exist), ConflictError
+                (`idempotency_key` reused for another request), PayloadTooLargeError (a request
+                over 1 MiB), UnprocessableEntityError (a `deduplication_id` that is empty or
+                over 255 characters) or QuotaExceededError (the token's quota is used up).
         """
         job = self._calls.checked_job(
             topic, payload, delay=delay, deduplication_id=deduplication_id
@@ -204,8 +308,11 @@ class Queue:
             A `concurrent.futures.Future` of the job's `JobReceipt`.
 
         Raises:
-            InvalidTopicError, ReservedTopicError, InvalidArgumentError: bad arguments, before
-                anything is queued.
+            InvalidTopicError: `topic` does not match the topic pattern.
+            ReservedTopicError: `topic` starts with the reserved `spool.` prefix.
+            InvalidDurationError: `delay` is malformed, not whole seconds or over 7 days.
+            PublishError: a custom codec cannot encode `payload`. These are raised at once,
+                before anything is queued; the future gets every other failure.
         """
         job = self._calls.checked_job(
             topic, payload, delay=delay, deduplication_id=deduplication_id
@@ -218,7 +325,18 @@ class Queue:
         *,
         idempotency_key: str | None = None,
     ) -> builtins.list[JobReceipt]:
-        """Submit `JobRequest`s or `(topic, payload)` pairs, all or none; receipts in order."""
+        """Submit `JobRequest`s or `(topic, payload)` pairs in one request, all or none.
+
+        Returns:
+            One JobReceipt per job, in order; `[]`, sending nothing, for no jobs.
+
+        Raises:
+            TypeError: an item is neither a JobRequest nor a `(topic, payload)` pair.
+            InvalidTopicError: a job's topic is invalid (ReservedTopicError: it is reserved).
+            InvalidDurationError: a job's `delay` is malformed, not whole seconds or over 7 days.
+            InvalidArgumentError: more than 1000 jobs, or an invalid `idempotency_key`.
+            PublishError: as for `publish`; no job was accepted.
+        """
         call = self._calls.publish_many(jobs, idempotency_key=idempotency_key)
         return [] if call is None else self._transport.send(call)
 
@@ -237,6 +355,17 @@ class Queue:
         queue's). By default the worker holds as many as its handlers get through in a quarter
         of the lease (measured as it goes; 10 to 1,000); `count` fixes how many instead: then
         keep `count` times a handler's run time well inside the lease.
+
+        Returns:
+            A decorator that records the handler for `client.run()` and returns it unchanged.
+
+        Raises:
+            InvalidTopicError: a topic does not match the topic pattern (wildcards included).
+            InvalidArgumentError: more than 100 topics, or `count` is not an int from 1 to 1000.
+            InvalidDurationError: `lease` is not 1 s to 12 h, or `retry_delay` is over 7 days
+                (both in whole seconds).
+            ConfigurationError: raised by the decorator, for a handler that is not callable or
+                is an `async def` (subscribe those on an AsyncClient's queue).
         """
         return queue_subscription(
             self.name,
@@ -249,23 +378,63 @@ class Queue:
         )
 
     def info(self) -> QueueInfo:
-        """The queue's settings and job counts."""
+        """The queue's settings and job counts.
+
+        Returns:
+            The QueueInfo; its `stats` count the jobs in each unfinished state.
+
+        Raises:
+            NotFoundError: the queue no longer exists.
+        """
         return self._transport.send(self._calls.info())
 
     def jobs(self, *, state: JobState | None = None, limit: int = 100) -> builtins.list[Job]:
-        """The queue's jobs in `state` (dead jobs, for instance), oldest first."""
+        """The queue's jobs in `state` (dead jobs, for instance; every state when None).
+
+        Returns:
+            Up to `limit` Job, oldest first.
+
+        Raises:
+            InvalidArgumentError: `limit` is not an int from 1 to 1000.
+            UnprocessableEntityError: `state` is not a JobState.
+        """
         return self._transport.send(self._calls.jobs(state=state, limit=limit))
 
     def job(self, job_id: str) -> Job:
-        """One job's state, attempts and last error."""
+        """One job's state, attempts and last error.
+
+        Returns:
+            The Job.
+
+        Raises:
+            BadRequestError: `job_id` is not a job id (`job_...`).
+            NotFoundError: the queue has no such job.
+        """
         return self._transport.send(self._calls.job(job_id))
 
     def retry(self, job_id: str) -> Job:
-        """Make a dead job ready again with fresh attempts."""
+        """Make a dead job ready again with fresh attempts.
+
+        Returns:
+            The Job, now `ready` with no attempts used.
+
+        Raises:
+            BadRequestError: `job_id` is not a job id (`job_...`).
+            NotFoundError: the queue has no such job.
+            ConflictError: the job is not dead (`invalid_state`).
+        """
         return self._transport.send(self._calls.retry(job_id))
 
     def delete_job(self, job_id: str) -> None:
-        """Delete a dead job now (ConflictError for a job in any other state)."""
+        """Delete a dead job now, instead of at the end of the queue's retention.
+
+        A deduplication id it had still counts until its window ends.
+
+        Raises:
+            BadRequestError: `job_id` is not a job id (`job_...`).
+            NotFoundError: the queue has no such job.
+            ConflictError: the job is not dead (`invalid_state`).
+        """
         self._transport.send(self._calls.delete_job(job_id))
 
     def lease(
@@ -277,7 +446,23 @@ class Queue:
         lease: Duration | None = None,
         wait: Duration = 0,
     ) -> builtins.list[LeasedJob]:
-        """Lease ready jobs by hand (what `run()` does for subscriptions); ack or nack each."""
+        """Lease ready jobs by hand (what `run()` does for subscriptions); ack or nack each.
+
+        Up to `max_jobs` ready jobs of `topics` (all topics when empty), oldest first, each
+        leased to `consumer` for `lease` (default: the queue's) and counted as an attempt. With
+        `wait`, the call waits that long for a job to appear.
+
+        Returns:
+            A list of LeasedJob; empty when none was ready within `wait`.
+
+        Raises:
+            InvalidNameError: `consumer` is not a valid consumer name.
+            InvalidTopicError: a topic does not match the topic pattern.
+            InvalidArgumentError: more than 100 topics, or `max_jobs` is not an int from 1 to
+                1000.
+            InvalidDurationError: `lease` is not 1 s to 12 h in whole seconds, or `wait` is not
+                whole milliseconds up to 30 s.
+        """
         return self._transport.send(
             self._calls.lease(
                 consumer=consumer, topics=topics, max_jobs=max_jobs, lease=lease, wait=wait
@@ -285,31 +470,80 @@ class Queue:
         )
 
     def ack(self, job: LeasedJob) -> Job:
-        """Mark a leased job done; ConflictError if its lease has ended."""
+        """Mark a leased job done.
+
+        Returns:
+            The Job, now `succeeded`.
+
+        Raises:
+            NotFoundError: the queue has no such job.
+            ConflictError: the job's lease has ended or belongs to another worker
+                (`lease_expired`); the job was acknowledged already, say.
+        """
         return self._transport.send(self._calls.ack(job))
 
     def ack_many(self, jobs: Iterable[LeasedJob]) -> builtins.list[JobAckResult]:
         """Mark many leased jobs done in one request (1 to 1,000 of this queue's).
 
-        Returns one `JobAckResult` per job, in order: `acked`, or why not (`code`
-        `lease_expired` when its lease ended or was already used, `job_not_found`); one that
-        fails does not stop the others. Each acknowledgement is durable once this returns.
-        Raises `InvalidArgumentError` for no jobs or too many, before any request;
-        `NotFoundError` when the queue does not exist.
+        One that fails does not stop the others. Each acknowledgement is durable once this
+        returns.
+
+        Returns:
+            One JobAckResult per job, in order: `acked`, or why not (`code` `lease_expired`
+            when its lease ended or was already used, `job_not_found`).
+
+        Raises:
+            InvalidArgumentError: no jobs, or more than 1000, before any request.
+            NotFoundError: the queue does not exist.
         """
         return self._transport.send(self._calls.ack_many(jobs))
 
     def nack(self, job: LeasedJob, *, retry_delay: Duration = 0, error: str | None = None) -> Job:
-        """Give a leased job back, ready again after `retry_delay`, recording `error`."""
+        """Give a leased job back, ready again after `retry_delay`, recording `error`.
+
+        The lease ends now. A job that has used all of its attempts moves to the dead letters
+        instead. `error` is kept, cut to 2000 characters, as the job's `last_error`.
+
+        Returns:
+            The Job, now `delayed`, `ready` or `dead`.
+
+        Raises:
+            InvalidDurationError: `retry_delay` is malformed, not whole seconds or over 7 days.
+            NotFoundError: the queue has no such job.
+            ConflictError: the job's lease has ended or belongs to another worker
+                (`lease_expired`).
+        """
         return self._transport.send(self._calls.nack(job, retry_delay=retry_delay, error=error))
 
     def extend(self, job: LeasedJob, *, lease: Duration) -> Job:
-        """Extend a job's lease to `lease` from now."""
+        """Extend a job's lease to `lease` from now.
+
+        Returns:
+            The Job, still leased, with its new `lease_expires_at`.
+
+        Raises:
+            InvalidDurationError: `lease` is not 1 s to 12 h in whole seconds.
+            NotFoundError: the queue has no such job.
+            ConflictError: the job's lease has ended or belongs to another worker
+                (`lease_expired`).
+        """
         return self._transport.send(self._calls.extend(job, lease=lease))
 
 
 class AsyncQueue:
-    """One existing queue of an `AsyncClient`, from `await aclient.init_queue(name)`."""
+    """One existing queue of an `AsyncClient`, from `await aclient.init_queue(name)`.
+
+    The methods are `Queue`'s, to be awaited (all but `publish_nowait` and `subscribe`).
+
+    Each method names its own errors below. An invalid argument raises InvalidArgumentError (or
+    its subclasses InvalidTopicError and InvalidDurationError) before any request is sent. Any
+    request may also fail with AuthenticationError (401), PermissionDeniedError (403: the token
+    lacks `publish`, `consume` or `admin` on the queue, as the operation needs), NotFoundError
+    (404) once the queue is deleted, and, once the client's retries are used up, RateLimitError
+    (429), InternalServerError (5xx) or APIConnectionError (APITimeoutError among them);
+    APIResponseValidationError when an answer cannot be read. The publishes raise each of these
+    as a PublishError whose `__cause__` is the typed error.
+    """
 
     def __init__(
         self,
@@ -340,7 +574,24 @@ class AsyncQueue:
         deduplication_id: str | None = None,
         idempotency_key: str | None = None,
     ) -> JobReceipt:
-        """Submit a job; the receipt confirms acceptance, not execution (see `Queue.publish`)."""
+        """Submit a job; the receipt confirms acceptance, not execution.
+
+        Returns:
+            The job's JobReceipt. With a `deduplication_id` already used within the queue's
+            deduplication window, no job is created: the receipt is the first job's, with
+            `deduplicated` true.
+
+        Raises:
+            InvalidTopicError: `topic` does not match the topic pattern.
+            ReservedTopicError: `topic` starts with the reserved `spool.` prefix.
+            InvalidDurationError: `delay` is malformed, not whole seconds or over 7 days.
+            InvalidArgumentError: `idempotency_key` is invalid.
+            PublishError: the payload cannot be encoded, or the request failed; `__cause__` is
+                the typed error, such as NotFoundError (the queue does not exist), ConflictError
+                (`idempotency_key` reused for another request), PayloadTooLargeError (a request
+                over 1 MiB), UnprocessableEntityError (a `deduplication_id` that is empty or
+                over 255 characters) or QuotaExceededError (the token's quota is used up).
+        """
         job = self._calls.checked_job(
             topic, payload, delay=delay, deduplication_id=deduplication_id
         )
@@ -365,8 +616,11 @@ class AsyncQueue:
             `await aclient.flush()` waits for every one so far; `aclient.close()` flushes first.
 
         Raises:
-            InvalidTopicError, ReservedTopicError, InvalidArgumentError: bad arguments, before
-                anything is queued.
+            InvalidTopicError: `topic` does not match the topic pattern.
+            ReservedTopicError: `topic` starts with the reserved `spool.` prefix.
+            InvalidDurationError: `delay` is malformed, not whole seconds or over 7 days.
+            PublishError: a custom codec cannot encode `payload`. These are raised at once,
+                before anything is queued; the future gets every other failure.
         """
         job = self._calls.checked_job(
             topic, payload, delay=delay, deduplication_id=deduplication_id
@@ -379,7 +633,18 @@ class AsyncQueue:
         *,
         idempotency_key: str | None = None,
     ) -> builtins.list[JobReceipt]:
-        """Submit `JobRequest`s or `(topic, payload)` pairs, all or none; receipts in order."""
+        """Submit `JobRequest`s or `(topic, payload)` pairs in one request, all or none.
+
+        Returns:
+            One JobReceipt per job, in order; `[]`, sending nothing, for no jobs.
+
+        Raises:
+            TypeError: an item is neither a JobRequest nor a `(topic, payload)` pair.
+            InvalidTopicError: a job's topic is invalid (ReservedTopicError: it is reserved).
+            InvalidDurationError: a job's `delay` is malformed, not whole seconds or over 7 days.
+            InvalidArgumentError: more than 1000 jobs, or an invalid `idempotency_key`.
+            PublishError: as for `publish`; no job was accepted.
+        """
         call = self._calls.publish_many(jobs, idempotency_key=idempotency_key)
         return [] if call is None else await self._transport.send(call)
 
@@ -390,7 +655,20 @@ class AsyncQueue:
         lease: Duration | None = None,
         retry_delay: Duration = 0,
     ) -> Callable[[HandlerT], HandlerT]:
-        """Consume jobs of `topics` in `await aclient.run()`; handlers may be async or plain."""
+        """Consume jobs of `topics` in `await aclient.run()`; handlers may be async or plain.
+
+        Otherwise as `Queue.subscribe`.
+
+        Returns:
+            A decorator that records the handler for `aclient.run()` and returns it unchanged.
+
+        Raises:
+            InvalidTopicError: a topic does not match the topic pattern (wildcards included).
+            InvalidArgumentError: more than 100 topics, or `count` is not an int from 1 to 1000.
+            InvalidDurationError: `lease` is not 1 s to 12 h, or `retry_delay` is over 7 days
+                (both in whole seconds).
+            ConfigurationError: raised by the decorator, for a handler that is not callable.
+        """
         return queue_subscription(
             self.name,
             topics,
@@ -402,23 +680,63 @@ class AsyncQueue:
         )
 
     async def info(self) -> QueueInfo:
-        """The queue's settings and job counts."""
+        """The queue's settings and job counts.
+
+        Returns:
+            The QueueInfo; its `stats` count the jobs in each unfinished state.
+
+        Raises:
+            NotFoundError: the queue no longer exists.
+        """
         return await self._transport.send(self._calls.info())
 
     async def jobs(self, *, state: JobState | None = None, limit: int = 100) -> builtins.list[Job]:
-        """The queue's jobs in `state` (dead jobs, for instance), oldest first."""
+        """The queue's jobs in `state` (dead jobs, for instance; every state when None).
+
+        Returns:
+            Up to `limit` Job, oldest first.
+
+        Raises:
+            InvalidArgumentError: `limit` is not an int from 1 to 1000.
+            UnprocessableEntityError: `state` is not a JobState.
+        """
         return await self._transport.send(self._calls.jobs(state=state, limit=limit))
 
     async def job(self, job_id: str) -> Job:
-        """One job's state, attempts and last error."""
+        """One job's state, attempts and last error.
+
+        Returns:
+            The Job.
+
+        Raises:
+            BadRequestError: `job_id` is not a job id (`job_...`).
+            NotFoundError: the queue has no such job.
+        """
         return await self._transport.send(self._calls.job(job_id))
 
     async def retry(self, job_id: str) -> Job:
-        """Make a dead job ready again with fresh attempts."""
+        """Make a dead job ready again with fresh attempts.
+
+        Returns:
+            The Job, now `ready` with no attempts used.
+
+        Raises:
+            BadRequestError: `job_id` is not a job id (`job_...`).
+            NotFoundError: the queue has no such job.
+            ConflictError: the job is not dead (`invalid_state`).
+        """
         return await self._transport.send(self._calls.retry(job_id))
 
     async def delete_job(self, job_id: str) -> None:
-        """Delete a dead job now (ConflictError for a job in any other state)."""
+        """Delete a dead job now, instead of at the end of the queue's retention.
+
+        A deduplication id it had still counts until its window ends.
+
+        Raises:
+            BadRequestError: `job_id` is not a job id (`job_...`).
+            NotFoundError: the queue has no such job.
+            ConflictError: the job is not dead (`invalid_state`).
+        """
         await self._transport.send(self._calls.delete_job(job_id))
 
     async def lease(
@@ -430,7 +748,23 @@ class AsyncQueue:
         lease: Duration | None = None,
         wait: Duration = 0,
     ) -> builtins.list[LeasedJob]:
-        """Lease ready jobs by hand (what `run()` does for subscriptions); ack or nack each."""
+        """Lease ready jobs by hand (what `run()` does for subscriptions); ack or nack each.
+
+        Up to `max_jobs` ready jobs of `topics` (all topics when empty), oldest first, each
+        leased to `consumer` for `lease` (default: the queue's) and counted as an attempt. With
+        `wait`, the call waits that long for a job to appear.
+
+        Returns:
+            A list of LeasedJob; empty when none was ready within `wait`.
+
+        Raises:
+            InvalidNameError: `consumer` is not a valid consumer name.
+            InvalidTopicError: a topic does not match the topic pattern.
+            InvalidArgumentError: more than 100 topics, or `max_jobs` is not an int from 1 to
+                1000.
+            InvalidDurationError: `lease` is not 1 s to 12 h in whole seconds, or `wait` is not
+                whole milliseconds up to 30 s.
+        """
         return await self._transport.send(
             self._calls.lease(
                 consumer=consumer, topics=topics, max_jobs=max_jobs, lease=lease, wait=wait
@@ -438,21 +772,62 @@ class AsyncQueue:
         )
 
     async def ack(self, job: LeasedJob) -> Job:
-        """Mark a leased job done; ConflictError if its lease has ended."""
+        """Mark a leased job done.
+
+        Returns:
+            The Job, now `succeeded`.
+
+        Raises:
+            NotFoundError: the queue has no such job.
+            ConflictError: the job's lease has ended or belongs to another worker
+                (`lease_expired`); the job was acknowledged already, say.
+        """
         return await self._transport.send(self._calls.ack(job))
 
     async def ack_many(self, jobs: Iterable[LeasedJob]) -> builtins.list[JobAckResult]:
-        """Mark many leased jobs done in one request; see `Queue.ack_many`."""
+        """Mark many leased jobs done in one request; see `Queue.ack_many`.
+
+        Returns:
+            One JobAckResult per job, in order: `acked`, or why not (`code` `lease_expired`
+            when its lease ended or was already used, `job_not_found`).
+
+        Raises:
+            InvalidArgumentError: no jobs, or more than 1000, before any request.
+            NotFoundError: the queue does not exist.
+        """
         return await self._transport.send(self._calls.ack_many(jobs))
 
     async def nack(
         self, job: LeasedJob, *, retry_delay: Duration = 0, error: str | None = None
     ) -> Job:
-        """Give a leased job back, ready again after `retry_delay`, recording `error`."""
+        """Give a leased job back, ready again after `retry_delay`, recording `error`.
+
+        The lease ends now. A job that has used all of its attempts moves to the dead letters
+        instead. `error` is kept, cut to 2000 characters, as the job's `last_error`.
+
+        Returns:
+            The Job, now `delayed`, `ready` or `dead`.
+
+        Raises:
+            InvalidDurationError: `retry_delay` is malformed, not whole seconds or over 7 days.
+            NotFoundError: the queue has no such job.
+            ConflictError: the job's lease has ended or belongs to another worker
+                (`lease_expired`).
+        """
         return await self._transport.send(
             self._calls.nack(job, retry_delay=retry_delay, error=error)
         )
 
     async def extend(self, job: LeasedJob, *, lease: Duration) -> Job:
-        """Extend a job's lease to `lease` from now."""
+        """Extend a job's lease to `lease` from now.
+
+        Returns:
+            The Job, still leased, with its new `lease_expires_at`.
+
+        Raises:
+            InvalidDurationError: `lease` is not 1 s to 12 h in whole seconds.
+            NotFoundError: the queue has no such job.
+            ConflictError: the job's lease has ended or belongs to another worker
+                (`lease_expired`).
+        """
         return await self._transport.send(self._calls.extend(job, lease=lease))
