@@ -91,9 +91,10 @@ class AsyncClient:
         await client.publish("events", {"type": "signup", "user": 42})
     ```
 
-    The parameters are `Client`'s; `http_client` is an `httpx.AsyncClient`, and `batching`
-    coalesces the publishes that concurrent tasks make. For aiohttp's HTTP stack (the
-    `spool[aiohttp]` extra), pass `http_client=sdk.AioHttpClient()` and close it yourself:
+    The parameters are `Client`'s (a bad one is a ConfigurationError); `http_client` is an
+    `httpx.AsyncClient`, and `batching` coalesces the publishes that concurrent tasks make. For
+    aiohttp's HTTP stack (the `spool[aiohttp]` extra), pass `http_client=sdk.AioHttpClient()`
+    and close it yourself:
 
     ```python
     async with sdk.AioHttpClient() as http, sdk.AsyncClient(http_client=http) as client:
@@ -174,6 +175,15 @@ class AsyncClient:
         ```
 
         Starting and stopping wait in a worker thread, so the event loop keeps running.
+
+        Returns:
+            An AsyncClient of the started service; closing it stops the service.
+
+        Raises:
+            ConfigurationError: a bad argument, the `server` extra is missing, or the service
+                refused its settings; as for `Client.embedded`.
+            EmbeddedServiceError: the service could not be started, exited before it was
+                ready, or took longer than `startup_timeout`; `log` holds the end of its log.
         """
         import asyncio
 
@@ -249,11 +259,17 @@ class AsyncClient:
     async def close(self) -> None:
         """Wait for what `publish_nowait` queued, then release the connections (an
         `http_client` you passed stays open).
+
+        Every callback given to `close_with` runs even when one fails; the error of a failed
+        one is raised once all have run.
         """
         await self._exit_stack.aclose()
 
     async def flush(self) -> None:
-        """Wait until every `publish_nowait` so far has its answer (its future resolved)."""
+        """Wait until every `publish_nowait` so far has its answer (its future resolved).
+
+        Raises nothing itself: a publish that failed raises its PublishError from its future.
+        """
         await self._jobs_sender.flush()
         await self._entries_sender.flush()
 
@@ -271,6 +287,15 @@ class AsyncClient:
         """Append `body` to `stream` (a name or a `Stream`) and return the new entry id.
 
         See `Client.publish`.
+
+        Returns:
+            The new entry's id (`<ms>-<seq>`).
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `maxlen` or `idempotency_key` is invalid.
+            PublishError: the body cannot be encoded, or the service is unreachable or refuses;
+                `__cause__` is the typed error, as for `Client.publish`.
         """
         return await self.streams.publish(
             stream,
@@ -318,7 +343,17 @@ class AsyncClient:
         nomkstream: bool = False,
         idempotency_key: str | None = None,
     ) -> builtins.list[str]:
-        """Append every body in one request, all or none, and return their ids in order."""
+        """Append every body in one request, all or none, and return their ids in order.
+
+        Returns:
+            The new entries' ids, in the order of `bodies`; `[]`, sending nothing, for none.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: more than 1000 bodies, or an invalid `maxlen` or
+                `idempotency_key`.
+            PublishError: as for `publish`; nothing was appended.
+        """
         return await self.streams.publish_many(
             stream,
             bodies,
@@ -332,7 +367,15 @@ class AsyncClient:
     def publisher(
         self, stream: str | Stream, *, maxlen: int | None = None, approximate: bool = True
     ) -> AsyncPublisher:
-        """An AsyncPublisher for `stream`: `await .publish(body)`, or stack it on a handler."""
+        """An AsyncPublisher for `stream`: `await .publish(body)`, or stack it on a handler.
+
+        Returns:
+            An AsyncPublisher appending to `stream`, capped at `maxlen` (else the Stream's).
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `maxlen` is not an int between 0 and 1000000000.
+        """
         return AsyncPublisher(
             self.streams, publisher_stream(stream, maxlen), approximate=approximate
         )
@@ -350,6 +393,19 @@ class AsyncClient:
         """Consume `stream` through its consumer group in `run()`; see `Client.subscribe`.
 
         Handlers may be `async def` or plain functions.
+
+        Returns:
+            A decorator that records the handler for `run()` and returns it unchanged.
+
+        Raises:
+            ConfigurationError: `stream` is not a `Stream`, or neither it nor `group` names a
+                consumer group; raised by the decorator, for a handler that is not callable.
+            InvalidArgumentError: `count` is not an int from 1 to 1000, or `max_deliveries`
+                not one from 1 to 1000000.
+            InvalidNameError: `group` is not a valid consumer group name, or, with
+                `max_deliveries`, `<stream>.dead` is not a valid stream name.
+            InvalidDurationError: `redeliver_after` is malformed, not whole milliseconds or over
+                30 days.
         """
         return stream_subscription(
             stream,
@@ -363,7 +419,15 @@ class AsyncClient:
         )
 
     async def init_queue(self, name: str) -> AsyncQueue:
-        """The existing queue `name`; NotFoundError if it was never created (`queues.create`)."""
+        """The existing queue `name`, to publish jobs to and subscribe to; one request checks it.
+
+        Returns:
+            The AsyncQueue.
+
+        Raises:
+            InvalidNameError: `name` is not a valid queue name.
+            NotFoundError: the queue was never created (`queues.create`).
+        """
         queue = self._queue(name)
         await queue.info()
         return queue
@@ -398,6 +462,16 @@ class AsyncClient:
         See `Client.run`; `concurrency` handlers run at once as tasks (async handlers gain from
         it; a plain function runs in the event loop, one at a time). Cancelling the task also
         stops it, and the interrupted message is delivered again.
+
+        Raises:
+            ConfigurationError: nothing is subscribed, `max_messages` or `concurrency` is out of
+                range, or a handler's publisher belongs to a Client.
+            InvalidNameError: `consumer` is not a valid consumer name.
+            InvalidDurationError: `stop_after` or `poll_wait` is malformed or negative, or
+                `poll_wait` is not whole milliseconds up to 30 s.
+            APIError: the typed error of a failure no wait cures, such as NotFoundError (a
+                subscribed queue does not exist), AuthenticationError or PermissionDeniedError;
+                raised once the run has closed.
         """
         from ._worker import AsyncWorker, RunOptions
 
@@ -423,7 +497,16 @@ class AsyncClient:
         self._stop.set()
 
     async def health(self) -> Health:
-        """Whether the service and its store answer."""
+        """Whether the service and its store answer; needs no token.
+
+        Returns:
+            A Health: the status, the kind of store and the service's version.
+
+        Raises:
+            InternalServerError: the service cannot reach its store (503), once the retries
+                are used up.
+            APIConnectionError: the service does not answer.
+        """
         return await self._transport.send(health_call())
 
 

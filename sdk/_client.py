@@ -125,6 +125,8 @@ class Client:
       to one stream (same trim options) or one queue, made at the same time from several threads,
       into batch requests; each caller still gets its own id or receipt. Off by default. A
       publish with its own `idempotency_key` is always sent alone. See the README's "Batching".
+
+    A parameter of the wrong type or out of range is a ConfigurationError.
     """
 
     def __init__(
@@ -210,6 +212,17 @@ class Client:
         * `startup_timeout` - seconds to wait for the service; then EmbeddedServiceError, with
           the end of its log. A missing `server` extra is a ConfigurationError.
         * `timeout`, `max_retries`, `retry_timeout`, `codec`, `batching` - as for `Client`.
+
+        Returns:
+            A client of the started service; closing it stops the service.
+
+        Raises:
+            ConfigurationError: a bad argument (both `path` and `store`, a token that is not
+                printable ASCII, a `startup_timeout` that is not a positive number, a client
+                parameter as for `Client`, ...), the `server` extra is missing, or the service
+                refused its settings.
+            EmbeddedServiceError: the service could not be started, exited before it was
+                ready, or took longer than `startup_timeout`; `log` holds the end of its log.
         """
         from ._embedded import EmbeddedService
 
@@ -272,11 +285,17 @@ class Client:
     def close(self) -> None:
         """Wait for what `publish_nowait` queued, then release the connections (an
         `http_client` you passed stays open).
+
+        Every callback given to `close_with` runs even when one fails; the error of a failed
+        one is raised once all have run.
         """
         self._exit_stack.close()
 
     def flush(self) -> None:
-        """Wait until every `publish_nowait` so far has its answer (its future resolved)."""
+        """Wait until every `publish_nowait` so far has its answer (its future resolved).
+
+        Raises nothing itself: a publish that failed raises its PublishError from its future.
+        """
         self._jobs_sender.flush()
         self._entries_sender.flush()
 
@@ -295,8 +314,21 @@ class Client:
 
         `maxlen` (the call's, else the Stream's) caps the stream, approximately unless
         `approximate=False`; `minid` trims ids below it; `nomkstream` refuses a missing stream.
-        Raises PublishError, with the cause chained, when the body cannot be encoded or the
-        service is unreachable or refuses; invalid names raise InvalidNameError at once.
+        `idempotency_key` makes a retry of the same publish return the first one's id.
+
+        Returns:
+            The new entry's id (`<ms>-<seq>`).
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `maxlen` or `idempotency_key` is invalid.
+            PublishError: the body cannot be encoded, or the service is unreachable or refuses;
+                `__cause__` is the typed error, such as NotFoundError (`nomkstream` and no such
+                stream), ConflictError (`idempotency_key` reused for another request),
+                PayloadTooLargeError (a request over 1 MiB), UnprocessableEntityError (`minid`
+                is not an entry id), QuotaExceededError (the token's quota is used up),
+                AuthenticationError, PermissionDeniedError or, once the retries are used up,
+                RateLimitError, InternalServerError or APIConnectionError.
         """
         return self.streams.publish(
             stream,
@@ -354,7 +386,17 @@ class Client:
         nomkstream: bool = False,
         idempotency_key: str | None = None,
     ) -> builtins.list[str]:
-        """Append every body in one request, all or none, and return their ids in order."""
+        """Append every body in one request, all or none, and return their ids in order.
+
+        Returns:
+            The new entries' ids, in the order of `bodies`; `[]`, sending nothing, for none.
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: more than 1000 bodies, or an invalid `maxlen` or
+                `idempotency_key`.
+            PublishError: as for `publish`; nothing was appended.
+        """
         return self.streams.publish_many(
             stream,
             bodies,
@@ -368,7 +410,15 @@ class Client:
     def publisher(
         self, stream: str | Stream, *, maxlen: int | None = None, approximate: bool = True
     ) -> Publisher:
-        """A Publisher for `stream`: call `.publish(body)`, or stack it on a handler."""
+        """A Publisher for `stream`: call `.publish(body)`, or stack it on a handler.
+
+        Returns:
+            A Publisher appending to `stream`, capped at `maxlen` (else the Stream's).
+
+        Raises:
+            InvalidNameError: `stream` is not a valid stream name.
+            InvalidArgumentError: `maxlen` is not an int between 0 and 1000000000.
+        """
         return Publisher(self.streams, publisher_stream(stream, maxlen), approximate=approximate)
 
     def subscribe(
@@ -392,6 +442,20 @@ class Client:
         `max_deliveries`, the group `run()` creates hands one entry out at most that many times:
         then it goes to the stream `<name>.dead` as `{"stream", "id", "group", "delivery_count",
         "body"}` and `run()` moves on (a group that already exists keeps its own setting).
+
+        Returns:
+            A decorator that records the handler for `run()` and returns it unchanged.
+
+        Raises:
+            ConfigurationError: `stream` is not a `Stream`, or neither it nor `group` names a
+                consumer group; raised by the decorator, for a handler that is not callable or
+                is an `async def` (subscribe those on an AsyncClient).
+            InvalidArgumentError: `count` is not an int from 1 to 1000, or `max_deliveries`
+                not one from 1 to 1000000.
+            InvalidNameError: `group` is not a valid consumer group name, or, with
+                `max_deliveries`, `<stream>.dead` is not a valid stream name.
+            InvalidDurationError: `redeliver_after` is malformed, not whole milliseconds or over
+                30 days.
         """
         return stream_subscription(
             stream,
@@ -405,7 +469,15 @@ class Client:
         )
 
     def init_queue(self, name: str) -> Queue:
-        """The existing queue `name`; NotFoundError if it was never created (`queues.create`)."""
+        """The existing queue `name`, to publish jobs to and subscribe to; one request checks it.
+
+        Returns:
+            The Queue.
+
+        Raises:
+            InvalidNameError: `name` is not a valid queue name.
+            NotFoundError: the queue was never created (`queues.create`).
+        """
         queue = self._queue(name)
         queue.info()
         return queue
@@ -441,8 +513,15 @@ class Client:
         (a missing queue, a bad API key) end the run with their typed error.
 
         Raises:
-            ConfigurationError: nothing is subscribed, or an argument is out of range.
-            APIError: the typed error of a failure no wait cures.
+            ConfigurationError: nothing is subscribed, `max_messages` or `concurrency` is out of
+                range, a handler returned an awaitable, or a handler's publisher belongs to an
+                AsyncClient.
+            InvalidNameError: `consumer` is not a valid consumer name.
+            InvalidDurationError: `stop_after` or `poll_wait` is malformed or negative, or
+                `poll_wait` is not whole milliseconds up to 30 s.
+            APIError: the typed error of a failure no wait cures, such as NotFoundError (a
+                subscribed queue does not exist), AuthenticationError or PermissionDeniedError;
+                raised once the run has closed.
         """
         from ._worker import RunOptions, SyncWorker
 
@@ -468,5 +547,14 @@ class Client:
         self._stop.set()
 
     def health(self) -> Health:
-        """Whether the service and its store answer."""
+        """Whether the service and its store answer; needs no token.
+
+        Returns:
+            A Health: the status, the kind of store and the service's version.
+
+        Raises:
+            InternalServerError: the service cannot reach its store (503), once the retries
+                are used up.
+            APIConnectionError: the service does not answer.
+        """
         return self._transport.send(health_call())
