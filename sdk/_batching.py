@@ -54,6 +54,9 @@ _LINGER_MAX_SECONDS = 1.0
 class Batching:
     """How a client coalesces concurrent single publishes: wait at most `linger` seconds for more
     publishes to the same target, and send at most `max_items` in one request.
+
+    A `linger` that is not a number of seconds from 0 to 1, or a `max_items` that is not an int
+    from 1 to 1000, is a ConfigurationError.
     """
 
     linger: float = 0.002
@@ -75,7 +78,14 @@ class Batching:
 
 
 def batching_of(value: Batching | bool | None) -> Batching | None:
-    """The client's `batching` argument: True for the defaults, False or None for none."""
+    """The client's `batching` argument: True for the defaults, False or None for none.
+
+    Returns:
+        The Batching to use, or None when publishes are not batched.
+
+    Raises:
+        ConfigurationError: `value` is not a Batching, a bool or None.
+    """
     if value is None or value is False:
         return None
     if value is True:
@@ -158,7 +168,17 @@ class SyncCoalescer(Generic[KeyT, ItemT, ResultT]):
         self._open: dict[KeyT, _SyncBatch[ItemT, ResultT]] = {}
 
     def submit(self, key: KeyT, item: ItemT) -> ResultT:
-        """Publish `item` to `key`'s target in a batch and return its own result."""
+        """Publish `item` to `key`'s target in a batch and return its own result.
+
+        Returns:
+            What `send_batch` (or, for a batch refused for its content, `send_one`) gave for
+            `item`: its entry id or job receipt.
+
+        Raises:
+            PublishError: the batch failed (every item of it gets the same error), or `item`
+                alone was refused when its batch was sent again item by item; whatever else
+                the senders raise is raised the same way.
+        """
         outcome: Future[ResultT] = Future()
         with self._lock:
             batch = self._open.get(key)
@@ -179,7 +199,16 @@ class SyncCoalescer(Generic[KeyT, ItemT, ResultT]):
         return outcome.result()
 
     def send(self, key: KeyT, batch: _SyncBatch[ItemT, ResultT]) -> None:
-        """Send `batch` to `key`'s target and settle each of its outcomes."""
+        """Send `batch` to `key`'s target and settle each of its outcomes.
+
+        A batch refused for its content (413 or 422) is sent again item by item, so that each
+        outcome gets its own verdict; any other failure becomes every outcome's.
+
+        Raises:
+            KeyboardInterrupt: the sending thread was interrupted (as for any BaseException that
+                is not an Exception), raised again once every outcome has it; an Exception goes
+                to the outcomes only.
+        """
         try:
             _settle(batch.outcomes, self._send_batch(key, batch.items))
         except Exception as error:
@@ -207,7 +236,7 @@ class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
     when it holds `max_items`, or when `linger` has passed, whichever comes first. So a lone
     publish waits for nothing, and under load a batch grows while the one before it is sent, to
     what the service takes in one round trip (as a database's group commit does). Waiting out the
-    linger instead left 64 callers publishing in turn idle 2 ms of every 4.5 ms round trip.
+    linger instead would leave callers publishing in turn idle for much of every round trip.
     """
 
     def __init__(
@@ -228,6 +257,16 @@ class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
         """Publish `item` to `key`'s target in a batch and return its own result.
 
         Cancelling the caller does not take its item out of a batch that is already open.
+
+        Returns:
+            What `send_batch` (or, for a batch refused for its content, `send_one`) gave for
+            `item`: its entry id or job receipt.
+
+        Raises:
+            PublishError: the batch failed (every item of it gets the same error), or `item`
+                alone was refused when its batch was sent again item by item; whatever else
+                the senders raise is raised the same way.
+            asyncio.CancelledError: the sending task was cancelled (the event loop is closing).
         """
         # Imported here so that `import sdk` does not load asyncio for sync users.
         import asyncio
@@ -294,7 +333,10 @@ class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
             waiting.full.set()
 
     async def flush(self) -> None:
-        """Send every open batch now and wait until every batch in flight has its answer."""
+        """Send every open batch now and wait until every batch in flight has its answer.
+
+        Raises nothing itself: each failure goes to the caller whose publish it was.
+        """
         import asyncio
 
         for batch in self._open.values():
@@ -332,7 +374,14 @@ class BackgroundBatcher(Generic[KeyT, ItemT, ResultT]):
         self._thread: threading.Thread | None = None
 
     def submit(self, key: KeyT, item: ItemT) -> Future[ResultT]:
-        """Queue `item` for `key`'s target; its future resolves with its own result."""
+        """Queue `item` for `key`'s target; its future resolves with its own result.
+
+        Blocks while `max_pending` items wait for their answers. Raises nothing itself.
+
+        Returns:
+            A `concurrent.futures.Future` of `item`'s own result (its entry id or job receipt),
+            or of the PublishError that refused it.
+        """
         outcome: Future[ResultT] = Future()
         with self._changed:
             while self._unanswered >= self._max_pending:
@@ -352,7 +401,10 @@ class BackgroundBatcher(Generic[KeyT, ItemT, ResultT]):
         return outcome
 
     def flush(self) -> None:
-        """Wait until every item submitted so far has its answer."""
+        """Wait until every item submitted so far has its answer.
+
+        Raises nothing itself: each failure is in its item's future.
+        """
         with self._changed:
             while self._unanswered:
                 self._changed.wait()
@@ -395,7 +447,14 @@ class AsyncBackgroundBatcher(Generic[KeyT, ItemT, ResultT]):
         self._submitted: set[asyncio.Future[ResultT]] = set()
 
     def submit(self, key: KeyT, item: ItemT) -> asyncio.Future[ResultT]:
-        """Queue `item` for `key`'s target; its future resolves with its own result."""
+        """Queue `item` for `key`'s target; its future resolves with its own result.
+
+        Raises nothing itself.
+
+        Returns:
+            An `asyncio.Future` of `item`'s own result (its entry id or job receipt), or of the
+            PublishError that refused it.
+        """
         import asyncio
 
         submitted = asyncio.ensure_future(self._coalescer.submit(key, item))
@@ -404,7 +463,10 @@ class AsyncBackgroundBatcher(Generic[KeyT, ItemT, ResultT]):
         return submitted
 
     async def flush(self) -> None:
-        """Wait until every item submitted so far has its answer."""
+        """Wait until every item submitted so far has its answer.
+
+        Raises nothing itself: each failure is in its item's future.
+        """
         import asyncio
 
         if self._submitted:

@@ -139,7 +139,11 @@ class _WorkerBase:
 
 
 class SyncWorker(_WorkerBase):
-    """Runs a `Client`'s subscriptions until stopped."""
+    """Runs a `Client`'s subscriptions until stopped.
+
+    Making one raises ConfigurationError when there is nothing to run, or when a handler's
+    publisher belongs to an AsyncClient.
+    """
 
     def __init__(
         self,
@@ -162,7 +166,19 @@ class SyncWorker(_WorkerBase):
         self._changed = threading.Condition()
 
     def run(self) -> None:
-        """Consume until stopped, the budget is spent or the deadline passes."""
+        """Consume until stopped, the budget is spent or the deadline passes.
+
+        When the run ends, the handlers finish the message they have, the fetchers stop, what
+        was taken and not handled is given back, and the queued acknowledgements are sent;
+        only then is an error raised. Ctrl+C (KeyboardInterrupt) ends the run without one.
+
+        Raises:
+            APIError: the typed error of a fetch, an acknowledgement or a give-back that no
+                wait cures (NotFoundError for a missing queue, AuthenticationError, ...).
+            ConfigurationError: a handler returned an awaitable.
+            Exception: whatever else a fetch or an acknowledgement raised, such as a custom
+                codec's error.
+        """
         self._acks = SyncAcks(self._fail_from_thread)
         fetchers = [
             threading.Thread(target=self._fetch, args=(source,), name="spool-fetch", daemon=True)
@@ -283,7 +299,11 @@ class SyncWorker(_WorkerBase):
 
 
 class AsyncWorker(_WorkerBase):
-    """Runs an `AsyncClient`'s subscriptions until stopped; handlers may be async or plain."""
+    """Runs an `AsyncClient`'s subscriptions until stopped; handlers may be async or plain.
+
+    Making one raises ConfigurationError when there is nothing to run, or when a handler's
+    publisher belongs to a Client.
+    """
 
     def __init__(
         self,
@@ -305,7 +325,19 @@ class AsyncWorker(_WorkerBase):
         self._held = {id(source): 0 for source in self._sources}
 
     async def run(self) -> None:
-        """Consume until stopped, the budget is spent or the deadline passes."""
+        """Consume until stopped, the budget is spent or the deadline passes, or until the task
+        is cancelled (the cancellation is raised once the run has closed).
+
+        When the run ends, the handlers finish the message they have, the fetchers stop, what
+        was taken and not handled is given back, and the queued acknowledgements are sent;
+        only then is an error raised. Ctrl+C (KeyboardInterrupt) ends the run without one.
+
+        Raises:
+            APIError: the typed error of a fetch, an acknowledgement or a give-back that no
+                wait cures (NotFoundError for a missing queue, AuthenticationError, ...).
+            Exception: whatever else a fetch or an acknowledgement raised, such as a custom
+                codec's error.
+        """
         import asyncio
 
         self._changed = asyncio.Event()

@@ -34,7 +34,12 @@ _POLL_SHARE_OF_TIMEOUT = 0.5
 
 
 def default_consumer_name() -> str:
-    """`<host>-<pid>`, cut to what the API accepts as a consumer name."""
+    """`<host>-<pid>`, cut to what the API accepts as a consumer name.
+
+    Returns:
+        The name: characters the API refuses become `-`, a `c` goes first unless it starts
+        with a letter or digit, and it is cut to 64 characters.
+    """
     name = re.sub(r"[^A-Za-z0-9_.:-]", "-", f"{socket.gethostname()}-{os.getpid()}")
     return ("c" + name if not name[:1].isalnum() else name)[:64]
 
@@ -60,7 +65,18 @@ class RunOptions:
         request_timeout: float | None,
         concurrency: int = 1,
     ) -> RunOptions:
-        """Validated options; the long poll is capped below the HTTP read timeout."""
+        """Validated options; the long poll is capped below the HTTP read timeout.
+
+        Returns:
+            The RunOptions, `consumer` defaulting to `default_consumer_name()`.
+
+        Raises:
+            InvalidNameError: `consumer` is not a valid consumer name.
+            ConfigurationError: `max_messages` is not an int of at least 1, or `concurrency` is
+                not an int from 1 to 1000.
+            InvalidDurationError: `stop_after` or `poll_wait` is malformed or negative, or
+                `poll_wait` is not whole milliseconds up to 30 s.
+        """
         name = check_group_name(consumer or default_consumer_name(), what="consumer")
         if max_messages is not None and (
             isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 1
@@ -105,7 +121,11 @@ class RunProgress:
             self.deadline = time.monotonic() + self.options.stop_after_seconds
 
     def finished(self) -> bool:
-        """Whether the loop must stop before handling anything else."""
+        """Whether the loop must stop before handling anything else.
+
+        Returns:
+            True once the stop flag is set, `max_messages` are handled or the deadline passed.
+        """
         if self.stop.is_set():
             return True
         if self.options.max_messages is not None and self.handled >= self.options.max_messages:
@@ -115,20 +135,31 @@ class RunProgress:
     def budget(self, count: int) -> int:
         """How many more messages may be taken now, up to `count`: never more than the
         max_messages left once those taken already are handled.
+
+        Returns:
+            A count from 0 to `count`.
         """
         if self.options.max_messages is None:
             return count
         return max(0, min(count, self.options.max_messages - self.taken))
 
     def wait_ms(self) -> int:
-        """A long poll's wait: poll_wait, within the deadline."""
+        """A long poll's wait: poll_wait, within the deadline.
+
+        Returns:
+            Milliseconds, 0 once the deadline has passed.
+        """
         wait = self.options.poll_wait_ms
         if self.deadline is not None:
             wait = min(wait, max(0, int((self.deadline - time.monotonic()) * 1000)))
         return wait
 
     def pause(self) -> float:
-        """How long a wait for work may last before the stop flag and deadline are looked at."""
+        """How long a wait for work may last before the stop flag and deadline are looked at.
+
+        Returns:
+            Seconds, 0 once the deadline has passed.
+        """
         if self.deadline is None:
             return STOP_CHECK_SECONDS
         return max(0.0, min(STOP_CHECK_SECONDS, self.deadline - time.monotonic()))
@@ -152,7 +183,12 @@ class Pace:
             self.seconds_per_message += _PACE_WEIGHT * (seconds - self.seconds_per_message)
 
     def capacity(self, concurrency: int) -> int:
-        """How many messages to hold with `concurrency` handlers at once."""
+        """How many messages to hold with `concurrency` handlers at once.
+
+        Returns:
+            What the handlers get through in a quarter of the lease, from 10 to 1000, and never
+            fewer than `concurrency`; the least until a handler run has been measured.
+        """
         if self.budget_seconds is None or self.seconds_per_message is None:
             return max(HELD_MIN, concurrency)
         held = self.budget_seconds * _SHARE_OF_LEASE * concurrency
@@ -169,7 +205,11 @@ class StreamState:
     next_at: float = 0.0
 
     def claim_due(self) -> bool:
-        """Whether to scan the pending list for entries idle long enough to deliver again."""
+        """Whether to scan the pending list for entries idle long enough to deliver again.
+
+        Returns:
+            True once the time set by `advance` has come (at once, at first).
+        """
         return time.monotonic() >= self.next_at
 
     def advance(self, next_start_id: str, redeliver_after_ms: int) -> None:
