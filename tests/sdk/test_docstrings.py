@@ -1,11 +1,13 @@
 """The SDK's public classes, functions and methods say what they return and what they raise.
 
-Walked: every name of `sdk.__all__` whose module is in DOCUMENTED, and the `__all__` of the
-modules people import or get objects from by name (ENTRY_POINTS: the framework adapters and the
-pytest plugin). Each class and each public method (and `__call__`) must have a docstring of its
-own, and one that returns something (its annotation is not None) a `Returns:` section, or
-`Yields:` for a fixture or generator; the errors go in a `Raises:` section, which no test can
-hold to the code. The list grows as more modules are written to this standard.
+Walked: every name of `sdk.__all__` whose module is in DOCUMENTED, and the whole `__all__` of
+the modules people import or get objects from by name (ENTRY_POINTS: the framework adapters and
+the pytest plugin) and of the machinery behind the clients (INTERNALS: what the resources send,
+the batching and the worker loop, whose docstrings are where the next change to them starts).
+Each class and each public method (and `__call__`) must have a docstring of its own, and one
+that returns something (its annotation is not None) a `Returns:` section, or `Yields:` for a
+fixture or generator; the errors go in a `Raises:` section, which no test can hold to the code.
+The lists grow as more modules are written to this standard.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ import pytest
 import sdk
 
 DOCUMENTED = (
+    "sdk._async_client",
+    "sdk._batching",
+    "sdk._client",
     "sdk._dead_letters",
     "sdk._embedded",
     "sdk._exceptions",
@@ -34,12 +39,16 @@ DOCUMENTED = (
     "sdk._pytest_async",
     "sdk._pytest_receiver",
     "sdk._pytest_service",
+    "sdk._queue_calls",
+    "sdk._queues",
     "sdk._receiver",
     "sdk._stream",
     "sdk._stream_calls",
     "sdk._streams",
     "sdk._url_groups",
     "sdk._web",
+    "sdk._worker",
+    "sdk._worker_run",
     "sdk.flask",
     "sdk.pytest_plugin",
     "sdk.starlette",
@@ -51,6 +60,12 @@ ENTRY_POINTS = (
     "sdk._pytest_async",
     "sdk._pytest_receiver",
     "sdk._pytest_service",
+)
+INTERNALS = (
+    "sdk._batching",
+    "sdk._queue_calls",
+    "sdk._worker",
+    "sdk._worker_run",
 )
 # Public although they start with an underscore.
 _SPECIAL = frozenset({"__call__"})
@@ -71,7 +86,7 @@ def _public_members() -> Iterator[tuple[str, object]]:
             for module in documented
         ):
             yield f"sdk.{name}", member
-    for module in _modules(ENTRY_POINTS):
+    for module in _modules(ENTRY_POINTS + INTERNALS):
         for name in module.__all__:
             yield f"{module.__name__}.{name}", getattr(module, name)
 
@@ -134,11 +149,25 @@ def test_every_public_member_says_what_it_returns() -> None:
 
 
 def test_the_walk_reaches_the_documented_api() -> None:
-    """The walk finds the resources, their methods and the plugin's fixtures, not nothing."""
+    """The walk finds the clients, the resources, their methods, the plugin's fixtures and the
+    worker loop, and only the modules listed.
+    """
     walked = dict(_public_members())
-    for name in ("sdk.Streams", "sdk.AsyncMessages", "sdk.Receiver", "sdk.NotFoundError"):
+    for name in (
+        "sdk.Client",
+        "sdk.AsyncClient",
+        "sdk.Streams",
+        "sdk.AsyncMessages",
+        "sdk.Queue",
+        "sdk.Receiver",
+        "sdk.NotFoundError",
+        "sdk._queue_calls.QueueCalls",
+        "sdk._worker.SyncWorker",
+        "sdk._worker_run.RunOptions",
+        "sdk._batching.SyncCoalescer",
+    ):
         assert name in walked, name
-    assert "sdk.Client" not in walked
+    assert "sdk.AioHttpClient" not in walked
     assert "sdk.pytest_plugin.spool_client" in walked
     methods = dict(_own_methods(sdk.Streams))
     assert {"publish", "list", "claim"} <= set(methods)
