@@ -18,6 +18,8 @@ class ErrorCode(
             "invalid_name",
             "reserved_topic",
             "invalid_retry_delay",
+            "invalid_cron",
+            "invalid_timezone",
             "destination_not_allowed",
             "unauthenticated",
             "permission_denied",
@@ -28,6 +30,7 @@ class ErrorCode(
             "message_not_found",
             "url_group_not_found",
             "dead_letter_not_found",
+            "schedule_not_found",
             "not_found",
             "method_not_allowed",
             "conflict",
@@ -37,6 +40,7 @@ class ErrorCode(
             "payload_too_large",
             "unsupported_media_type",
             "validation_failed",
+            "destination_not_found",
             "rate_limited",
             "quota_exceeded",
             "internal_error",
@@ -50,6 +54,8 @@ class ErrorCode(
         "invalid_name",
         "reserved_topic",
         "invalid_retry_delay",
+        "invalid_cron",
+        "invalid_timezone",
         "destination_not_allowed",
         "unauthenticated",
         "permission_denied",
@@ -60,6 +66,7 @@ class ErrorCode(
         "message_not_found",
         "url_group_not_found",
         "dead_letter_not_found",
+        "schedule_not_found",
         "not_found",
         "method_not_allowed",
         "conflict",
@@ -69,6 +76,7 @@ class ErrorCode(
         "payload_too_large",
         "unsupported_media_type",
         "validation_failed",
+        "destination_not_found",
         "rate_limited",
         "quota_exceeded",
         "internal_error",
@@ -882,6 +890,109 @@ class SigningKeys(SchemaModel):
     next: str
 
 
+class ScheduleCatchUp(RootModel[Literal["once", "skip"]]):
+    root: Literal["once", "skip"]
+    """
+    What a schedule does with ticks it missed (the service was down, or it came to them more
+    than 60 seconds late): `once` makes one run for them all, as soon as it can, then follows
+    the timetable again; `skip` makes none and only records that it skipped them.
+
+    """
+
+
+class ScheduleKind(RootModel[Literal["message", "job", "stream"]]):
+    root: Literal["message", "job", "stream"]
+    """
+    What a schedule publishes each tick.
+    """
+
+
+class ScheduleDestination(SchemaModel):
+    """
+    What each tick publishes, named by `kind` with the members that go with it and no others:
+    for `message` the `message` (a publishMessage body), for `job` the `queue` and the `job` (a
+    publishJob body), for `stream` the `stream` and the `entry` (an appendEntry body). Members
+    of another kind are `422` at `kind`.
+
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    kind: ScheduleKind
+    message: PublishMessageRequest | None = None
+    queue: ResourceName | None = None
+    job: PublishJobRequest | None = None
+    stream: ResourceName | None = None
+    entry: AppendEntryRequest | None = None
+
+
+class ScheduleOutcome(RootModel[Literal["published", "failed", "skipped"]]):
+    root: Literal["published", "failed", "skipped"]
+    """
+    What one run did: `published` its destination (`ids` names what it made), `failed` to
+    (`error` says why; the schedule goes on to its next tick), or `skipped` ticks it missed
+    (with `catch_up: skip`).
+
+    """
+
+
+class ScheduleRunError(SchemaModel):
+    code: str
+    """
+    The `ErrorCode` the publish would have answered, such as `queue_not_found`.
+    """
+    detail: str
+
+
+class ScheduleRun(SchemaModel):
+    tick_at: AwareDatetime
+    """
+    The tick of the timetable this run was for (with catch-up, the first it missed).
+    """
+    fired_at: AwareDatetime
+    """
+    When the run was made.
+    """
+    outcome: ScheduleOutcome
+    ids: list[str] | None = None
+    """
+    What a published run made, as the publish answers them, in order - the message ids (one per endpoint of a URL group), the job id, or the entry id.
+    """
+    error: ScheduleRunError | None = None
+
+
+class Schedule(SchemaModel):
+    name: str
+    cron: str
+    timezone: str
+    catch_up: ScheduleCatchUp
+    destination: ScheduleDestination
+    paused: bool
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+    last_run_at: AwareDatetime | None
+    """
+    When the schedule last made a run, or null before its first.
+    """
+    next_run_at: AwareDatetime | None
+    """
+    The next tick it will fire for, or null while it is paused.
+    """
+    recent_runs: Annotated[list[ScheduleRun], Field(max_length=20)]
+    """
+    The most recent runs, newest first; older ones are forgotten.
+    """
+
+
+class ScheduleList(SchemaModel):
+    schedules: list[Schedule]
+    next_cursor: str | None
+    """
+    The `cursor` of the next page, or null after the last page.
+    """
+
+
 class Entry(SchemaModel):
     id: EntryId
     body: Any
@@ -944,3 +1055,37 @@ class AckJobsRequest(SchemaModel):
 
 class AckJobsResult(SchemaModel):
     results: list[JobAckResult]
+
+
+class ScheduleSettings(SchemaModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    cron: Annotated[
+        str,
+        Field(
+            examples=["*/5 * * * *"],
+            max_length=256,
+            min_length=9,
+            pattern="^[^\\r\\n]*$",
+        ),
+    ]
+    """
+    A 5-field cron expression (minute, hour, day of month, month, day of week) with lists,
+    ranges, steps, names (`MON`, `JAN`), `L`, `W` and `#` as in standard cron; the service
+    refuses one it cannot read, or one that never fires, with `400 invalid_cron`. When both
+    day fields are restricted, a day matching either fires, as in standard cron.
+
+    """
+    timezone: Annotated[
+        str, Field(max_length=64, min_length=1, pattern="^[A-Za-z0-9_+./-]+$")
+    ] = "UTC"
+    """
+    The IANA time zone the expression is read in (`Europe/Berlin`). Across a
+    daylight-saving change a tick at a time that does not exist fires at the first minute
+    after the gap, and one at a time that happens twice fires once, at its first
+    occurrence. A name the service does not know is `400 invalid_timezone`.
+
+    """
+    catch_up: Annotated[ScheduleCatchUp, Field(validate_default=True)] = "once"
+    destination: ScheduleDestination

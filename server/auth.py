@@ -1,7 +1,7 @@
 """Bearer tokens: who is calling, and whether they may act on a resource.
 
-A token's permissions name a resource kind (``stream``, ``queue``, ``message``, ``url_group`` or
-``*``), a glob over names and the actions allowed (``publish``, ``consume``, ``admin``); no action
+A token's permissions name a resource kind (``stream``, ``queue``, ``message``, ``url_group``,
+``schedule`` or ``*``), a glob over names and the actions allowed (``publish``, ``consume``, ``admin``); no action
 implies another. For ``message`` resources the glob is matched against the destination URL, or the
 URL group's name when a message is published to a group; URLs are matched part by part (see
 :mod:`server.globs`), so a ``*`` never reaches across a ``/``.

@@ -99,7 +99,7 @@ SPEC_PATH = (
     _PACKAGED_SPEC if _PACKAGED_SPEC.is_file() else _PACKAGED_SPEC.parent.parent / "openapi.yaml"
 )
 
-Resource = Literal["stream", "queue", "message", "url_group", "*"]
+Resource = Literal["stream", "queue", "message", "url_group", "schedule", "*"]
 Action = Literal["publish", "consume", "admin"]
 ALL_ACTIONS: frozenset[Action] = frozenset({"publish", "consume", "admin"})
 

@@ -60,6 +60,15 @@ from .queue_list import QueueList
 from .queue_settings import QueueSettings
 from .queue_stats import QueueStats
 from .read_group_request import ReadGroupRequest
+from .schedule import Schedule
+from .schedule_catch_up import ScheduleCatchUp
+from .schedule_destination import ScheduleDestination
+from .schedule_kind import ScheduleKind
+from .schedule_list import ScheduleList
+from .schedule_outcome import ScheduleOutcome
+from .schedule_run import ScheduleRun
+from .schedule_run_error import ScheduleRunError
+from .schedule_settings import ScheduleSettings
 from .signing_keys import SigningKeys
 from .stream_info import StreamInfo
 from .stream_list import StreamList
@@ -132,6 +141,15 @@ __all__ = (
     "QueueSettings",
     "QueueStats",
     "ReadGroupRequest",
+    "Schedule",
+    "ScheduleCatchUp",
+    "ScheduleDestination",
+    "ScheduleKind",
+    "ScheduleList",
+    "ScheduleOutcome",
+    "ScheduleRun",
+    "ScheduleRunError",
+    "ScheduleSettings",
     "SigningKeys",
     "StreamInfo",
     "StreamList",

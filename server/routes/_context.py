@@ -33,6 +33,7 @@ _PATH_LABELS = {
     "stream": "stream name",
     "queue": "queue name",
     "url_group": "URL group name",
+    "schedule": "schedule name",
     "group": "consumer group name",
     "job_id": "job id",
     "message_id": "message id",

@@ -44,6 +44,7 @@ _KIND_NAMES = {
     "queue": "queues",
     "message": "messages",
     "url_group": "URL groups",
+    "schedule": "schedules",
 }
 _WORD_START = re.compile(r"(?<!^)(?=[A-Z])")
 

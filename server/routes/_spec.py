@@ -37,6 +37,7 @@ _RESOURCES: dict[str, Resource] = {
     "queue": "queue",
     "message": "message",
     "url_group": "url_group",
+    "schedule": "schedule",
 }
 # "any" is some action, whichever: None.
 _ACTIONS: dict[str, Action | None] = {

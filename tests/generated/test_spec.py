@@ -162,7 +162,7 @@ def test_generated_module_covers_the_operation(operation: Operation) -> None:
     assert not missing, f"{module.__name__} lacks {missing}"
 
 
-PERMISSION_RESOURCES = {"stream", "queue", "message", "url_group"}
+PERMISSION_RESOURCES = {"stream", "queue", "message", "url_group", "schedule"}
 PERMISSION_ACTIONS = {"publish", "consume", "admin", "any"}
 PERMISSION_SCOPES = {"path", "destination", "message", "listed", "every"}
 
