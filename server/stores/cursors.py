@@ -2,7 +2,8 @@
 
 A cursor is a listing's kind and its position, as base64url text without padding (what
 openapi.yaml's ``ListCursor`` allows): ``s:<name>`` resumes a stream listing after that name and
-``m:<sequence>`` a message listing before that publish sequence. The contract reads a cursor once
+``m:<sequence>`` a message listing before that publish sequence, ``h:<name>`` a schedule listing
+after that name. The contract reads a cursor once
 and hands its backend the position; a cursor of another kind, or one that is not base64url of
 such text, is ``validation_failed``.
 """
@@ -19,6 +20,8 @@ __all__ = [
     "message_cursor",
     "message_cursor_position",
     "name_prefix_end",
+    "schedule_cursor",
+    "schedule_cursor_position",
     "stream_cursor",
     "stream_cursor_position",
 ]
@@ -67,6 +70,19 @@ def message_cursor_position(cursor: str) -> int:
     if not _SEQUENCE.fullmatch(sequence):
         raise StoreError("validation_failed", f"cursor {cursor!r} names no message position")
     return int(sequence)
+
+
+def schedule_cursor(after: str) -> str:
+    """The cursor of a schedule listing that resumes after the name ``after``."""
+    return _encode(f"h:{after}")
+
+
+def schedule_cursor_position(cursor: str) -> str:
+    """The name a schedule listing's ``cursor`` resumes after."""
+    name = _decode(cursor, kind="h")
+    if not name:
+        raise StoreError("validation_failed", f"cursor {cursor!r} names no schedule")
+    return name
 
 
 def name_prefix_end(prefix: str) -> str:

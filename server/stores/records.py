@@ -35,6 +35,13 @@ __all__ = [
     "QueueRecord",
     "QueueSettings",
     "QueueStats",
+    "ScheduleCatchUp",
+    "ScheduleOutcome",
+    "SchedulePage",
+    "ScheduleRecord",
+    "ScheduleRun",
+    "ScheduleSettings",
+    "ScheduleTick",
     "StreamInfo",
     "StreamPage",
     "StreamSummary",
@@ -49,6 +56,8 @@ JobState = Literal["ready", "delayed", "leased", "succeeded", "dead"]
 # What ``ack_jobs`` says of each job: acknowledged now, or why not.
 JobAckOutcome = Literal["acked", "lease_expired", "job_not_found"]
 MessageState = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
+ScheduleCatchUp = Literal["once", "skip"]
+ScheduleOutcome = Literal["published", "failed", "skipped"]
 
 
 # Streams ---------------------------------------------------------------------------------------
@@ -403,6 +412,75 @@ class DeadLetterRecord:
     failed_at: float
     last_error: str | None = None
     last_status_code: int | None = None
+
+
+# Schedules -------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScheduleSettings:
+    """What a schedule is: its cron expression read in ``timezone``, what it does with missed
+    ticks, and the destination it publishes each tick, as the API's JSON document (the store keeps
+    it and gives it back; what it means is the service's business).
+    """
+
+    cron: str
+    timezone: str
+    catch_up: ScheduleCatchUp
+    destination: JSON
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScheduleRun:
+    """One run of a schedule: the tick it was for, when it fired, and what came of it, the ids it
+    published or the error code and detail of its failure.
+    """
+
+    tick_at: float
+    fired_at: float
+    outcome: ScheduleOutcome
+    ids: tuple[str, ...] = ()
+    error_code: str | None = None
+    error_detail: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScheduleRecord:
+    """A schedule as the store holds it.
+
+    ``revision`` names this version of its settings: every put makes a new one, so a tick is
+    known by the revision and the time it was for. ``next_run_at`` is the tick it fires for next
+    (None while it is paused); ``recent_runs`` are its latest runs, newest first.
+    """
+
+    name: str
+    settings: ScheduleSettings
+    revision: str
+    paused: bool
+    created_at: float
+    updated_at: float
+    next_run_at: float | None
+    last_run_at: float | None
+    recent_runs: list[ScheduleRun]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SchedulePage:
+    """One page of a schedule listing, by name; ``next_cursor`` is None after the last page."""
+
+    schedules: list[ScheduleRecord]
+    next_cursor: str | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScheduleTick:
+    """A tick a scheduler claimed: the schedule as it was claimed, the tick's time, and the
+    ``lease_id`` its run is recorded under.
+    """
+
+    schedule: ScheduleRecord
+    tick_at: float
+    lease_id: str
 
 
 # Idempotency -----------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ backend; it then calls its hook, the method of the same name with a leading unde
 ``close``, ``ping``) and ``from_url``, and keeps only what is its own: its queries or scripts, its
 id formats and its storage. The public methods are grouped by resource, one module each:
 ``_streams`` (streams and consumer groups), ``_queues``, ``_messages`` (with URL groups and dead
-letters), ``_limits`` (quotas and rate limits) and ``_sessions`` (the console's sign-ins).
+letters), ``_limits`` (quotas and rate limits), ``_sessions`` (the console's sign-ins) and
+``_schedules`` (cron schedules and the ticks schedulers claim).
 """
 
 from __future__ import annotations
@@ -19,13 +20,21 @@ from typing import ClassVar, Literal
 from ._limits import LimitsContract
 from ._messages import MessagesContract
 from ._queues import QueuesContract
+from ._schedules import SchedulesContract
 from ._sessions import SessionsContract
 from ._streams import StreamsContract
 
 __all__ = ["Store"]
 
 
-class Store(StreamsContract, QueuesContract, MessagesContract, LimitsContract, SessionsContract):
+class Store(
+    StreamsContract,
+    QueuesContract,
+    MessagesContract,
+    LimitsContract,
+    SessionsContract,
+    SchedulesContract,
+):
     """Everything the service keeps. One instance serves one process; several processes may share
     one backend (Redis), so every state change must be safe against other processes.
     """

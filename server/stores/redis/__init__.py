@@ -27,7 +27,7 @@ slot still moving once redis-py's retries end, raises ``StoreUnavailableError`` 
 holds only.
 
 Key scheme (``<p>`` is the prefix). A hash tag (``{…}``) puts everything one script touches in one
-Redis Cluster slot: one stream, one queue, all messages, all URL groups. So streams and queues
+Redis Cluster slot: one stream, one queue, all messages, all URL groups, all schedules. So streams and queues
 spread over a cluster's masters, while all messages (their due index, dead letters, deduplication
 keys and sequence) share one slot, and so one master; a quota counter and the queue name set are
 keys of their own, each changed by one command or single-key script.
@@ -55,6 +55,10 @@ keys of their own, each changed by one command or single-key script.
 ``<p>:listing-indexed``                            string: set once the two above caught up
 ``<p>:u:{url_groups}:groups``                      hash: name -> ``<updated_at> <endpoints JSON>``
 ``<p>:u:{url_groups}:created``                     hash: name -> creation time
+``<p>:sc:{schedules}:s:<name>``                    hash: one schedule, its next tick and claim
+``<p>:sc:{schedules}:runs:<name>``                 list: its recent runs' JSON, newest first
+``<p>:sc:{schedules}:names``                       zset: schedule names (all scored 0), for listing
+``<p>:sc:{schedules}:due``                         zset: unpaused schedules, by next claim time
 ``<p>:s:{<stream>}:idem:<key>``                    hash: an idempotent append's record (TTL)
 ``<p>:q:{<queue>}:idem:<key>``                     hash: an idempotent job publish's record (TTL)
 ``<p>:m:{messages}:idem:<key>``                    hash: an idempotent message publish's record
@@ -125,7 +129,8 @@ round-trips a double exactly (Redis would round a Lua number to 14 digits).
 
 The package has one module per idea: ``core`` (connections, life cycle, the script runner, an
 idempotent write), ``streams``, ``queues``, ``messages`` (with dead letters and URL groups),
-``limits`` (quotas, rate limits) and ``sessions`` (the console's) add one resource's hooks each
+``limits`` (quotas, rate limits), ``sessions`` (the console's) and ``schedules`` add one
+resource's hooks each
 to ``RedisCore`` (the methods ``Store``'s public methods call once they have checked their
 arguments, ``_append`` and so on), and ``store`` composes them into ``RedisStore``. ``keys``
 names every key, ``indexes`` catches the listing indexes up on open, ``scripts`` reads the Lua of

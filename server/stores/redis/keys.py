@@ -12,6 +12,7 @@ __all__ = [
     "DEFAULT_PREFIX",
     "MessageKeys",
     "QueueKeys",
+    "ScheduleKeys",
     "StoreKeys",
     "split_prefix",
     "valid_prefix",
@@ -89,6 +90,41 @@ class MessageKeys:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ScheduleKeys:
+    """The keys of every schedule, all in the slot of the hash tag ``{schedules}``."""
+
+    base: str
+
+    @property
+    def schedule_prefix(self) -> str:
+        """What a schedule's hash key is, before its name."""
+        return f"{self.base}:s:"
+
+    @property
+    def runs_prefix(self) -> str:
+        """What the key of a schedule's list of recent runs is, before its name."""
+        return f"{self.base}:runs:"
+
+    @property
+    def names(self) -> str:
+        """The set of schedule names (all scored 0, so ordered by name), for listing."""
+        return f"{self.base}:names"
+
+    @property
+    def due(self) -> str:
+        """The set of unpaused schedules, by when a tick of each may next be claimed."""
+        return f"{self.base}:due"
+
+    def schedule(self, name: str) -> str:
+        """The schedule's hash."""
+        return f"{self.schedule_prefix}{name}"
+
+    def runs(self, name: str) -> str:
+        """The list of the schedule's recent runs, newest first."""
+        return f"{self.runs_prefix}{name}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class StoreKeys:
     """Every key of one store, named from its prefix."""
 
@@ -136,6 +172,11 @@ class StoreKeys:
         """The URL groups' hash of endpoints and hash of creation times."""
         base = f"{self.prefix}:u:{{url_groups}}"
         return [f"{base}:groups", f"{base}:created"]
+
+    @property
+    def schedules(self) -> ScheduleKeys:
+        """The keys of every schedule."""
+        return ScheduleKeys(f"{self.prefix}:sc:{{schedules}}")
 
     def quota(self, token_id: str) -> str:
         """A token's message count."""

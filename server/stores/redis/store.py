@@ -6,6 +6,7 @@ from .errors import outages_raise_unavailable
 from .limits import RedisLimits
 from .messages import RedisMessages
 from .queues import RedisQueues
+from .schedules import RedisSchedules
 from .sessions import RedisSessions
 from .streams import RedisStreams
 
@@ -13,7 +14,9 @@ __all__ = ["RedisStore"]
 
 
 @outages_raise_unavailable
-class RedisStore(RedisStreams, RedisQueues, RedisMessages, RedisLimits, RedisSessions):
+class RedisStore(
+    RedisStreams, RedisQueues, RedisMessages, RedisLimits, RedisSessions, RedisSchedules
+):
     """Spool's data in Redis, shareable by several service processes."""
 
     kind = "redis"

@@ -22,7 +22,8 @@ monotonic clock instead, so a frozen test clock cannot stretch them.
 The store is one class composed of one mixin per resource, all on the connection core
 (``_core``): streams (``_streams``), consumer groups (``_groups``), queues and jobs (``_queues``),
 HTTP messages (``_messages``), URL groups (``_url_groups``), dead letters (``_dead_letters``),
-quotas and rate limits (``_limits``), and the console's sessions (``_sessions``); the tables and
+quotas and rate limits (``_limits``), the console's sessions (``_sessions``) and cron schedules
+(``_schedules``); the tables and
 their upgrades are in ``_schema``, idempotent writes in ``_idempotency``. Each module's docstring
 gives the rules of its resource. The modules implement the hooks (``_append``, ``_range``, …)
 that ``Store``'s public methods call once they have checked their arguments
@@ -37,6 +38,7 @@ from ._groups import GroupsMixin
 from ._limits import LimitsMixin
 from ._messages import MessagesMixin
 from ._queues import QueuesMixin
+from ._schedules import SchedulesMixin
 from ._schema import SCHEMA_VERSION
 from ._sessions import SessionsMixin
 from ._streams import (
@@ -66,5 +68,6 @@ class SQLiteStore(
     DeadLettersMixin,
     LimitsMixin,
     SessionsMixin,
+    SchedulesMixin,
 ):
     """The embedded store on one SQLite file."""

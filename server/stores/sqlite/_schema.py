@@ -203,6 +203,36 @@ _SCHEMA: tuple[str, ...] = (
         idle_until REAL NOT NULL
     ) WITHOUT ROWID""",
     "CREATE INDEX IF NOT EXISTS console_sessions_by_end ON console_sessions (idle_until)",
+    # Cron schedules and their recent runs (``_schedules``): tables that earlier versions never
+    # read, added as the console's were.
+    """CREATE TABLE IF NOT EXISTS schedules (
+        name TEXT PRIMARY KEY,
+        cron TEXT NOT NULL,
+        timezone TEXT NOT NULL,
+        catch_up TEXT NOT NULL,
+        destination TEXT NOT NULL,
+        revision TEXT NOT NULL,
+        paused INTEGER NOT NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        next_run_at REAL,
+        last_run_at REAL,
+        lease_id TEXT,
+        lease_until REAL
+    ) WITHOUT ROWID""",
+    """CREATE INDEX IF NOT EXISTS schedules_due ON schedules (next_run_at)
+        WHERE next_run_at IS NOT NULL""",
+    """CREATE TABLE IF NOT EXISTS schedule_runs (
+        id INTEGER PRIMARY KEY,
+        schedule TEXT NOT NULL,
+        tick_at REAL NOT NULL,
+        fired_at REAL NOT NULL,
+        outcome TEXT NOT NULL,
+        ids TEXT NOT NULL,
+        error_code TEXT,
+        error_detail TEXT
+    )""",
+    "CREATE INDEX IF NOT EXISTS schedule_runs_by_schedule ON schedule_runs (schedule, id)",
 )
 
 # What each schema version adds to a file that an earlier version made (``_SCHEMA`` creates only
