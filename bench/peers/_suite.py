@@ -48,12 +48,12 @@ class Sizes:
 FULL = Sizes(
     rounds=3,
     jobs={
-        "w1_one": 1000,
-        "w1_bulk": 3000,
+        "w1_one": 5000,
+        "w1_bulk": 30_000,
         "w2": 10_000,
         "w3": 200,
-        "w4_one": 1000,
-        "w4_bulk": 3000,
+        "w4_one": 5000,
+        "w4_bulk": 30_000,
         "w4_consume": 10_000,
     },
 )
