@@ -3,7 +3,8 @@
 Once the service accepts connections it prints exactly one line to stdout,
 ``spool-server listening on http://HOST:PORT`` (the real port when ``--port 0`` asked for any free
 one), so scripts, tests and ``sdk.Client.embedded()`` can wait for it. Logs go to stderr. SIGTERM
-and SIGINT shut down gracefully: in-flight requests finish and the store is closed.
+and SIGINT shut down gracefully: in-flight requests finish, the store is closed, and the process
+exits 0 without a traceback.
 
 ``--exit-on-stdin-eof`` shuts down the same way when stdin reaches end of file. A parent that starts
 the service with a pipe as its stdin and never writes to it thus takes the service down with it
@@ -143,14 +144,6 @@ class _AnnouncingServer(uvicorn.Server):
         if self.started:
             _announce(self._host, self._port)
 
-    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        super().handle_exit(sig, frame)
-        if sig == signal.SIGTERM and sig in self._captured_signals:
-            # uvicorn raises a captured signal again once it has shut down, so a graceful stop
-            # on request would end with status -15; SIGTERM is how supervisors ask to stop, and
-            # having stopped cleanly is a success (0), as it is with several workers.
-            self._captured_signals.remove(sig)
-
     def request_exit(self) -> None:
         """Shut down gracefully, as SIGTERM does; callable from any thread."""
         # uvicorn's main loop reads this flag on every tick (a tenth of a second).
@@ -206,7 +199,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         server = _AnnouncingServer(config, host=arguments.host, port=port)
         if arguments.exit_on_stdin_eof:
             _watch_stdin_for_eof(server.request_exit)
-        server.run(sockets=[listener])
+        with _stopping_signals_exit_cleanly():
+            server.run(sockets=[listener])
         return
     # Listening before the workers start queues early connections until a worker accepts them.
     listener.listen(config.backlog)
@@ -217,6 +211,33 @@ def main(argv: Sequence[str] | None = None) -> None:
     with _multiprocess_metrics(enabled=settings.metrics.enabled):
         _announce(arguments.host, port)
         supervisor.run()
+
+
+def _exit_cleanly(_signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(0)
+
+
+@contextlib.contextmanager
+def _stopping_signals_exit_cleanly() -> Iterator[None]:
+    """While serving, have SIGINT and SIGTERM end the process with status 0, quietly.
+
+    uvicorn stops gracefully on either, then puts back the handlers it found and raises the
+    signal again. Python's own handlers would turn that into a KeyboardInterrupt traceback
+    (SIGINT) or a death by SIGTERM (status -15); but a stop on request that went cleanly is a
+    success, as it is with several workers, whose supervisor exits 0. A signal arriving before
+    uvicorn has taken over exits the same way, as nothing has started yet.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, _exit_cleanly) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            # None: a handler installed from C, which Python cannot put back.
+            if handler is not None:
+                signal.signal(sig, handler)
 
 
 @contextlib.contextmanager

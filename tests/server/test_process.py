@@ -217,29 +217,26 @@ def test_sigterm_shuts_down_gracefully(
     assert "Traceback" not in log
 
 
-# Several workers on Redis: SQLite workers opening a new file at once can find it locked.
-@pytest.mark.parametrize(
-    ("store_fixture", "workers"), [("sqlite_store_url", 1), ("redis_store_url", 2)]
-)
-def test_stdin_reaching_its_end_shuts_down_gracefully_with_the_flag(
-    request: pytest.FixtureRequest, tmp_path: Path, store_fixture: str, workers: int
-) -> None:
-    """With ``--exit-on-stdin-eof``, closing the server's stdin shuts it down as SIGTERM does."""
-    store_url = str(request.getfixturevalue(store_fixture))
+def _serving(
+    store_url: str, workers: int, log_path: Path, arguments: list[str], *, own_session: bool
+) -> subprocess.Popen[bytes]:
+    """``python -m server`` on ``store_url``, its stdin a pipe and its log at ``log_path``, once
+    it answers and every worker is serving; ``own_session`` gives it a process group of its own.
+    """
     environment = {key: value for key, value in os.environ.items() if not key.startswith("SPOOL_")}
-    log_path = tmp_path / "server.log"
-    command = [sys.executable, "-m", "server", "--port", "0", "--exit-on-stdin-eof"]
-    command += ["--store", store_url, "--workers", str(workers)]
+    command = [sys.executable, "-m", "server", "--port", "0", "--store", store_url]
+    command += ["--workers", str(workers), "--log-level", "info", *arguments]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            command + ["--log-level", "info"],
+            command,
             cwd=ROOT,
             env=environment,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=log,
+            start_new_session=own_session,
         )
-    assert process.stdin is not None and process.stdout is not None
+    assert process.stdout is not None
     try:
         ready, _, _ = select.select([process.stdout], [], [], 60)
         line = process.stdout.readline().decode() if ready else ""
@@ -253,14 +250,70 @@ def test_stdin_reaching_its_end_shuts_down_gracefully_with_the_flag(
             still_starting = process.poll() is None and time.monotonic() < deadline
             assert still_starting, log_path.read_text(errors="replace")
             time.sleep(0.05)
+    except BaseException:
+        _ended(process)
+        raise
+    return process
+
+
+def _ended(process: subprocess.Popen[bytes]) -> None:
+    """Kill ``process`` if it still runs, and close its pipes."""
+    if process.poll() is None:
+        process.kill()
+        process.wait(timeout=30)
+    for pipe in (process.stdin, process.stdout):
+        if pipe is not None:
+            pipe.close()
+
+
+# Several workers on Redis: SQLite workers opening a new file at once can find it locked.
+@pytest.mark.parametrize("to_group", [False, True], ids=["process", "process-group"])
+@pytest.mark.parametrize(
+    ("store_fixture", "workers"), [("sqlite_store_url", 1), ("redis_store_url", 2)]
+)
+def test_sigint_shuts_down_gracefully_and_exits_0(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    store_fixture: str,
+    workers: int,
+    to_group: bool,
+) -> None:
+    """SIGINT stops the service as SIGTERM does: status 0 and no traceback, whether it reaches
+    the process alone (``kill -INT``) or its whole process group, as Ctrl-C in a terminal does,
+    which signals the workers too.
+    """
+    store_url = str(request.getfixturevalue(store_fixture))
+    log_path = tmp_path / "server.log"
+    process = _serving(store_url, workers, log_path, [], own_session=True)
+    try:
+        if to_group:
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=60) == 0, log_path.read_text(errors="replace")
+    finally:
+        _ended(process)
+    output = log_path.read_text(errors="replace")
+    assert output.count("Application shutdown complete") == workers
+    assert "Traceback" not in output
+
+
+@pytest.mark.parametrize(
+    ("store_fixture", "workers"), [("sqlite_store_url", 1), ("redis_store_url", 2)]
+)
+def test_stdin_reaching_its_end_shuts_down_gracefully_with_the_flag(
+    request: pytest.FixtureRequest, tmp_path: Path, store_fixture: str, workers: int
+) -> None:
+    """With ``--exit-on-stdin-eof``, closing the server's stdin shuts it down as SIGTERM does."""
+    store_url = str(request.getfixturevalue(store_fixture))
+    log_path = tmp_path / "server.log"
+    process = _serving(store_url, workers, log_path, ["--exit-on-stdin-eof"], own_session=False)
+    assert process.stdin is not None
+    try:
         process.stdin.close()
         assert process.wait(timeout=60) == 0
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=30)
-        process.stdin.close()
-        process.stdout.close()
+        _ended(process)
     output = log_path.read_text(errors="replace")
     assert "stdin reached end of file: shutting down" in output
     assert output.count("Application shutdown complete") == workers
