@@ -12,7 +12,7 @@ SPECTRAL_VERSION := 6.16.3
 SPECTRAL_DIR := $(VENV)/spectral
 SPECTRAL := $(SPECTRAL_DIR)/node_modules/.bin/spectral
 
-.PHONY: help install generate check-generated lint checks test coverage contract serve demo bench clean
+.PHONY: help install generate check-generated spec-diff lint checks test coverage contract serve demo bench clean
 
 help: ## Show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -37,6 +37,11 @@ generate: $(STAMP) ## Regenerate generated/ from openapi.yaml
 
 check-generated: $(STAMP) ## Fail with a diff when generated/ differs from a fresh generation
 	PATH="$(CURDIR)/$(BIN):$$PATH" ./.ci/check-generated
+
+# BASE is a git ref; without it the base is HEAD when openapi.yaml has uncommitted changes, and the
+# parent of the last commit that changed it otherwise (.ci/spec_diff.py says why and what breaks).
+spec-diff: $(STAMP) ## Classify openapi.yaml's changes since BASE; fail when info.version's bump is too small
+	$(BIN)/python .ci/spec_diff.py $(if $(BASE),--base '$(BASE)')
 
 $(SPECTRAL):
 	mkdir -p $(SPECTRAL_DIR)
@@ -64,9 +69,9 @@ PYTEST := $(TEST_ENVIRONMENT) $(BIN)/python -m pytest -n $(WORKERS) --dist works
 # (pyproject.toml's [tool.coverage.*]); below the floor the run fails.
 COVERAGE := --cov --cov-report=term
 
-checks: check-generated lint ## The generated code check and lint, one after the other
+checks: check-generated spec-diff lint ## The generated code check, the spec's version check and lint, in turn
 
-test: $(STAMP) checks ## Everything CI runs: generated code check, lint, and the suite with its coverage floor
+test: $(STAMP) checks ## Everything CI runs: make checks, then the suite with its coverage floor
 	$(PYTEST) $(COVERAGE)
 
 coverage: $(STAMP) ## The suite with coverage, as `make test` runs it, and the report in .coverage-html/
