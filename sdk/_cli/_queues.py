@@ -1,4 +1,4 @@
-"""`spool queues` (create, list, inspect, delete) and `spool jobs` (list, get, retry)."""
+"""`spool queues` (create, list, inspect, delete) and `spool jobs` (list, get, retry, delete)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,10 @@ def list_(state: State) -> None:
 @common_options
 @pass_state
 def create(state: State, /, queue: str, **settings: Any) -> None:
-    """Create a queue, or change the settings given of an existing one.
+    """Create a queue, or replace the settings of an existing one.
+
+    A setting left out takes the service's default, on an existing queue too (5 attempts, a 30s
+    lease, 7d retention, a 5m deduplication window): to change one, give the others again.
 
     \b
     Example:
@@ -135,11 +138,13 @@ def _show_queue(state: State, info: sdk.QueueInfo) -> None:
 @click.group()
 @common_options
 def jobs() -> None:
-    """List a queue's jobs, read one, retry a dead one.
+    """List a queue's jobs, read one, retry or delete a dead one.
 
     \b
     Example:
       spool jobs ls emails --state dead
+      spool jobs retry emails job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
+      spool jobs delete emails job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
     """
 
 
@@ -215,7 +220,9 @@ def retry(state: State, queue: str, job_id: str) -> None:
 @common_options
 @pass_state
 def delete_job(state: State, queue: str, job_id: str) -> None:
-    """Delete a dead job now (a job in any other state is refused, exit 4).
+    """Delete a dead job now, before the queue's retention ends.
+
+    A job in any other state is refused (exit 4).
 
     \b
     Example:

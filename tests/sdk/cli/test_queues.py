@@ -2,8 +2,49 @@
 
 from __future__ import annotations
 
+import click
+import pytest
+from click.testing import CliRunner
+
 import sdk
+from sdk._cli._app import cli
+from sdk._cli._queues import jobs, queues
 from tests.sdk.cli._support import Spool, parsed
+
+
+@pytest.mark.parametrize("group", [queues, jobs], ids=lambda group: str(group.name))
+def test_the_group_help_lists_every_subcommand_in_full(group: click.Group) -> None:
+    """`spool jobs --help` and `spool queues --help` list every subcommand, `delete` included,
+    each with its short help whole rather than cut off with "..." on a common terminal.
+    """
+    assert group.name is not None
+    # Click lays help out 2 columns inside the terminal: this is an 80-column one, where a
+    # short help that does not fit is cut.
+    result = CliRunner().invoke(
+        cli, [group.name, "--help"], env={"SPOOL_BASE_URL": ""}, terminal_width=78
+    )
+    assert result.exit_code == 0, result.output
+    listed = {
+        line.split()[0]: line
+        for line in result.stdout.split("Commands:", 1)[1].splitlines()
+        if line.strip()
+    }
+    assert set(listed) == set(group.commands)
+    assert "delete" in listed
+    for line in listed.values():
+        assert not line.endswith("..."), line
+
+
+def test_the_jobs_help_says_what_every_subcommand_does() -> None:
+    """The description of `spool jobs` names deleting a dead job beside listing, reading and
+    retrying, and shows the two commands that act on a dead job.
+    """
+    text = CliRunner().invoke(cli, ["jobs", "--help"], env={"SPOOL_BASE_URL": ""}).stdout
+    description = text.split("Example", 1)[0]
+    assert "List a queue's jobs, read one, retry or delete a dead one." in description
+    examples = text.split("Example", 1)[1].split("Options:", 1)[0]
+    assert "spool jobs retry " in examples
+    assert "spool jobs delete " in examples
 
 
 def test_create_ls_info_delete(spool: Spool, client: sdk.Client, name: str) -> None:
