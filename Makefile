@@ -19,9 +19,8 @@ help: ## Show the targets
 
 # The console's browser tests drive Debian's headless Chromium with selenium, installed without
 # trio and trio-websocket, which only its async DevTools client uses (the tests speak WebDriver):
-# httpcore imports trio wherever it is installed, and that was 120 ms of CPU in each of the
-# several hundred Python processes a test run starts. The rest of what selenium needs is pinned
-# in the dev extra.
+# httpcore imports trio wherever it is installed, a cost every one of the many Python processes a
+# test run starts would pay. The rest of what selenium needs is pinned in the dev extra.
 SELENIUM := selenium==4.51.0
 
 $(STAMP): pyproject.toml Makefile
@@ -57,8 +56,8 @@ lint: $(STAMP) $(SPECTRAL) ## ruff, mypy --strict, Spectral on openapi.yaml, lua
 # Two workers per core: most tests spend their time waiting on servers, sockets and timers rather
 # than computing, so one worker per core leaves the cores idle. With xdist's work stealing a worker
 # that runs out of tests takes queued ones from a busy worker, so the few long tests (the
-# independent schemathesis runs) do not leave one worker running alone at the end; measured in
-# turn, it finished a little sooner than `--dist load`.
+# independent schemathesis runs) do not leave one worker running alone at the end, as they can
+# with `--dist load`.
 WORKERS ?= $(shell echo $$(( 2 * $$(nproc) )))
 # Python processes keep their bytecode beside the sources (git ignores __pycache__/) even where the
 # environment turns caching off: otherwise every worker and every process the tests start compiles
