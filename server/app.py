@@ -44,6 +44,7 @@ from .routes import ROUTES
 from .routes._context import AppContext
 from .routes._operations import bind_routes
 from .routes._spec import load_spec_facts
+from .schedules import Scheduler
 from .stores import store_from_url
 from .stores.base import StoreError
 from .tracing import tracing_in_use
@@ -83,8 +84,8 @@ ServiceFactory = Callable[[AppContext], BackgroundService]
 
 
 def default_services() -> list[ServiceFactory]:
-    """The background services a served app runs: the delivery engine."""
-    return [_delivery_engine]
+    """The background services a served app runs: the delivery engine and the scheduler."""
+    return [_delivery_engine, _scheduler]
 
 
 def _delivery_engine(context: AppContext) -> BackgroundService:
@@ -92,6 +93,12 @@ def _delivery_engine(context: AppContext) -> BackgroundService:
     engine = DeliveryEngine(context.store, settings)
     context.message_scheduled.append(engine.wake)
     return engine
+
+
+def _scheduler(context: AppContext) -> BackgroundService:
+    scheduler = Scheduler(context)
+    context.schedule_changed.append(scheduler.wake)
+    return scheduler
 
 
 def create_app(

@@ -1,8 +1,9 @@
-"""The HTTP operations of openapi.yaml, one module per tag."""
+"""The HTTP operations of openapi.yaml, one module per tag, and ``schedules`` for the cron
+schedules of the tag ``messages``."""
 
 from __future__ import annotations
 
-from . import messages, queues, streams, system
+from . import messages, queues, schedules, streams, system
 from ._operations import PathOperations
 
 __all__ = ["ROUTES"]
@@ -10,4 +11,10 @@ __all__ = ["ROUTES"]
 # Bound to the document's operations when an app is built (server.routes._operations.bind_routes).
 # Starlette tries the routes in order, and no two templates here match one path, so the publishing
 # tags come first: fewer patterns are tried before the busiest routes.
-ROUTES: list[PathOperations] = [*streams.routes, *queues.routes, *messages.routes, *system.routes]
+ROUTES: list[PathOperations] = [
+    *streams.routes,
+    *queues.routes,
+    *messages.routes,
+    *schedules.routes,
+    *system.routes,
+]

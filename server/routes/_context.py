@@ -54,10 +54,18 @@ class AppContext:
     # Called after messages become due, so a delivery engine in this process looks at once instead
     # of at its next poll.
     message_scheduled: list[Callable[[], None]] = dataclasses.field(default_factory=list)
+    # Called after a schedule is put or resumed, so a scheduler in this process looks at once
+    # instead of at its next re-check.
+    schedule_changed: list[Callable[[], None]] = dataclasses.field(default_factory=list)
 
     def notify_message_scheduled(self) -> None:
         """Tell this process's listeners that messages were scheduled."""
         for listener in self.message_scheduled:
+            listener()
+
+    def notify_schedule_changed(self) -> None:
+        """Tell this process's listeners that a schedule was put or resumed."""
+        for listener in self.schedule_changed:
             listener()
 
 

@@ -28,6 +28,8 @@ from ..stores.base import (
     MessageRecord,
     PendingEntry,
     QueueRecord,
+    ScheduleRecord,
+    ScheduleRun,
     StreamInfo,
     StreamSummary,
     UrlGroupRecord,
@@ -59,6 +61,8 @@ __all__ = [
     "pending_list",
     "queue",
     "queue_list",
+    "schedule",
+    "schedule_list",
     "signing_keys",
     "stream_info",
     "stream_list",
@@ -477,3 +481,44 @@ def dead_letter_list(dead_letters: Sequence[DeadLetterRecord]) -> Document:
 def signing_keys(current: str, next_key: str) -> Document:
     """getSigningKeys."""
     return {"current": current, "next": next_key}
+
+
+# Schedules -------------------------------------------------------------------------------------
+
+
+def _schedule_run(run: ScheduleRun) -> Document:
+    document: Document = {
+        "tick_at": rfc3339(run.tick_at),
+        "fired_at": rfc3339(run.fired_at),
+        "outcome": run.outcome,
+    }
+    if run.outcome == "published":
+        document["ids"] = list(run.ids)
+    if run.error_code is not None:
+        document["error"] = {"code": run.error_code, "detail": run.error_detail or ""}
+    return document
+
+
+@_answers("Schedule")
+def schedule(record: ScheduleRecord) -> Document:
+    """putSchedule, getSchedule, pauseSchedule and resumeSchedule."""
+    settings = record.settings
+    return {
+        "name": record.name,
+        "cron": settings.cron,
+        "timezone": settings.timezone,
+        "catch_up": settings.catch_up,
+        "destination": settings.destination,
+        "paused": record.paused,
+        "created_at": rfc3339(record.created_at),
+        "updated_at": rfc3339(record.updated_at),
+        "last_run_at": None if record.last_run_at is None else rfc3339(record.last_run_at),
+        "next_run_at": None if record.next_run_at is None else rfc3339(record.next_run_at),
+        "recent_runs": [_schedule_run(run) for run in record.recent_runs],
+    }
+
+
+@_answers("ScheduleList")
+def schedule_list(records: Sequence[ScheduleRecord], next_cursor: str | None) -> Document:
+    """listSchedules: one page."""
+    return {"schedules": [schedule(record) for record in records], "next_cursor": next_cursor}

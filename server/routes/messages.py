@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from starlette.convertors import StringConvertor, register_url_convertor
 from starlette.requests import Request
@@ -44,7 +44,7 @@ from ._publish import Publishing, check_rate
 from ._query import query_cursor, query_int, query_value
 from ._responses import json_response
 
-__all__ = ["check_message", "dead_letter_message", "may_see_message", "routes"]
+__all__ = ["check_message", "dead_letter_message", "may_see_message", "plan_message", "routes"]
 
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
 JSON_CONTENT_TYPE = "application/json"
@@ -131,9 +131,9 @@ def _dedup_key(
     return None
 
 
-async def _plan(
-    request: Request,
-    access: Access,
+async def plan_message(
+    context: AppContext,
+    check: Callable[[str], None],
     item: PublishMessageRequest,
     location: str,
     *,
@@ -141,9 +141,9 @@ async def _plan(
     check_finite: bool,
 ) -> list[NewMessage]:
     """The messages publish item number ``index`` becomes (one per URL), after every check it
-    needs.
+    needs; ``check`` refuses a destination (its URL or URL group) the caller may not publish to.
+    A schedule plans its message with it at each tick, as a publish does.
     """
-    context = context_of(request)
     if item.url is not None and item.url_group is not None:
         raise invalid(f"{location}.url_group", "give exactly one of url and url_group, not both")
     if item.url is not None:
@@ -175,7 +175,7 @@ async def _plan(
         # A time already past means "now"; keeping it would make the schedule lie.
         not_before = max(now, requested)
 
-    access.check(target)
+    check(target)
     if item.retry_delay is not None:
         try:
             compile_retry_delay(item.retry_delay, max_retried=max(1, item.retries))
@@ -238,8 +238,10 @@ async def publish_message(request: Request, access: Access) -> Response:
     """publishMessage: one message, or one per endpoint of a URL group."""
     await check_rate(request, access.principal)
     body, raw = await read_json(request, PublishMessageRequest)
-    planned = await _plan(request, access, body, "body", check_finite=may_hold_non_finite(raw))
     context = context_of(request)
+    planned = await plan_message(
+        context, access.check, body, "body", check_finite=may_hold_non_finite(raw)
+    )
     async with Publishing(
         request, access.principal, operation="publishMessage", raw_body=raw, items=len(planned)
     ) as publishing:
@@ -258,10 +260,11 @@ async def publish_messages(request: Request, access: Access) -> Response:
     await check_rate(request, access.principal)
     body, raw = await read_json(request, PublishMessagesRequest)
     check_finite = may_hold_non_finite(raw)
+    context = context_of(request)
     plans = [
-        await _plan(
-            request,
-            access,
+        await plan_message(
+            context,
+            access.check,
             item,
             f"body.messages.{index}",
             index=index,
@@ -270,7 +273,6 @@ async def publish_messages(request: Request, access: Access) -> Response:
         for index, item in enumerate(body.messages)
     ]
     flat = [message for plan in plans for message in plan]
-    context = context_of(request)
     async with Publishing(
         request, access.principal, operation="publishMessages", raw_body=raw, items=len(flat)
     ) as publishing:

@@ -23,20 +23,23 @@ from ..problems import ProblemError
 from ..stores.base import NewJob, QueueSettings
 from . import _documents as documents
 from ._body import ensure_finite, may_hold_non_finite, read_json
-from ._context import context_of
+from ._context import AppContext, context_of
 from ._operations import Access, operations
 from ._publish import Publishing, check_rate
 from ._query import query_int, query_value
 from ._responses import json_response
 
-__all__ = ["routes"]
+__all__ = ["new_job", "routes"]
 
 
-def _new_job(
-    request: Request, job: PublishJobRequest, location: str, *, check_finite: bool
+def new_job(
+    context: AppContext, job: PublishJobRequest, location: str, *, check_finite: bool
 ) -> NewJob:
+    """The job a publish item becomes: its topic outside the reserved prefix, its payload JSON.
+    A schedule makes its job with it at each tick, as a publish does.
+    """
     topic = job.topic.root
-    prefix = context_of(request).spec.reserved_topic_prefix
+    prefix = context.spec.reserved_topic_prefix
     if topic.startswith(prefix):
         raise ProblemError(
             400,
@@ -91,7 +94,7 @@ async def publish_job(request: Request, access: Access) -> Response:
     name = access.names["queue"]
     await check_rate(request, access.principal)
     body, raw = await read_json(request, PublishJobRequest)
-    job = _new_job(request, body, "body", check_finite=may_hold_non_finite(raw))
+    job = new_job(context_of(request), body, "body", check_finite=may_hold_non_finite(raw))
     store = context_of(request).store
     async with Publishing(
         request, access.principal, operation="publishJob", raw_body=raw, items=1
@@ -111,7 +114,7 @@ async def publish_jobs(request: Request, access: Access) -> Response:
     body, raw = await read_json(request, PublishJobsRequest)
     check_finite = may_hold_non_finite(raw)
     jobs = [
-        _new_job(request, job, f"body.jobs.{index}", check_finite=check_finite)
+        new_job(context_of(request), job, f"body.jobs.{index}", check_finite=check_finite)
         for index, job in enumerate(body.jobs)
     ]
     store = context_of(request).store

@@ -1,7 +1,7 @@
 """The refusals openapi.yaml states in words because JSON Schema cannot, excused by name.
 
 schemathesis's ``positive_data_acceptance`` check holds that every request the schema allows gets
-a 2xx (or a 401/403/404/409/429). Five rules of the service depend on more than one field's shape,
+a 2xx (or a 401/403/404/409/429). Six rules of the service depend on more than one field's shape,
 and each is written in the field's description in openapi.yaml:
 
 - ``retry_delay`` must compile and give 0 to 7 days for every retry up to ``retries``
@@ -12,6 +12,11 @@ and each is written in the field's description in openapi.yaml:
   letters go to ``<stream>.dead`` (``422``): a rule between a path parameter and a body field;
 - a listing's ``cursor`` must be one that a page of that listing answered (``422`` at
   ``query.cursor``): the pattern only says what a cursor looks like;
+- a schedule (``putSchedule``) must have a ``cron`` that cron can read and that fires and a
+  ``timezone`` the service knows (``400 invalid_cron``, ``invalid_timezone``), a destination
+  whose members are its ``kind``'s (``422`` at ``kind``: the rule would split the generated
+  model), that exists (``422 destination_not_found``) and whose message has no ``not_before``
+  (``422`` at it), and its message's ``retry_delay`` is the publish's rule above;
 - ``GET /openapi.yaml`` is YAML text (``type: string``, what clients read), which schemathesis
   parses before it checks the schema.
 
@@ -94,6 +99,21 @@ def _is_stated_refusal(case: Any, response: Any) -> bool:
             and code == "validation_failed"
             and bool(errors)
             and all(error.get("location") == "query.cursor" for error in errors)
+        )
+    if operation == "putSchedule":
+        if response.status_code == 400:
+            return code in {"invalid_cron", "invalid_timezone", "invalid_retry_delay"}
+        if response.status_code == 422 and code == "destination_not_found":
+            return True
+        errors = problem.get("errors") or []
+        return (
+            response.status_code == 422
+            and code == "validation_failed"
+            and bool(errors)
+            and all(
+                str(error.get("location", "")).endswith((".kind", ".not_before"))
+                for error in errors
+            )
         )
     if operation == "createGroup":
         return (

@@ -35,7 +35,7 @@ from server.routes._spec import SpecError
 from tests.conftest import TEST_DESTINATIONS, assert_problem
 from tests.generated._spec import YAML_DUMPER, Operation, example_request, load_spec, operations
 
-KINDS: tuple[Resource, ...] = ("stream", "queue", "message", "url_group")
+KINDS: tuple[Resource, ...] = ("stream", "queue", "message", "url_group", "schedule")
 SECURED = [operation for operation in operations() if operation.security]
 
 
@@ -64,15 +64,29 @@ def _other_names(permission: dict[str, str]) -> TokenConfig | None:
     return _token("other-names", [(kind, "zz-not-this-one-*", frozenset({action}))])
 
 
-def _tokens(permission: dict[str, str]) -> tuple[list[TokenConfig], TokenConfig]:
-    """The tokens that hold just the stated permission, and the one that holds all the others."""
+# What an operation's handler also checks, on what its body names: a schedule's author must be
+# allowed to publish where its example publishes (a job on the queue `jobs`).
+ALSO_CHECKED: dict[str, list[tuple[Resource, str, frozenset[Action]]]] = {
+    "putSchedule": [("queue", "jobs", frozenset({"publish"}))],
+}
+
+
+def _tokens(
+    permission: dict[str, str], operation_id: str = ""
+) -> tuple[list[TokenConfig], TokenConfig]:
+    """The tokens that hold just the stated permission (and what the handler also checks), and
+    the one that holds all the others.
+    """
     kind: Resource = permission["resource"]  # type: ignore[assignment]
     action = permission["action"]
+    also = ALSO_CHECKED.get(operation_id, [])
     if action == "any":
-        allowed = [_token(f"only-{one}", [(kind, "*", frozenset({one}))]) for one in ALL_ACTIONS]
+        allowed = [
+            _token(f"only-{one}", [(kind, "*", frozenset({one})), *also]) for one in ALL_ACTIONS
+        ]
         return allowed, _token("all-other-kinds", _everything_but(kind))
     stated: Action = action  # type: ignore[assignment]
-    allowed = [_token("stated", [(kind, "*", frozenset({stated}))])]
+    allowed = [_token("stated", [(kind, "*", frozenset({stated})), *also])]
     others = [*_everything_but(kind), (kind, "*", ALL_ACTIONS - {stated})]
     if permission["scope"] == "every":
         # Covering every URL and group by some glob is still not "every name".
@@ -119,7 +133,7 @@ async def test_the_service_enforces_the_stated_permission(
     together, or the stated one on other names is not.
     """
     permission = operation.raw["x-spool-permission"]
-    allowed, denied = _tokens(permission)
+    allowed, denied = _tokens(permission, operation.operation_id)
     other_names = _other_names(permission)
     refused = [denied] if other_names is None else [denied, other_names]
     async with _app([*allowed, *refused], store_url) as client:
@@ -176,6 +190,12 @@ REFUSALS_OF_NO_PERMISSION = {
     "listDeadLetters": "token 'nothing' may not consume on messages",
     "deleteDeadLetter": "token 'nothing' may not admin on messages",
     "retryDeadLetter": "token 'nothing' may not admin on messages",
+    "listSchedules": "token 'nothing' has no permission on schedules",
+    "getSchedule": "token 'nothing' has no permission on schedule 'nightly-report'",
+    "putSchedule": "token 'nothing' may not admin on schedule 'nightly-report'",
+    "deleteSchedule": "token 'nothing' may not admin on schedule 'nightly-report'",
+    "pauseSchedule": "token 'nothing' may not admin on schedule 'nightly-report'",
+    "resumeSchedule": "token 'nothing' may not admin on schedule 'nightly-report'",
     "getSigningKeys": (
         "token 'nothing' needs admin on every message (name '*') to read the signing keys"
     ),

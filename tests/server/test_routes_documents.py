@@ -28,6 +28,9 @@ from server.stores.base import (
     QueueRecord,
     QueueSettings,
     QueueStats,
+    ScheduleRecord,
+    ScheduleRun,
+    ScheduleSettings,
     StreamInfo,
     StreamSummary,
     UrlEndpoint,
@@ -128,6 +131,63 @@ URL_GROUP = UrlGroupRecord(
     updated_at=NOW + 1,
 )
 
+# The builder hands the destination back as it was put; this one names every member the model
+# has (the service would refuse it: the members are one kind's each), so every field is written.
+EVERY_DESTINATION_FIELD = {
+    "kind": "message",
+    "message": {
+        "url": "https://a.test/hook",
+        "url_group": "partners",
+        "body": {"n": 1},
+        "content_type": "application/json",
+        "method": "PUT",
+        "headers": {"X-Tenant": "acme"},
+        "delay": 5,
+        "not_before": "2026-11-29T12:00:00Z",
+        "retries": 2,
+        "retry_delay": "1000",
+        "callback": "https://a.test/ok",
+        "failure_callback": "https://a.test/failed",
+        "timeout": 10,
+        "deduplication_id": "tick",
+        "content_based_deduplication": True,
+    },
+    "queue": "jobs",
+    "job": {"topic": "email", "payload": [1], "delay": 1, "deduplication_id": "tick"},
+    "stream": "ticks",
+    "entry": {"body": 1, "maxlen": 10, "approximate": False, "minid": "1-0", "nomkstream": True},
+}
+FULL_SCHEDULE = ScheduleRecord(
+    name="nightly",
+    settings=ScheduleSettings("0 3 * * *", "Europe/Berlin", "skip", EVERY_DESTINATION_FIELD),
+    revision="rev_1",
+    paused=False,
+    created_at=NOW,
+    updated_at=NOW + 1,
+    next_run_at=NOW + 60,
+    last_run_at=NOW - 60,
+    recent_runs=[
+        ScheduleRun(NOW - 60, NOW - 59.9, "published", ids=("msg_1", "msg_2")),
+        ScheduleRun(
+            NOW - 120, NOW - 119.9, "failed", error_code="queue_not_found", error_detail="x"
+        ),
+        ScheduleRun(NOW - 180, NOW - 90, "skipped"),
+    ],
+)
+BARE_SCHEDULE = ScheduleRecord(
+    name="paused",
+    settings=ScheduleSettings(
+        "* * * * *", "UTC", "once", {"kind": "stream", "stream": "s", "entry": {"body": None}}
+    ),
+    revision="rev_2",
+    paused=True,
+    created_at=NOW,
+    updated_at=NOW,
+    next_run_at=None,
+    last_run_at=None,
+    recent_runs=[],
+)
+
 # Each builder's cases: the first gives every optional field (and non-empty lists), the others
 # leave them out.
 CASES: dict[str, list[tuple[Any, ...]]] = {
@@ -179,6 +239,8 @@ CASES: dict[str, list[tuple[Any, ...]]] = {
         )
     ],
     "signing_keys": [("sig_current", "sig_next")],
+    "schedule": [(FULL_SCHEDULE,), (BARE_SCHEDULE,)],
+    "schedule_list": [([FULL_SCHEDULE, BARE_SCHEDULE], "aDpuaWdodGx5"), ([], None)],
 }
 
 

@@ -227,4 +227,8 @@ def test_a_field_the_service_ignores_fails_the_check() -> None:
         "openapi.yaml: listJobs query.topic has no behaviour test: write a test that sends it "
         "and asserts its effect on the service, then list it under [listJobs] in "
         "tests/server/spec_coverage.toml",
+        # A schedule's stream destination is an appendEntry body, so the field is its too.
+        "openapi.yaml: putSchedule body.destination.entry.trace_id has no behaviour test: write a "
+        "test that sends it and asserts its effect on the service, then list it under "
+        "[putSchedule] in tests/server/spec_coverage.toml",
     ]
