@@ -63,7 +63,8 @@ WORKERS ?= $(shell echo $$(( 2 * $$(nproc) )))
 # environment turns caching off: otherwise every worker and every process the tests start compiles
 # sdk/, server/ and generated/ again, and every worker rewrites the asserts of every test module.
 TEST_ENVIRONMENT := env -u PYTHONDONTWRITEBYTECODE
-PYTEST := $(TEST_ENVIRONMENT) $(BIN)/python -m pytest -n $(WORKERS) --dist worksteal
+# The slowest tests are listed at the end of each run, so a test that grew slow shows in CI's log.
+PYTEST := $(TEST_ENVIRONMENT) $(BIN)/python -m pytest -n $(WORKERS) --dist worksteal --durations=25
 # Line and branch coverage of sdk/ and server/, the processes the tests start included
 # (pyproject.toml's [tool.coverage.*]); below the floor the run fails.
 COVERAGE := --cov --cov-report=term
