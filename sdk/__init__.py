@@ -28,6 +28,7 @@ from ._messages import *
 from ._publisher import *
 from ._queues import *
 from ._receiver import Receiver
+from ._schedules import *
 from ._stream import *
 from ._streams import *
 from ._url_groups import *
@@ -48,6 +49,7 @@ __all__ = [
     "AsyncPublisher",
     "AsyncQueue",
     "AsyncQueues",
+    "AsyncSchedules",
     "AsyncStreams",
     "AsyncUrlGroups",
     "AuthenticationError",
@@ -76,12 +78,14 @@ __all__ = [
     "InvalidTopicError",
     "Job",
     "JobAckResult",
+    "JobDestination",
     "JobReceipt",
     "JobRequest",
     "JobState",
     "JsonCodec",
     "LeasedJob",
     "Message",
+    "MessageDestination",
     "MessageOptions",
     "MessageReceipt",
     "MessageRequest",
@@ -101,12 +105,19 @@ __all__ = [
     "RateLimitError",
     "Receiver",
     "ReservedTopicError",
+    "Schedule",
+    "ScheduleCatchUp",
+    "ScheduleOptions",
+    "ScheduleRun",
+    "ScheduleRunError",
+    "Schedules",
     "SignatureError",
     "SignatureFailure",
     "SigningKeys",
     "SpoolError",
     "StoreFullError",
     "Stream",
+    "StreamDestination",
     "StreamInfo",
     "Streams",
     "StreamSummary",
@@ -138,6 +149,9 @@ _RESULTS = frozenset(
         "PendingEntry",
         "QueueInfo",
         "QueueStats",
+        "Schedule",
+        "ScheduleRun",
+        "ScheduleRunError",
         "SigningKeys",
         "StreamInfo",
         "StreamSummary",

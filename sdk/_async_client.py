@@ -39,6 +39,7 @@ from ._messages import AsyncMessages
 from ._publisher import AsyncPublisher
 from ._queue_calls import async_job_batcher, async_job_sender
 from ._queues import AsyncQueue, AsyncQueues
+from ._schedules import AsyncSchedules
 from ._stream import Stream
 from ._stream_calls import async_stream_batcher, async_stream_sender
 from ._streams import AsyncStreams
@@ -68,7 +69,8 @@ class AsyncClient:
 
     Resources, as on `Client`: `streams` (`AsyncStreams`), `queues` (`AsyncQueues`, and
     `await aclient.init_queue(name)` for an `AsyncQueue`), `messages` (`AsyncMessages`),
-    `url_groups` (`AsyncUrlGroups`) and `dead_letters` (`AsyncDeadLetters`), and the worker:
+    `url_groups` (`AsyncUrlGroups`), `dead_letters` (`AsyncDeadLetters`) and `schedules`
+    (`AsyncSchedules`), and the worker:
     `subscribe`, `publisher`, `run`, `stop`.
 
     `spool-dev-token` is the token of a service in development mode.
@@ -150,6 +152,7 @@ class AsyncClient:
         self.queues = AsyncQueues(self._transport)
         self.messages = AsyncMessages(self._transport, codec=self._codec)
         self.url_groups = AsyncUrlGroups(self._transport)
+        self.schedules = AsyncSchedules(self._transport, codec=self._codec)
         self.dead_letters = AsyncDeadLetters(self._transport)
 
     @classmethod

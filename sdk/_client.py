@@ -38,6 +38,7 @@ from ._messages import Messages
 from ._publisher import Publisher
 from ._queue_calls import job_batcher, job_sender
 from ._queues import Queue, Queues
+from ._schedules import Schedules
 from ._stream import Stream
 from ._stream_calls import stream_batcher, stream_sender
 from ._streams import Streams
@@ -68,6 +69,7 @@ class Client:
       read and cancel them.
     * `client.url_groups` - `UrlGroups`: named sets of endpoints messages fan out to.
     * `client.dead_letters` - `DeadLetters`: messages that used up their retries.
+    * `client.schedules` - `Schedules`: publish a message, a job or an entry on a cron timetable.
     * `client.subscribe`, `client.publisher`, `client.run`, `client.stop` - the worker.
 
     `spool-dev-token` is the token of a service in development mode.
@@ -175,6 +177,7 @@ class Client:
         self.queues = Queues(self._transport)
         self.messages = Messages(self._transport, codec=self._codec)
         self.url_groups = UrlGroups(self._transport)
+        self.schedules = Schedules(self._transport, codec=self._codec)
         self.dead_letters = DeadLetters(self._transport)
 
     @classmethod

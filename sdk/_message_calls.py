@@ -76,7 +76,7 @@ class MessageCalls:
         """
         check_option_names(options, "publish_json" if as_json else "publish")
         target = _target(url, url_group)
-        request = self._request(
+        request = self.request(
             body, url=url, url_group=url_group, options=options, as_json=as_json, target=target
         )
         read: Callable[
@@ -117,7 +117,7 @@ class MessageCalls:
             if not isinstance(item, MessageRequest):
                 raise InvalidArgumentError(f"batch items must be MessageRequest, got {item!r}")
             requests.append(
-                self._request(
+                self.request(
                     item.body,
                     url=item.url,
                     url_group=item.url_group,
@@ -148,7 +148,7 @@ class MessageCalls:
             idempotency_key=key,
         )
 
-    def _request(
+    def request(
         self,
         body: Any,
         *,
@@ -158,7 +158,7 @@ class MessageCalls:
         as_json: bool,
         target: PublishTarget,
     ) -> PublishMessageRequest:
-        """The generated request for one message."""
+        """The generated request for one message: a publish's, a batch item's or a schedule's."""
         from generated.models import PublishMessageRequest
         from generated.types import UNSET
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from ._arguments import HttpMethod, JobState, MessageState, UrlEndpoint
+    from ._schedules import JobDestination, MessageDestination, ScheduleCatchUp, StreamDestination
 
 __all__ = [
     "ClaimResult",
@@ -34,6 +35,9 @@ __all__ = [
     "PendingEntry",
     "QueueInfo",
     "QueueStats",
+    "Schedule",
+    "ScheduleRun",
+    "ScheduleRunError",
     "SigningKeys",
     "StreamInfo",
     "StreamSummary",
@@ -286,6 +290,48 @@ class Health:
     status: Literal["ok"]
     store: Literal["sqlite", "redis"]
     version: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleRunError:
+    """Why a schedule's run failed: the ErrorCode its publish answered, and the detail."""
+
+    code: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleRun:
+    """One run of a schedule: the tick it was for, when it fired, and what came of it, the ids
+    it published (message ids, a job id or an entry id; none unless `outcome` is "published") or
+    the `error` it failed with.
+    """
+
+    tick_at: datetime
+    fired_at: datetime
+    outcome: Literal["published", "failed", "skipped"]
+    ids: list[str]
+    error: ScheduleRunError | None
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """A cron schedule: its timetable, destination, state and most recent runs (newest first).
+
+    `next_run_at` is None while it is paused; `last_run_at` before its first run.
+    """
+
+    name: str
+    cron: str
+    timezone: str
+    catch_up: ScheduleCatchUp
+    destination: MessageDestination | JobDestination | StreamDestination
+    paused: bool
+    created_at: datetime
+    updated_at: datetime
+    last_run_at: datetime | None
+    next_run_at: datetime | None
+    recent_runs: list[ScheduleRun]
 
 
 # Shown as sdk.Message rather than sdk._types.Message, like the classes sdk/__init__.py exports.

@@ -139,6 +139,7 @@ TWINS = [
     (sdk.Messages, sdk.AsyncMessages),
     (sdk.UrlGroups, sdk.AsyncUrlGroups),
     (sdk.DeadLetters, sdk.AsyncDeadLetters),
+    (sdk.Schedules, sdk.AsyncSchedules),
     (sdk.Publisher, sdk.AsyncPublisher),
 ]
 

@@ -43,6 +43,9 @@ WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
         frozenset(),
     ),
     "QueueStats": ("QueueStats", {}, frozenset()),
+    "Schedule": ("Schedule", {}, frozenset()),
+    "ScheduleRun": ("ScheduleRun", {}, frozenset()),
+    "ScheduleRunError": ("ScheduleRunError", {}, frozenset()),
     "SigningKeys": ("SigningKeys", {}, frozenset()),
     "StreamInfo": ("StreamInfo", {"stream": "name"}, frozenset()),
     "StreamSummary": ("StreamSummary", {"stream": "name"}, frozenset()),
@@ -51,7 +54,7 @@ WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
 }
 
 # Optional on the wire (a service from before them leaves them out) but always there in the SDK.
-ALWAYS_GIVEN = {("ClaimResult", "dead_lettered_ids")}
+ALWAYS_GIVEN = {("ClaimResult", "dead_lettered_ids"), ("ScheduleRun", "ids")}
 
 
 def _sdk_fields(cls: type) -> dict[str, bool]:
