@@ -8,7 +8,7 @@ import click
 
 import sdk
 
-from . import _messages, _publish, _queues, _streams, _system, _tail, _work
+from . import _messages, _publish, _queues, _schedules, _streams, _system, _tail, _work
 from ._context import State, common_options
 from ._errors import CliError, ExitCode, failure
 
@@ -68,6 +68,7 @@ for _command in (
     _messages.messages,
     _messages.dlq,
     _messages.url_groups,
+    _schedules.schedules,
     _work.work,
     _system.serve,
     _system.verify,
