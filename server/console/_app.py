@@ -12,7 +12,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..problems import ProblemError
 from ..stores.base import StoreError
-from . import _messages, _queues, _streams
+from . import _messages, _queues, _schedules, _streams
 from ._pages import PREFIX, error_page, render
 from ._session import (
     check_csrf,
@@ -119,5 +119,6 @@ def console_routes() -> list[BaseRoute]:
         *_streams.routes,
         *_queues.routes,
         *_messages.routes,
+        *_schedules.routes,
         Mount(f"{PREFIX}/static", app=StaticFiles(directory=_STATIC), name="console-static"),
     ]

@@ -19,7 +19,7 @@ from .. import schedules
 from ..ids import new_id
 from ..problems import ProblemError
 from ..schedules._timetable import TimetableError, next_tick
-from ..stores.base import ConflictError, ScheduleSettings
+from ..stores.base import ScheduleSettings
 from ..stores.cursors import schedule_cursor_position
 from . import _documents as documents
 from ._body import read_json
@@ -29,9 +29,6 @@ from ._query import query_cursor, query_int
 from ._responses import json_response
 
 __all__ = ["routes"]
-
-# How often a resume computes its tick again when a put replaces the schedule in between.
-_RESUME_ATTEMPTS = 5
 
 
 def _first_tick(cron: str, timezone: str, *, where: str) -> float:
@@ -92,27 +89,14 @@ async def pause_schedule(request: Request, access: Access) -> Response:
 
 async def resume_schedule(request: Request, access: Access) -> Response:
     """resumeSchedule: the next tick is the first after now."""
-    name = access.names["schedule"]
     context = context_of(request)
-    store = context.store
-    attempts = 0
-    while True:
-        record = await store.get_schedule(name)
-        if not record.paused:
-            return json_response(documents.schedule(record))
-        settings = record.settings
-        next_run_at = _first_tick(settings.cron, settings.timezone, where="")
-        try:
-            resumed = await store.resume_schedule(
-                name, revision=record.revision, next_run_at=next_run_at
-            )
-        except ConflictError:
-            attempts += 1
-            if attempts == _RESUME_ATTEMPTS:
-                raise
-            continue
+    try:
+        record, resumed = await schedules.resume_schedule(context.store, access.names["schedule"])
+    except TimetableError as error:
+        raise ProblemError(400, error.code, error.detail) from error
+    if resumed:
         context.notify_schedule_changed()
-        return json_response(documents.schedule(resumed))
+    return json_response(documents.schedule(record))
 
 
 routes = [

@@ -1,5 +1,5 @@
 """Cron schedules: their timetables (``_timetable``), what they publish (``_destinations``) and
-the scheduler that fires them (``_scheduler``), which the service runs beside the delivery engine.
+the scheduler that fires them (``_scheduler``) and resuming them (``_lifecycle``), which the service runs beside the delivery engine.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from ._destinations import (
     publish_destination,
     tick_claim,
 )
+from ._lifecycle import resume_schedule
 from ._scheduler import (
     LEASE_SECONDS,
     MISSED_AFTER_SECONDS,
@@ -28,5 +29,6 @@ __all__ = [
     "check_destination",
     "next_tick",
     "publish_destination",
+    "resume_schedule",
     "tick_claim",
 ]

@@ -14,8 +14,16 @@ from server.config import Permission, Settings, TokenConfig
 from server.schedules import Scheduler
 from tests.conftest import TEST_DESTINATIONS, RunningApp, assert_problem
 
-JOB: dict[str, Any] = {"kind": "job", "queue": "jobs", "job": {"topic": "reports", "payload": {"n": 1}}}
-STREAM: dict[str, Any] = {"kind": "stream", "stream": "ticks", "entry": {"body": {"tick": True}, "maxlen": 5}}
+JOB: dict[str, Any] = {
+    "kind": "job",
+    "queue": "jobs",
+    "job": {"topic": "reports", "payload": {"n": 1}},
+}
+STREAM: dict[str, Any] = {
+    "kind": "stream",
+    "stream": "ticks",
+    "entry": {"body": {"tick": True}, "maxlen": 5},
+}
 MESSAGE: dict[str, Any] = {
     "kind": "message",
     "message": {"url": "https://example.com/hooks/tick", "body": "tick", "retries": 1},
