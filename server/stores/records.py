@@ -109,13 +109,17 @@ class DeliveredEntry:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class GroupInfo:
-    """A consumer group's position and size; ``max_deliveries`` None means unlimited."""
+    """A consumer group's position and size; ``max_deliveries`` None means unlimited. ``lag`` is
+    how many entries after ``last_delivered_id`` the group has yet to read, None where the store
+    cannot tell it without reading them.
+    """
 
     group: str
     consumers: int
     pending: int
     last_delivered_id: str
     max_deliveries: int | None = None
+    lag: int | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

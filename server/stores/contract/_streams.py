@@ -94,6 +94,13 @@ class StreamsContract(abc.ABC):
             streams=streams, next_cursor=None if next_after is None else stream_cursor(next_after)
         )
 
+    async def count_streams(self) -> int:
+        """How many streams a listing would answer, without reading them: what a metrics scrape
+        reports of the streams past its cap. On Redis a stream whose key went without
+        ``delete_stream`` counts until a listing passes its name.
+        """
+        return await self._count_streams()
+
     async def range(
         self, stream: str, *, start: str, end: str, count: int, reverse: bool
     ) -> list[Entry]:
@@ -232,6 +239,10 @@ class StreamsContract(abc.ABC):
         ``cursor`` (None: from the first) and starting with
         ``prefix``, by name, and the name the next page starts after (None when no stream is left).
         """
+
+    @abc.abstractmethod
+    async def _count_streams(self) -> int:
+        """``count_streams``."""
 
     @abc.abstractmethod
     async def _range(

@@ -138,8 +138,16 @@ class RedisStreams(RedisCore):
                 await self._redis.zrem(self._keys.stream_names, *gone)
         return streams, page[-1] if len(names) > limit else None
 
+    async def _count_streams(self) -> int:
+        """ZCARD of the listed names."""
+        async with self._gate():
+            return int(await self._redis.zcard(self._keys.stream_names))
+
     async def _stream_info(self, stream: str) -> StreamInfo:
-        """XINFO STREAM and XINFO GROUPS, read in one transaction."""
+        """XINFO STREAM and XINFO GROUPS, read in one transaction. A group's lag is XINFO's,
+        unknown (None) where Redis cannot tell how many entries the group has read: a group made
+        at an id inside the stream, or entries deleted from the range it has yet to read.
+        """
         key = self._keys.stream(stream)
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.exists(key)
@@ -167,6 +175,7 @@ class RedisStreams(RedisCore):
                         pending=int(group["pending"]),
                         last_delivered_id=str(group["last-delivered-id"]),
                         max_deliveries=optional_int(limits, str(group["name"])),
+                        lag=None if group.get("lag") is None else int(group["lag"]),
                     )
                     for group in groups
                 ),

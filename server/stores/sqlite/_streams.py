@@ -142,8 +142,19 @@ class StreamsMixin(SQLiteCore):
 
         return await self.run_transaction(work, write=False)
 
+    async def _count_streams(self) -> int:
+        """The streams table's rows."""
+
+        def work(connection: sqlite3.Connection, _now: float) -> int:
+            count: int = connection.execute("SELECT COUNT(*) FROM streams").fetchone()[0]
+            return count
+
+        return await self.run_transaction(work, write=False)
+
     async def _stream_info(self, stream: str) -> StreamInfo:
-        """The stream's length, first and last entry ids, and groups by name."""
+        """The stream's length, first and last entry ids, and groups by name, each with its lag
+        counted along the entries' primary key from the group's position.
+        """
 
         def work(connection: sqlite3.Connection, _now: float) -> StreamInfo:
             length = require_stream(connection, stream)["length"]
@@ -177,6 +188,11 @@ class StreamsMixin(SQLiteCore):
                         pending=group["pending"],
                         last_delivered_id=format_id(stored_position(group)),
                         max_deliveries=group["max_deliveries"],
+                        lag=connection.execute(
+                            "SELECT COUNT(*) FROM stream_entries"
+                            " WHERE stream = ? AND (ms, seq) > (?, ?)",
+                            (stream, *bound(stored_position(group))),
+                        ).fetchone()[0],
                     )
                     for group in groups
                 ],

@@ -10,6 +10,19 @@ local group, start_id, mkstream, max_deliveries = ARGV[1], ARGV[2], ARGV[3], ARG
 if mkstream ~= '1' and redis.call('EXISTS', stream) == 0 then fail('stream_not_found') end
 local arguments = {'XGROUP', 'CREATE', stream, group, start_id}
 if mkstream == '1' then arguments[#arguments + 1] = 'MKSTREAM' end
+-- XINFO GROUPS tells a group's lag only while Redis knows how many entries the group has read,
+-- which a group made at '$' leaves unknown unless told: everything added so far.
+if start_id == '$' then
+  local added = 0
+  if redis.call('EXISTS', stream) == 1 then
+    local info = redis.call('XINFO', 'STREAM', stream)
+    for index = 1, #info, 2 do
+      if info[index] == 'entries-added' then added = info[index + 1] end
+    end
+  end
+  arguments[#arguments + 1] = 'ENTRIESREAD'
+  arguments[#arguments + 1] = added
+end
 local created = redis.pcall(unpack(arguments))
 if type(created) == 'table' and created.err then
   if string.find(created.err, 'BUSYGROUP', 1, true) then fail('group_exists') end
