@@ -99,7 +99,7 @@ class SchedulesContract(abc.ABC):
         """
         check_at_least_one(limit, name="limit")
         after = None if cursor is None else schedule_cursor_position(cursor)
-        schedules = await self._list_schedules(limit=limit + 1, after=after)
+        schedules = await self._list_schedules(limit=limit + 1, cursor=after)
         page = schedules[:limit]
         more = len(schedules) > limit
         return SchedulePage(
@@ -192,9 +192,9 @@ class SchedulesContract(abc.ABC):
         """``get_schedule``."""
 
     @abc.abstractmethod
-    async def _list_schedules(self, *, limit: int, after: str | None) -> list[ScheduleRecord]:
-        """Up to ``limit`` schedules by name, those after the name ``after`` (None: from the
-        first).
+    async def _list_schedules(self, *, limit: int, cursor: str | None) -> list[ScheduleRecord]:
+        """``list_schedules`` with its cursor read: up to ``limit`` schedules by name, those
+        after the name ``cursor`` (None: from the first).
         """
 
     @abc.abstractmethod

@@ -129,9 +129,9 @@ class RedisSchedules(RedisCore):
             raise _not_found(name)
         return found[0]
 
-    async def _list_schedules(self, *, limit: int, after: str | None) -> list[ScheduleRecord]:
+    async def _list_schedules(self, *, limit: int, cursor: str | None) -> list[ScheduleRecord]:
         keys = self._keys.schedules
-        low = "-" if after is None else f"({after}"
+        low = "-" if cursor is None else f"({cursor}"
         async with self._gate():
             listed = await self._redis.zrangebylex(keys.names, low, "+", start=0, num=limit)
         return await self._read_schedules([str(name) for name in listed])

@@ -84,11 +84,11 @@ class SchedulesMixin(SQLiteCore):
 
         return await self.run_transaction(work, write=False)
 
-    async def _list_schedules(self, *, limit: int, after: str | None) -> list[ScheduleRecord]:
+    async def _list_schedules(self, *, limit: int, cursor: str | None) -> list[ScheduleRecord]:
         def work(connection: sqlite3.Connection, _now: float) -> list[ScheduleRecord]:
             rows = connection.execute(
                 "SELECT * FROM schedules WHERE name > ? ORDER BY name LIMIT ?",
-                ("" if after is None else after, limit),
+                ("" if cursor is None else cursor, limit),
             ).fetchall()
             return [_schedule(connection, row) for row in rows]
 
