@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any, Literal, TypeAlias
 
 from ._durations import Duration, Timestamp
+from ._keywords import suggests_init_keywords
 
 __all__ = [
     "HttpMethod",
@@ -22,6 +23,7 @@ MessageState: TypeAlias = Literal["scheduled", "delivering", "delivered", "faile
 HttpMethod: TypeAlias = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
 
 
+@suggests_init_keywords
 @dataclass(frozen=True, slots=True)
 class JobRequest:
     """One job of `Queue.publish_many`."""
@@ -32,6 +34,7 @@ class JobRequest:
     deduplication_id: str | None = field(default=None, kw_only=True)
 
 
+@suggests_init_keywords
 @dataclass(frozen=True, slots=True)
 class MessageRequest:
     """One message of `messages.batch`: a `str` or `bytes` body is sent as is, others as JSON.
@@ -57,6 +60,7 @@ class MessageRequest:
     content_based_deduplication: bool = field(default=False, kw_only=True)
 
 
+@suggests_init_keywords
 @dataclass(frozen=True, slots=True)
 class UrlEndpoint:
     """One URL of a URL group, with an optional name."""

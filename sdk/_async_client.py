@@ -35,6 +35,7 @@ from ._config import (
 from ._dead_letters import AsyncDeadLetters
 from ._durations import Duration
 from ._http import AsyncTransport, own_async_client
+from ._keywords import suggests_keywords
 from ._messages import AsyncMessages
 from ._publisher import AsyncPublisher
 from ._queue_calls import async_job_batcher, async_job_sender
@@ -276,6 +277,7 @@ class AsyncClient:
         await self._jobs_sender.flush()
         await self._entries_sender.flush()
 
+    @suggests_keywords
     async def publish(
         self,
         stream: str | Stream,
@@ -310,6 +312,7 @@ class AsyncClient:
             idempotency_key=idempotency_key,
         )
 
+    @suggests_keywords
     def publish_nowait(
         self,
         stream: str | Stream,
@@ -335,6 +338,7 @@ class AsyncClient:
             stream, body, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
 
+    @suggests_keywords
     async def publish_many(
         self,
         stream: str | Stream,
@@ -367,6 +371,7 @@ class AsyncClient:
             idempotency_key=idempotency_key,
         )
 
+    @suggests_keywords
     def publisher(
         self, stream: str | Stream, *, maxlen: int | None = None, approximate: bool = True
     ) -> AsyncPublisher:

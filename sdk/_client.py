@@ -34,6 +34,7 @@ from ._config import (
 from ._dead_letters import DeadLetters
 from ._durations import Duration
 from ._http import SyncTransport, own_client
+from ._keywords import suggests_keywords
 from ._messages import Messages
 from ._publisher import Publisher
 from ._queue_calls import job_batcher, job_sender
@@ -302,6 +303,7 @@ class Client:
         self._jobs_sender.flush()
         self._entries_sender.flush()
 
+    @suggests_keywords
     def publish(
         self,
         stream: str | Stream,
@@ -343,6 +345,7 @@ class Client:
             idempotency_key=idempotency_key,
         )
 
+    @suggests_keywords
     def publish_nowait(
         self,
         stream: str | Stream,
@@ -378,6 +381,7 @@ class Client:
             stream, body, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
 
+    @suggests_keywords
     def publish_many(
         self,
         stream: str | Stream,
@@ -410,6 +414,7 @@ class Client:
             idempotency_key=idempotency_key,
         )
 
+    @suggests_keywords
     def publisher(
         self, stream: str | Stream, *, maxlen: int | None = None, approximate: bool = True
     ) -> Publisher:

@@ -4,7 +4,6 @@ before any request: destinations, methods, headers and retry delays.
 
 from __future__ import annotations
 
-import difflib
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -15,12 +14,14 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, get_args
 from ._arguments import HttpMethod
 from ._durations import Duration, Timestamp, parse_duration_text, to_millis
 from ._exceptions import InvalidArgumentError
+from ._keywords import unexpected_keyword
 from ._limits import URL_PATTERN
 
 if TYPE_CHECKING:
     from generated.models import PublishMessageRequestHeaders
 
 __all__ = [
+    "OPTION_NAMES",
     "MessageOptions",
     "check_method",
     "check_option_names",
@@ -59,7 +60,9 @@ class MessageOptions(TypedDict, total=False):
     idempotency_key: str | None
 
 
-_OPTION_NAMES = frozenset(MessageOptions.__annotations__)
+OPTION_NAMES = frozenset(MessageOptions.__annotations__)
+# What a misspelled keyword may have meant besides an option: the publishes' own parameters.
+_KEYWORDS = OPTION_NAMES | {"url", "url_group", "body"}
 _OPTIONS_HELP = """
 
         Options, all keyword-only and optional (see `MessageOptions`): `content_type`, `method`,
@@ -84,17 +87,14 @@ def check_option_names(options: Mapping[str, Any], method: str) -> None:
     """Refuse any name in `options` that is not a message option, as Python refuses keywords.
 
     Raises:
-        TypeError: a name is not an option; the message suggests the closest one.
+        TypeError: a name is not an option; the message suggests the closest keyword, as every
+            publish's does (sdk/_keywords.py).
     """
     # `**options: Unpack[MessageOptions]` is checked by type checkers only; at run time a typo
     # such as `dealy=` would be dropped in silence and the message sent with the defaults.
     for name in options:
-        if name not in _OPTION_NAMES:
-            close = difflib.get_close_matches(name, _OPTION_NAMES, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise TypeError(
-                f"messages.{method}() got an unexpected keyword argument {name!r}{hint}"
-            )
+        if name not in OPTION_NAMES:
+            raise unexpected_keyword(f"messages.{method}", name, _KEYWORDS)
 
 
 # What a refused URL's message leaves out: user info, which may hold a password.

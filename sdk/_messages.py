@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any, Unpack, overload
 from ._arguments import MessageRequest, MessageState
 from ._codec import Codec
 from ._http import AsyncTransport, SyncTransport
+from ._keywords import suggests_keywords, suggests_option_keywords
 from ._message_calls import MessageCalls
 from ._message_listing import message_page
-from ._message_options import MessageOptions, lists_options
+from ._message_options import OPTION_NAMES, MessageOptions, lists_options
 from ._pages import aiterate_pages, iterate_pages
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ class Messages:
         self, *, url_group: str, body: str | bytes, **options: Unpack[MessageOptions]
     ) -> builtins.list[MessageReceipt]: ...
 
+    @suggests_option_keywords(OPTION_NAMES)
     @lists_options
     def publish(
         self,
@@ -106,6 +108,7 @@ class Messages:
         self, *, url_group: str, body: Any, **options: Unpack[MessageOptions]
     ) -> builtins.list[MessageReceipt]: ...
 
+    @suggests_option_keywords(OPTION_NAMES)
     @lists_options
     def publish_json(
         self,
@@ -143,6 +146,7 @@ class Messages:
             )
         )
 
+    @suggests_keywords
     def batch(
         self, messages: Iterable[MessageRequest], *, idempotency_key: str | None = None
     ) -> builtins.list[builtins.list[MessageReceipt]]:
@@ -253,6 +257,7 @@ class AsyncMessages:
         self, *, url_group: str, body: str | bytes, **options: Unpack[MessageOptions]
     ) -> builtins.list[MessageReceipt]: ...
 
+    @suggests_option_keywords(OPTION_NAMES)
     @lists_options
     async def publish(
         self,
@@ -300,6 +305,7 @@ class AsyncMessages:
         self, *, url_group: str, body: Any, **options: Unpack[MessageOptions]
     ) -> builtins.list[MessageReceipt]: ...
 
+    @suggests_option_keywords(OPTION_NAMES)
     @lists_options
     async def publish_json(
         self,
@@ -337,6 +343,7 @@ class AsyncMessages:
             )
         )
 
+    @suggests_keywords
     async def batch(
         self, messages: Iterable[MessageRequest], *, idempotency_key: str | None = None
     ) -> builtins.list[builtins.list[MessageReceipt]]:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._exceptions import ConfigurationError
+from ._keywords import suggests_keywords
 from ._stream import Stream
 
 if TYPE_CHECKING:
@@ -75,6 +76,7 @@ class Publisher(_PublisherBase):
         super().__init__(stream, approximate=approximate)
         self._streams = streams
 
+    @suggests_keywords
     def publish(
         self,
         body: Any,
@@ -109,6 +111,7 @@ class AsyncPublisher(_PublisherBase):
         super().__init__(stream, approximate=approximate)
         self._streams = streams
 
+    @suggests_keywords
     async def publish(
         self,
         body: Any,

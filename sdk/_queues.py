@@ -16,6 +16,7 @@ from ._batching import AsyncBackgroundBatcher, AsyncCoalescer, BackgroundBatcher
 from ._codec import Codec
 from ._durations import Duration
 from ._http import AsyncTransport, SyncTransport
+from ._keywords import suggests_keywords
 from ._queue_calls import (
     QueueAdminCalls,
     QueueCalls,
@@ -250,6 +251,7 @@ class Queue:
     def __repr__(self) -> str:
         return f"Queue({self.name!r})"
 
+    @suggests_keywords
     def publish(
         self,
         topic: str,
@@ -284,6 +286,7 @@ class Queue:
             return self._batched.submit(self.name, job)
         return self._transport.send(self._calls.publish_one(job, idempotency_key=idempotency_key))
 
+    @suggests_keywords
     def publish_nowait(
         self,
         topic: str,
@@ -319,6 +322,7 @@ class Queue:
         )
         return self._sender.submit(self.name, job)
 
+    @suggests_keywords
     def publish_many(
         self,
         jobs: Iterable[JobRequest | tuple[str, Any]],
@@ -565,6 +569,7 @@ class AsyncQueue:
     def __repr__(self) -> str:
         return f"AsyncQueue({self.name!r})"
 
+    @suggests_keywords
     async def publish(
         self,
         topic: str,
@@ -601,6 +606,7 @@ class AsyncQueue:
             self._calls.publish_one(job, idempotency_key=idempotency_key)
         )
 
+    @suggests_keywords
     def publish_nowait(
         self,
         topic: str,
@@ -627,6 +633,7 @@ class AsyncQueue:
         )
         return self._sender.submit(self.name, job)
 
+    @suggests_keywords
     async def publish_many(
         self,
         jobs: Iterable[JobRequest | tuple[str, Any]],

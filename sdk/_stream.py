@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 from ._checks import check_count, check_group_name, check_resource_name
 from ._codec import Codec
 from ._exceptions import InvalidArgumentError
+from ._keywords import suggests_init_keywords
 from ._limits import MAX_DELIVERIES_MAX, MAXLEN_MAX
 
 __all__ = ["Stream"]
 
 
+@suggests_init_keywords
 @dataclass(frozen=True, slots=True)
 class Stream:
     """A stream's name, optional consumer group, optional length cap and optional codec.

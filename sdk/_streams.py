@@ -16,6 +16,7 @@ from ._batching import AsyncBackgroundBatcher, AsyncCoalescer, BackgroundBatcher
 from ._codec import Codec
 from ._durations import Duration
 from ._http import AsyncTransport, SyncTransport
+from ._keywords import suggests_keywords
 from ._pages import aiterate_pages, iterate_pages
 from ._stream import Stream
 from ._stream_calls import (
@@ -69,6 +70,7 @@ class Streams:
         self._batched = batched
         self._sender = sender or stream_sender(transport)
 
+    @suggests_keywords
     def publish(
         self,
         stream: str | Stream,
@@ -102,6 +104,7 @@ class Streams:
             return self._batched.submit(options, encoded)
         return self._transport.send(append_one(options, encoded, idempotency_key=idempotency_key))
 
+    @suggests_keywords
     def publish_nowait(
         self,
         stream: str | Stream,
@@ -127,6 +130,7 @@ class Streams:
         )
         return self._sender.submit(options, self._calls.encode(options, body))
 
+    @suggests_keywords
     def publish_many(
         self,
         stream: str | Stream,
@@ -416,6 +420,7 @@ class AsyncStreams:
         self._batched = batched
         self._sender = sender or async_stream_sender(transport)
 
+    @suggests_keywords
     async def publish(
         self,
         stream: str | Stream,
@@ -451,6 +456,7 @@ class AsyncStreams:
             append_one(options, encoded, idempotency_key=idempotency_key)
         )
 
+    @suggests_keywords
     def publish_nowait(
         self,
         stream: str | Stream,
@@ -476,6 +482,7 @@ class AsyncStreams:
         )
         return self._sender.submit(options, self._calls.encode(options, body))
 
+    @suggests_keywords
     async def publish_many(
         self,
         stream: str | Stream,
