@@ -18,7 +18,7 @@ SpoolError
 │   │       └── StoreFullError         (503 store_full)
 │   ├── APIConnectionError
 │   │   └── APITimeoutError
-│   └── APIResponseValidationError     (a 2xx answer the SDK cannot read)
+│   └── APIResponseValidationError     (an answer that is not Spool's: HTML, other JSON, ...)
 ├── PublishError                       (the cause is chained as __cause__)
 ├── SignatureError                     (a Spool-Signature that does not verify; see `reason`)
 ├── EmbeddedServiceError               (the embedded service failed to start)
@@ -32,8 +32,10 @@ SpoolError
 
 What each error carries besides its message: an APIStatusError has `status_code`, `code` (the
 problem's code, such as `stream_not_found`), `detail`, `request_id`, `errors` (a FieldError for each
-invalid part of the request) and `retry_after` (seconds, from Retry-After); an
-APIResponseValidationError has `status_code`; a PublishError `target` and `reason`, with its cause
+invalid part of the request), `retry_after` (seconds, from Retry-After-Ms or Retry-After),
+`should_retry` (the service's x-should-retry, when it sent one) and `headers`; an
+APIResponseValidationError has `status_code`, `url` and `expected` (what a Spool answer would have
+been); a PublishError `target` and `reason`, with its cause
 (the APIError, or the encoding error) chained as `__cause__`; a SignatureError `reason` and
 `failures` (each key tried, with its reason and detail); an EmbeddedServiceError `log` and
 `exit_code`.
@@ -44,7 +46,9 @@ the redacted base URL.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -117,6 +121,8 @@ class APIStatusError(APIError):
         request_id: str | None = None,
         errors: tuple[FieldError, ...] = (),
         retry_after: float | None = None,
+        should_retry: bool | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.status_code = status_code
@@ -125,6 +131,8 @@ class APIStatusError(APIError):
         self.request_id = request_id
         self.errors = errors
         self.retry_after = retry_after
+        self.should_retry = should_retry
+        self.headers = httpx.Headers(headers)
 
 
 class BadRequestError(APIStatusError):
@@ -204,11 +212,20 @@ class APITimeoutError(APIConnectionError):
 
 
 class APIResponseValidationError(APIError):
-    """The service answered 2xx with a body the SDK cannot read."""
+    """A 2xx answer that is not Spool's (HTML, other JSON, missing fields): check the base URL."""
 
-    def __init__(self, message: str, *, status_code: int) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        url: str | None = None,
+        expected: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.status_code = status_code
+        self.url = url
+        self.expected = expected
 
 
 # What a publish names when it fails: the target, or how to describe it. Describing a message's URL
@@ -349,8 +366,31 @@ def make_status_error(
         detail=detail,
         request_id=request_id,
         errors=errors,
-        retry_after=parse_retry_after(headers.get("retry-after")),
+        retry_after=retry_after_of(headers),
+        should_retry=should_retry_of(headers),
+        headers=headers,
     )
+
+
+def retry_after_of(headers: httpx.Headers) -> float | None:
+    """Seconds the service asks the client to wait: Retry-After-Ms (milliseconds), else
+    Retry-After (seconds or an HTTP date); None when neither is there or readable.
+    """
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds is not None:
+        with contextlib.suppress(ValueError):
+            value = float(milliseconds)
+            if 0 <= value < math.inf:
+                return value / 1000
+    return parse_retry_after(headers.get("retry-after"))
+
+
+_SHOULD_RETRY = {"true": True, "false": False}
+
+
+def should_retry_of(headers: httpx.Headers) -> bool | None:
+    """The service's `x-should-retry: true|false`, or None when it said neither."""
+    return _SHOULD_RETRY.get(headers.get("x-should-retry", "").strip().lower())
 
 
 def parse_retry_after(value: str | None) -> float | None:

@@ -1,8 +1,10 @@
 """Which failed requests are retried, how long to wait, and the retry loops themselves.
 
 Retried: no answer at all (connection errors and timeouts), 408, 429 `rate_limited` and 5xx.
-Not retried: `quota_exceeded` (it will not recover by waiting) and every other 4xx. The wait is
-exponential with jitter, or the service's Retry-After when it gives a sane one. A policy allows
+Not retried: `quota_exceeded` (it will not recover by waiting) and every other 4xx. An answer with
+`x-should-retry: true` is retried whatever its status, one with `x-should-retry: false` never: the
+service knows better than a table of statuses. The wait is exponential with jitter, or what the
+service asks with Retry-After-Ms or Retry-After when it is sane (up to a minute). A policy allows
 `max_retries` retries and, with a `timeout`, as many more as start within `timeout` seconds of the
 first attempt. There is no wait after the last attempt: the error is raised at once.
 """
@@ -22,7 +24,7 @@ __all__ = ["RetryPolicy", "asleep", "is_retryable", "now", "retry_async", "retry
 
 T = TypeVar("T")
 
-logger = logging.getLogger("spool")
+logger = logging.getLogger("sdk")
 
 INITIAL_DELAY = 0.5
 MAX_DELAY = 8.0
@@ -52,7 +54,11 @@ def is_retryable(error: APIError) -> bool:
     """Whether repeating the request could succeed where this attempt failed."""
     if isinstance(error, APIConnectionError):
         return True
-    if not isinstance(error, APIStatusError) or isinstance(error, QuotaExceededError):
+    if not isinstance(error, APIStatusError):
+        return False
+    if error.should_retry is not None:
+        return error.should_retry
+    if isinstance(error, QuotaExceededError):
         return False
     return error.status_code in (408, 429) or error.status_code >= 500
 
