@@ -99,14 +99,15 @@ class Scheduler:
 
     async def _loop(self) -> None:
         while True:
+            # Claiming is a write: it is made only once a read says some tick is due, so an idle
+            # service writes nothing between its re-checks.
             try:
-                fired = await self.run_due()
-                due = None if fired else await self._context.store.next_schedule_due_at()
+                due = await self._context.store.next_schedule_due_at()
+                if due is not None and due <= self._clock() and await self.run_due():
+                    continue
             except StoreUnavailableError as error:
                 logger.warning("schedules: the store does not answer: %s", error)
-                fired, due = 0, None
-            if fired:
-                continue
+                due = None
             wait = self._recheck
             if due is not None:
                 wait = min(wait, max(_LATE_RETRY_SECONDS, due - self._clock()))
