@@ -10,7 +10,9 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..config import DEFAULT_DEV_TOKEN
 from ..problems import ProblemError
+from ..routes._context import context_of
 from ..stores.base import StoreError
 from . import _messages, _queues, _schedules, _streams
 from ._pages import PREFIX, error_page, render
@@ -51,15 +53,29 @@ async def home(request: Request) -> Response:
     return RedirectResponse(target, status_code=303)
 
 
-async def sign_in_form(request: Request) -> Response:
-    """The sign-in form."""
+def _sign_in_page(
+    request: Request, *, next_page: str, error: str = "", status: int = 200
+) -> Response:
+    """The sign-in form; in development mode it names the default token (public anyway), or says
+    the token is the one $SPOOL_DEV_TOKEN gave (a secret, which the page does not show).
+    """
+    settings = context_of(request).settings
+    token = settings.tokens[0].secret if settings.development else ""
     return render(
         request,
         "sign_in.html",
         session=None,
-        error="",
-        next_page=_next_page(request.query_params.get("next")),
+        status=status,
+        error=error,
+        next_page=next_page,
+        development=settings.development,
+        development_token=token if token == DEFAULT_DEV_TOKEN else "",
     )
+
+
+async def sign_in_form(request: Request) -> Response:
+    """The sign-in form."""
+    return _sign_in_page(request, next_page=_next_page(request.query_params.get("next")))
 
 
 async def sign_in_submit(request: Request) -> Response:
@@ -78,13 +94,11 @@ async def sign_in_submit(request: Request) -> Response:
     except StoreError as error:
         return error_page(request, None, error)
     except ProblemError:
-        return render(
+        return _sign_in_page(
             request,
-            "sign_in.html",
-            session=None,
-            status=401,
-            error="That token is not known to this service.",
             next_page=next_page,
+            error="That token is not known to this service.",
+            status=401,
         )
     response = RedirectResponse(next_page, status_code=303)
     set_cookie(request, response, value)

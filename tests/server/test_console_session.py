@@ -461,3 +461,35 @@ async def test_the_configured_lifetime_sets_the_cookie_and_the_session(
                     "SELECT created_at, expires_at, idle_seconds FROM console_sessions"
                 ).fetchone()
             assert (expires - created, idle) == (600.5, 30)
+
+
+@pytest.mark.parametrize(
+    ("token", "shown"),
+    [("spool-dev-token", "spool-dev-token"), ("a-secret-dev-token", "$SPOOL_DEV_TOKEN")],
+)
+async def test_in_development_mode_the_form_says_which_token_signs_in(
+    sqlite_store_url: str, token: str, shown: str
+) -> None:
+    """The default development token is public, so the form names it; one the operator chose is
+    not shown, only where it comes from. Both sign in, and a wrong token gets the hint again.
+    """
+    settings = Settings.development_mode(token=token, store_url=sqlite_store_url)
+    app = create_app(settings, services=())
+    async with lifespan(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://spool.test") as client:
+            form = await client.get("/console/sign-in")
+            assert "Development mode" in form.text and shown in form.text
+            if token != shown:
+                assert token not in form.text
+            refused = await client.post("/console/sign-in", data={"token": "wrong"})
+            assert refused.status_code == 401 and shown in refused.text
+            signed_in = await client.post("/console/sign-in", data={"token": token})
+            assert signed_in.status_code == 303
+
+
+async def test_outside_development_mode_the_form_names_no_token(sqlite_store_url: str) -> None:
+    """With configured tokens the form gives no hint at all."""
+    async with console_app(sqlite_store_url) as running:
+        form = await running.console.get("/console/sign-in")
+        assert "Development mode" not in form.text and "SPOOL_DEV_TOKEN" not in form.text
