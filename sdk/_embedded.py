@@ -54,8 +54,9 @@ _SOURCE_ROOT = Path(__file__).resolve().parent.parent
 class EmbeddedService:
     """A reference service running as a child process, for one or more clients on this machine.
 
-    `base_url` and `token` are what a client needs; `stop()` ends the process and removes the
-    temporary data directory, if one was made.
+    `base_url` and `token` are what a client needs, `console_url` where a browser signs in to
+    the web console (with `token`); `stop()` ends the process and removes the temporary data
+    directory, if one was made.
     """
 
     def __init__(
@@ -68,8 +69,8 @@ class EmbeddedService:
         log: IO[bytes],
         data_dir: Path | None,
     ) -> None:
-        self.base_url = base_url
-        self.token = token
+        self._base_url = base_url
+        self._token = token
         self.data_dir = data_dir
         self._process = process
         self._log = log
@@ -80,6 +81,21 @@ class EmbeddedService:
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"EmbeddedService(base_url={self.base_url!r}, {state})"
+
+    @property
+    def base_url(self) -> str:
+        """The service's URL, `http://127.0.0.1:PORT`."""
+        return self._base_url
+
+    @property
+    def console_url(self) -> str:
+        """The web console's URL; it signs in with `token`."""
+        return f"{self._base_url}/console"
+
+    @property
+    def token(self) -> str:
+        """The one token the service accepts, with every permission (kept out of `repr`)."""
+        return self._token
 
     @property
     def running(self) -> bool:
@@ -156,20 +172,19 @@ class EmbeddedService:
             daemon=True,
         )
         reader.start()
-        service = cls(
-            base_url="",
+        try:
+            base_url = _wait_until_ready(process, lines, deadline, log)
+        except BaseException:
+            _stop(process, reader, log, data_dir)
+            raise
+        return cls(
+            base_url=base_url,
             token=secret,
             process=process,
             reader=reader,
             log=log,
             data_dir=data_dir,
         )
-        try:
-            service.base_url = _wait_until_ready(process, lines, deadline, log)
-        except BaseException:
-            service.stop()
-            raise
-        return service
 
 
 def _check_token(token: str | None) -> str:

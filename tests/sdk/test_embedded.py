@@ -90,6 +90,47 @@ async def test_a_ready_client_whose_close_stops_the_service(
     assert not service.data_dir.exists()
 
 
+async def test_the_client_names_its_service_url_console_and_token(
+    flavour: str, started: list[EmbeddedService]
+) -> None:
+    """`embedded_service` gives what a browser needs: the console's URL, whose sign-in takes the
+    token; a client of another service has none, and the repr never shows the token.
+    """
+    import httpx
+
+    client = await _start_client(flavour, token="console-token")
+    try:
+        service = client.embedded_service
+        assert service is started[0]
+        assert service.token == "console-token"
+        assert service.base_url.startswith("http://127.0.0.1:")
+        assert service.console_url == f"{service.base_url}/console"
+        assert "console-token" not in repr(service)
+        with pytest.raises(AttributeError):
+            service.token = "another"  # type: ignore[misc]
+        with httpx.Client(trust_env=False) as browser:
+            form = browser.get(f"{service.console_url}/sign-in")
+            assert form.status_code == 200
+            # A token given to the service is a secret: the page says where it is, not what.
+            assert "console-token" not in form.text and "embedded_service.token" in form.text
+            signed_in = browser.post(
+                f"{service.console_url}/sign-in", data={"token": service.token}
+            )
+            assert signed_in.status_code == 303
+            assert signed_in.headers["location"] == "/console/streams"
+    finally:
+        await _close(client)
+    other = (
+        sdk.Client("http://127.0.0.1:9")
+        if flavour == "sync"
+        else sdk.AsyncClient("http://127.0.0.1:9")
+    )
+    try:
+        assert other.embedded_service is None
+    finally:
+        await _close(other)
+
+
 async def test_context_managers_stop_the_service(
     flavour: str, started: list[EmbeddedService]
 ) -> None:
