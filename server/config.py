@@ -22,7 +22,9 @@ permission, ``$SPOOL_DEV_TOKEN`` or ``spool-dev-token``. A file looks like::
     metrics:                                # GET /metrics (Prometheus); on in development mode
       enabled: true                         # or $SPOOL_METRICS=1, or spool-server --metrics
       token_env: SPOOL_METRICS_TOKEN        # or `token: <secret>`; none leaves /metrics open
-      streams: [orders]                     # streams whose length the scrape reads
+      streams: [orders]                     # streams each scrape reads, whatever the cap
+      max_streams: 100                      # each scrape reads at most this many others, by name
+      max_queues: 100                       # and at most this many queues, by name
     console:                                # the web console at /console; on in development mode
       enabled: true                         # or $SPOOL_CONSOLE=1, or spool-server --console
       session_seconds: 28800                # a sign-in ends this long after it was made (8 h)
@@ -64,6 +66,7 @@ __all__ = [
     "DEFAULT_LEASE_MARGIN_SECONDS",
     "DEFAULT_POLL_INTERVAL_SECONDS",
     "DEFAULT_STORE_URL",
+    "MAX_METRICS_SCRAPED",
     "MAX_METRICS_STREAMS",
     "SPEC_PATH",
     "Action",
@@ -93,6 +96,9 @@ DEFAULT_LEASE_MARGIN_SECONDS = 30.0
 DEFAULT_POLL_INTERVAL_SECONDS = 0.2
 # A scrape reads each listed stream from the store; a bound keeps a scrape cheap.
 MAX_METRICS_STREAMS = 100
+# The most streams (besides the listed ones) or queues a scrape may be configured to read, as a
+# scrape reads each of them from the store within a few seconds.
+MAX_METRICS_SCRAPED = 1000
 # An installed wheel carries the document inside the package; a source checkout has it at the root.
 _PACKAGED_SPEC = Path(__file__).resolve().parent / "openapi.yaml"
 SPEC_PATH = (
@@ -140,13 +146,15 @@ class TokenConfig:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class MetricsSettings:
-    """Whether ``GET /metrics`` is served, the bearer token it asks for (None: none), and the
-    streams whose length and pending entries each scrape reads.
+    """Whether ``GET /metrics`` is served, the bearer token it asks for (None: none), the
+    streams each scrape reads, and how many other streams and how many queues it reads at most.
     """
 
     enabled: bool = False
     token: str | None = dataclasses.field(default=None, repr=False)
     streams: tuple[str, ...] = ()
+    max_streams: int = 100
+    max_queues: int = 100
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -260,6 +268,8 @@ class _MetricsFile(BaseModel):
     streams: Annotated[
         list[Annotated[str, Field(min_length=1)]], Field(max_length=MAX_METRICS_STREAMS)
     ] = []
+    max_streams: Annotated[int, Field(strict=True, ge=0, le=MAX_METRICS_SCRAPED)] = 100
+    max_queues: Annotated[int, Field(strict=True, ge=0, le=MAX_METRICS_SCRAPED)] = 100
 
     @model_validator(mode="after")
     def _at_most_one_secret_source(self) -> _MetricsFile:
@@ -454,6 +464,8 @@ def _metrics(
         enabled=section.enabled if switch is None else switch,
         token=token,
         streams=tuple(dict.fromkeys(section.streams)),
+        max_streams=section.max_streams,
+        max_queues=section.max_queues,
     )
 
 

@@ -2,15 +2,22 @@
 
 Off unless the settings enable it (see :class:`server.config.MetricsSettings`). The counters and
 histograms are prometheus-client's, labelled from small fixed sets only (operation ids, status
-classes, kinds, outcomes), and each route's labelled children are looked up once when the app is
-built, so a request pays for a few increments and nothing else. Queue depths and stream lengths
-are not counted along the way: each scrape reads them from the store, bounded in count and time
-(:func:`_store_families`), so they are right whichever process wrote last.
+classes, kinds, outcomes). Each operation's request counters are labelled at its first request or
+the first scrape, so that every scrape shows them, at 0 until requests come; its latency histogram
+only at its first request, as a histogram is a dozen series and most operations of a service are
+seldom used. Queue depths, stream lengths and consumer groups are not counted along the way: a
+scrape reads them from the store, bounded in count and time and kept a few seconds for the next
+scrape (:class:`_StoreReadings`), so they are right whichever process wrote last.
+
+Every scrape also shows ``spool_build_info`` and prometheus-client's ``python_info``, and, from a
+single process, its ``process_*`` series (CPU, memory, file descriptors).
 
 With several worker processes (``spool-server --workers N``) every process writes its counts to
 files in ``$PROMETHEUS_MULTIPROC_DIR`` (prometheus-client's multiprocess mode; the supervising
 process makes that directory and removes it) and a scrape, whichever worker answers it, adds up
-every process's files.
+every process's files. The ``process_*`` series are then left out: prometheus-client cannot gather
+them from every worker, and the answering worker's alone would jump from worker to worker between
+scrapes; watch the workers' processes from outside (node or cgroup exporters) instead.
 
 The delivery engine reports through :func:`delivery_attempt_ended` and :func:`messages_claimed`,
 which record into the metrics of the running app in this process, if any.
@@ -21,12 +28,22 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import math
 import os
+import platform
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Final, Literal
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    disable_created_metrics,
+)
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -36,16 +53,26 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from . import __version__
 from .config import MetricsSettings
 from .problems import ProblemError
 from .routes._context import context_of
-from .stores.base import MessageRecord, NotFoundError, QueueRecord, Store, StoreError, StreamInfo
+from .stores.base import (
+    MessageRecord,
+    NotFoundError,
+    QueueRecord,
+    Store,
+    StoreError,
+    StreamInfo,
+    StreamSummary,
+)
 
 __all__ = [
-    "MAX_SCRAPED_QUEUES",
+    "DASHBOARD_PATH",
     "METRICS_PATH",
     "MULTIPROCESS_DIRECTORY_VARIABLE",
     "SCRAPE_STORE_TIMEOUT_SECONDS",
+    "STORE_READING_SECONDS",
     "Metrics",
     "PublishCounters",
     "delivery_attempt_ended",
@@ -54,45 +81,22 @@ __all__ = [
 
 METRICS_PATH = "/metrics"
 MULTIPROCESS_DIRECTORY_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
-# A scrape reads at most this many queues (the first by name) and gives the store this long.
-MAX_SCRAPED_QUEUES = 100
+# The Grafana dashboard of these metrics, shipped with the package (README "Metrics").
+DASHBOARD_PATH = Path(__file__).resolve().parent / "metrics_dashboard" / "spool.json"
+# A scrape gives the store this long to answer, and a reading serves the scrapes of this long
+# after it: several Prometheus servers, or a dashboard refreshed by hand, read the store once.
 SCRAPE_STORE_TIMEOUT_SECONDS = 2.0
+STORE_READING_SECONDS = 5.0
 
-# Long polls (readGroup, leaseJobs) wait up to 30 s; a publish takes about a millisecond.
-_REQUEST_BUCKETS = (
-    0.001,
-    0.0025,
-    0.005,
-    0.01,
-    0.025,
-    0.05,
-    0.1,
-    0.25,
-    0.5,
-    1.0,
-    2.5,
-    5.0,
-    10.0,
-    30.0,
-)
-# An attempt is bounded by its message's timeout (at most minutes); lag is best in milliseconds.
-_DELIVERY_BUCKETS = (
-    0.005,
-    0.01,
-    0.025,
-    0.05,
-    0.1,
-    0.25,
-    0.5,
-    1.0,
-    2.5,
-    5.0,
-    10.0,
-    30.0,
-    60.0,
-    300.0,
-)
-_LAG_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 60.0)
+# A request's answer: publishes, acks and reads come back in milliseconds, so the buckets are
+# finest there, where p50 and p95 fall; above, they only need to tell a slow store from a stall.
+# A long poll that waits out its whole wait lands past the last bucket, blurring none below.
+_REQUEST_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5, 10.0)
+# An attempt is a round trip to a receiver elsewhere, bounded by its message's timeout.
+_DELIVERY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0, 30.0)
+# A due message waits for the engine's next look (a fraction of a second) unless the engine is
+# behind or was down, when it waits minutes.
+_LAG_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0, 30.0, 300.0)
 
 # A status's first digit, or client_closed: a request whose connection closed before the request
 # arrived whole, which was answered nothing and is no failure of the service (nginx's 499).
@@ -151,11 +155,10 @@ class PublishCounters:
 
 
 class _RequestSeries:
-    """One operation's request counters and latency histogram, labelled at its first request or
-    at the first scrape, whichever comes first: every scrape shows them, at 0 until requests come,
-    and an app that is never scraped does not label the series of operations it never answers.
-    Labelled as the routes were bound, they were half of making an app: prometheus validates and
-    builds each child anew, and ``create_app`` took 3.4 ms of CPU instead of 1.7 ms.
+    """One operation's request counters, labelled at its first request or at the first scrape,
+    whichever comes first, and its latency histogram, labelled at its first answer. Labelled as
+    the routes were bound, they were half of making an app: prometheus validates and builds each
+    child anew.
     """
 
     __slots__ = ("_by_class", "_latency", "_operation_id", "_requests", "_request_seconds")
@@ -167,44 +170,37 @@ class _RequestSeries:
         self._by_class: list[Counter | None] = []
         self._latency: Histogram | None = None
 
-    def label(self) -> Histogram:
-        """Make the series, once: the answered classes' counters and the latency histogram,
-        which it returns.
-        """
-        if self._latency is None:
+    def label(self) -> None:
+        """Make the answered classes' counters, once, so that a scrape shows them at 0."""
+        if not self._by_class:
             self._by_class = [
                 self._requests.labels(self._operation_id, name)
                 if name in _ANSWERED_CLASSES
                 else None
                 for name in _STATUS_CLASSES
             ]
-            self._latency = self._request_seconds.labels(self._operation_id)
-        return self._latency
 
     def count(self, status: int, seconds: float) -> None:
         """One request answered with ``status`` after ``seconds``."""
-        latency = self.label()
-        index = min(max(status // 100, 1), 5) - 1
-        counter = self._by_class[index]
-        if counter is None:
-            counter = self._labelled(index)
-        counter.inc()
+        self._counter(min(max(status // 100, 1), 5) - 1).inc()
+        latency = self._latency
+        if latency is None:
+            latency = self._latency = self._request_seconds.labels(self._operation_id)
         latency.observe(seconds)
 
     def client_closed(self) -> None:
         """One request whose connection closed before it arrived whole; with no response, it
         has no latency to observe.
         """
-        self.label()
-        counter = self._by_class[_CLIENT_CLOSED]
-        if counter is None:
-            counter = self._labelled(_CLIENT_CLOSED)
-        counter.inc()
+        self._counter(_CLIENT_CLOSED).inc()
 
-    def _labelled(self, index: int) -> Counter:
-        counter = self._by_class[index] = self._requests.labels(
-            self._operation_id, _STATUS_CLASSES[index]
-        )
+    def _counter(self, index: int) -> Counter:
+        self.label()
+        counter = self._by_class[index]
+        if counter is None:
+            counter = self._by_class[index] = self._requests.labels(
+                self._operation_id, _STATUS_CLASSES[index]
+            )
         return counter
 
 
@@ -216,11 +212,15 @@ class Metrics:
         # tell from a counter's reset.
         disable_created_metrics()
         self._token = None if settings.token is None else settings.token.encode()
-        self._streams = settings.streams
+        self._store_readings = _StoreReadings(settings)
         # prometheus-client picks mmap-backed values when this is set as it is imported; the
         # scrape must then read every process's files instead of this registry.
         self._multiprocess = bool(os.environ.get(MULTIPROCESS_DIRECTORY_VARIABLE))
         registry = self.registry = CollectorRegistry(auto_describe=False)
+        if not self._multiprocess:
+            ProcessCollector(registry=registry)
+        # The same in every process, so whichever answers a scrape may tell them.
+        self._static: list[Metric] = [*PlatformCollector(registry=None).collect(), _build_info()]
         self._requests = Counter(
             "spool_http_requests",
             "Requests by operation id and status class (client_closed: the connection closed "
@@ -320,9 +320,10 @@ class Metrics:
             self._authorize(request)
             for series in self._request_series:
                 series.label()
-            families = await _store_families(context_of(request).store, streams=self._streams)
+            families = await self._store_readings.families(context_of(request).store)
             encoder, content_type = choose_encoder(request.headers.get("accept", ""))
-            return Response(encoder(self._collector(families)), media_type=content_type)
+            collector = self._collector([*self._static, *families])
+            return Response(encoder(collector), media_type=content_type)
 
         return Route(METRICS_PATH, metrics, methods=["GET"])
 
@@ -420,25 +421,101 @@ def _delivery_error(error: str | None, status: int | None) -> _DeliveryError:
     return "network"
 
 
-async def _store_families(store: Store, *, streams: Sequence[str]) -> list[Metric]:
-    """Queue depths, and the length and pending entries of ``streams``, as the store has them
-    now; nothing but ``spool_metrics_store_read_ok 0`` when it cannot say within the timeout.
+def _build_info() -> GaugeMetricFamily:
+    family = GaugeMetricFamily(
+        "spool_build_info",
+        "Always 1: the service's version and the Python it runs on, as labels.",
+        labels=["version", "python"],
+    )
+    family.add_metric([__version__, platform.python_version()], 1)
+    return family
+
+
+class _StoreReadings:
+    """The gauges a scrape reads from the store, kept :data:`STORE_READING_SECONDS` for the next
+    scrapes; one read at a time, so that scrapes arriving together wait for the same one.
+    """
+
+    def __init__(self, settings: MetricsSettings) -> None:
+        self._settings = settings
+        self._lock = asyncio.Lock()
+        self._families: list[Metric] = []
+        self._read_at = -math.inf
+
+    async def families(self, store: Store) -> list[Metric]:
+        """The store's gauges, read now unless a reading of the last few seconds stands."""
+        async with self._lock:
+            if time.monotonic() - self._read_at >= STORE_READING_SECONDS:
+                self._families = await _store_families(store, self._settings)
+                # A failed reading stands as long: a store that is slow to answer is not asked
+                # again by every scrape.
+                self._read_at = time.monotonic()
+            return self._families
+
+
+async def _store_families(store: Store, settings: MetricsSettings) -> list[Metric]:
+    """Queue depths and streams with their groups, as the store has them now, within the caps;
+    nothing but ``spool_metrics_store_read_ok 0`` when it cannot say within the timeout.
     """
     ok = GaugeMetricFamily(
         "spool_metrics_store_read_ok",
-        "1 when this scrape read queue depths and stream lengths from the store in time.",
+        "1 when the last reading of the store's queues and streams came in time, else 0.",
     )
+    started = time.perf_counter()
     try:
         async with asyncio.timeout(SCRAPE_STORE_TIMEOUT_SECONDS):
-            queues, infos = await asyncio.gather(
-                store.list_queues(), asyncio.gather(*(_stream_info(store, s) for s in streams))
+            queues, (streams, stream_count) = await asyncio.gather(
+                store.list_queues(), _read_streams(store, settings)
             )
     except (TimeoutError, StoreError) as error:
         logger.warning("metrics: reading the store failed: %s", error or "timed out")
         ok.add_metric([], 0)
         return [ok]
     ok.add_metric([], 1)
-    return [ok, _queue_family(queues), *_stream_families(info for info in infos if info)]
+    seconds = GaugeMetricFamily(
+        "spool_metrics_store_read_seconds",
+        "How long the last reading of the store's queues and streams took.",
+    )
+    seconds.add_metric([], time.perf_counter() - started)
+    exported = sorted(queues, key=lambda record: record.name)[: settings.max_queues]
+    omitted = GaugeMetricFamily(
+        "spool_metrics_omitted",
+        "Queues and streams left out of the gauges by metrics.max_queues and max_streams.",
+        labels=["kind"],
+    )
+    omitted.add_metric(["queues"], len(queues) - len(exported))
+    omitted.add_metric(["streams"], max(0, stream_count - len(streams)))
+    return [ok, seconds, omitted, _queue_family(exported), *_stream_families(streams)]
+
+
+async def _read_streams(store: Store, settings: MetricsSettings) -> tuple[list[StreamInfo], int]:
+    """The configured streams that exist and the first ``max_streams`` by name, each with its
+    groups, and how many streams there are. A listing tells a stream's length; only a stream with
+    groups is read again, for them.
+    """
+    summaries: list[StreamSummary] = []
+    if settings.max_streams:
+        page, count = await asyncio.gather(
+            store.list_streams(prefix="", limit=settings.max_streams, cursor=None),
+            store.count_streams(),
+        )
+        summaries = page.streams
+    else:
+        count = await store.count_streams()
+    listed = {summary.stream for summary in summaries}
+    named = [stream for stream in settings.streams if stream not in listed]
+    wanted = [*named, *(summary.stream for summary in summaries if summary.group_count)]
+    read = {
+        info.stream: info
+        for info in await asyncio.gather(*(_stream_info(store, stream) for stream in wanted))
+        if info is not None
+    }
+    infos = [
+        read.get(summary.stream)
+        or StreamInfo(summary.stream, summary.length, summary.first_id, summary.last_id, [])
+        for summary in summaries
+    ]
+    return [*infos, *(read[stream] for stream in named if stream in read)], count
 
 
 async def _stream_info(store: Store, stream: str) -> StreamInfo | None:
@@ -451,10 +528,10 @@ async def _stream_info(store: Store, stream: str) -> StreamInfo | None:
 def _queue_family(queues: Sequence[QueueRecord]) -> GaugeMetricFamily:
     family = GaugeMetricFamily(
         "spool_queue_jobs",
-        f"Jobs in each queue by state (the first {MAX_SCRAPED_QUEUES} queues by name).",
+        "Jobs in each queue by state (the first metrics.max_queues queues by name).",
         labels=["queue", "state"],
     )
-    for queue in sorted(queues, key=lambda record: record.name)[:MAX_SCRAPED_QUEUES]:
+    for queue in queues:
         stats = queue.stats
         for state, count in zip(
             _QUEUE_STATES, (stats.ready, stats.delayed, stats.leased, stats.dead), strict=True
@@ -465,15 +542,25 @@ def _queue_family(queues: Sequence[QueueRecord]) -> GaugeMetricFamily:
 
 def _stream_families(infos: Iterable[StreamInfo]) -> list[GaugeMetricFamily]:
     length = GaugeMetricFamily(
-        "spool_stream_entries", "Entries in each stream the configuration lists.", labels=["stream"]
+        "spool_stream_entries",
+        "Entries in each stream (metrics.streams, then the first metrics.max_streams by name).",
+        labels=["stream"],
     )
     pending = GaugeMetricFamily(
         "spool_stream_group_pending_entries",
         "Entries delivered to a consumer group and not acknowledged yet.",
         labels=["stream", "group"],
     )
+    lag = GaugeMetricFamily(
+        "spool_stream_group_lag_entries",
+        "Entries of the stream a consumer group has yet to read (left out where the store "
+        "cannot tell).",
+        labels=["stream", "group"],
+    )
     for info in infos:
         length.add_metric([info.stream], info.length)
         for group in info.groups:
             pending.add_metric([info.stream, group.group], group.pending)
-    return [length, pending]
+            if group.lag is not None:
+                lag.add_metric([info.stream, group.group], group.lag)
+    return [length, pending, lag]

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import json
+import platform
 import shutil
 import time
 from collections.abc import AsyncIterator, Callable
@@ -17,9 +20,18 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
+import server
 import server.metrics
 from server.app import create_app, lifespan
-from server.config import MetricsSettings, Permission, RateLimit, Settings, TokenConfig
+from server.config import (
+    ConfigError,
+    MetricsSettings,
+    Permission,
+    RateLimit,
+    Settings,
+    TokenConfig,
+    load_settings,
+)
 from server.stores.base import QueueRecord
 from tests._loopback import ReceiverFactory
 from tests.conftest import (
@@ -74,30 +86,47 @@ def _settings(
     )
 
 
-async def test_every_operation_is_exported_at_zero_from_the_first_scrape(api: RunningApp) -> None:
-    """Before any request, a scrape shows every operation's answered status classes and its
-    latency histogram, at 0, so that rate() sees the first error; a request counts in them.
-    """
-    operations = {
+def _operations() -> set[str]:
+    return {
         operation["operationId"]
         for item in load_spec()["paths"].values()
         for operation in item.values()
         if isinstance(operation, dict) and "operationId" in operation
     }
+
+
+async def test_every_operation_is_exported_at_zero_from_the_first_scrape(api: RunningApp) -> None:
+    """Before any request, a scrape shows every operation's answered status classes at 0, so
+    that rate() sees the first error; its latency histogram comes with its first request.
+    """
     samples = _samples(await _scrape(api.client))
-    for operation in operations:
+    for operation in _operations():
         for status_class in ("2xx", "4xx", "5xx"):
             labels = {"operation": operation, "status_class": status_class}
             assert samples[("spool_http_requests_total", frozenset(labels.items()))] == 0
-        latency = (
-            "spool_http_request_duration_seconds_count",
-            frozenset({("operation", operation)}),
-        )
-        assert samples[latency] == 0
+    assert not any(name.startswith("spool_http_request_duration") for name, _ in samples)
     assert (await api.client.get("/v1/health")).status_code == 200
     text = await _scrape(api.client)
     assert _value(text, "spool_http_requests_total", operation="getHealth", status_class="2xx") == 1
     assert _value(text, "spool_http_request_duration_seconds_count", operation="getHealth") == 1
+    buckets = [
+        labels
+        for name, labels in _samples(text)
+        if name == "spool_http_request_duration_seconds_bucket"
+    ]
+    assert buckets and all(("operation", "getHealth") in labels for labels in buckets)
+    assert len(buckets) <= 11
+
+
+async def test_an_idle_scrape_is_small(api: RunningApp) -> None:
+    """At idle a scrape is three counters per operation and at most 100 lines besides: no
+    histogram buckets but the delivery lag's, however many operations the API has.
+    """
+    text = await _scrape(api.client)
+    lines = text.splitlines()
+    assert len(lines) <= 3 * len(_operations()) + 100, len(lines)
+    buckets = [line for line in lines if "_bucket{" in line]
+    assert all(line.startswith("spool_delivery_lag_seconds_bucket") for line in buckets)
 
 
 async def test_publishes_and_replays_are_counted(api: RunningApp) -> None:
@@ -196,6 +225,128 @@ async def test_queue_depths_and_stream_lengths_are_read_at_scrape_time(
     assert _value(text, "spool_stream_entries", stream="events") == 4
     pending = "spool_stream_group_pending_entries"
     assert _value(text, pending, stream="events", group="billing") == 3
+    lag = "spool_stream_group_lag_entries"
+    assert _value(text, lag, stream="events", group="billing") == 1
+    assert _value(text, "spool_metrics_omitted", kind="queues") == 0
+    assert _value(text, "spool_metrics_omitted", kind="streams") == 0
+
+
+def _labels(text: str, name: str, label: str) -> set[str]:
+    """The values of ``label`` among the exposition's ``name`` samples."""
+    return {dict(labels)[label] for sample, labels in _samples(text) if sample == name}
+
+
+async def test_every_stream_and_queue_is_read_without_naming_them(api: RunningApp) -> None:
+    """With no stream named in the settings (development mode), a scrape shows every stream
+    with its groups' pending entries and lag, and every queue.
+    """
+    client = api.client
+    for stream, count in (("orders", 3), ("audit", 1)):
+        batch = {"entries": [{"body": n} for n in range(count)]}
+        assert (await client.post(f"/v1/streams/{stream}/batch", json=batch)).status_code == 201
+    group = {"group": "shipping", "start_id": "0"}
+    assert (await client.post("/v1/streams/orders/groups", json=group)).status_code == 201
+    assert (await client.put("/v1/queues/mail", json={})).status_code == 201
+    text = await _scrape(client)
+    assert _value(text, "spool_stream_entries", stream="orders") == 3
+    assert _value(text, "spool_stream_entries", stream="audit") == 1
+    lag = "spool_stream_group_lag_entries"
+    assert _value(text, lag, stream="orders", group="shipping") == 3
+    assert _labels(text, "spool_stream_group_pending_entries", "group") == {"shipping"}
+    assert _labels(text, "spool_queue_jobs", "queue") == {"mail"}
+
+
+async def test_the_caps_bound_the_gauges_and_count_what_they_left_out(
+    app_factory: AppFactory, store_url: str
+) -> None:
+    """``max_streams`` and ``max_queues`` keep the first streams and queues by name, a stream the
+    settings name is read whatever the cap, and ``spool_metrics_omitted`` counts the others.
+    """
+    metrics = MetricsSettings(enabled=True, streams=("zulu",), max_streams=2, max_queues=1)
+    settings = dataclasses.replace(_settings(store_url), metrics=metrics)
+    async with app_factory(settings, token="ops-secret") as running:
+        for stream in ("charlie", "alpha", "zulu", "bravo"):
+            response = await running.client.post(f"/v1/streams/{stream}/entries", json={"body": 1})
+            assert response.status_code == 201
+        for queue in ("q3", "q1", "q2"):
+            assert (await running.client.put(f"/v1/queues/{queue}", json={})).status_code == 201
+        text = await _scrape(running.client)
+    assert _labels(text, "spool_stream_entries", "stream") == {"alpha", "bravo", "zulu"}
+    assert _labels(text, "spool_queue_jobs", "queue") == {"q1"}
+    assert _value(text, "spool_metrics_omitted", kind="streams") == 1
+    assert _value(text, "spool_metrics_omitted", kind="queues") == 2
+
+
+async def test_a_reading_of_the_store_serves_the_next_seconds_scrapes(
+    api: RunningApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scrapes close together read the store once; a scrape after the reading's time reads it
+    again.
+    """
+    await api.client.put("/v1/queues/first", json={})
+    assert _labels(await _scrape(api.client), "spool_queue_jobs", "queue") == {"first"}
+    await api.client.put("/v1/queues/second", json={})
+    assert _labels(await _scrape(api.client), "spool_queue_jobs", "queue") == {"first"}
+    monkeypatch.setattr(server.metrics, "STORE_READING_SECONDS", 0.0)
+    assert _labels(await _scrape(api.client), "spool_queue_jobs", "queue") == {"first", "second"}
+
+
+async def test_a_scrape_tells_the_build_and_the_process(api: RunningApp) -> None:
+    """``spool_build_info`` names the version and the Python; the process series are this
+    process's.
+    """
+    text = await _scrape(api.client)
+    python = platform.python_version()
+    assert _value(text, "spool_build_info", version=server.__version__, python=python) == 1
+    assert _labels(text, "python_info", "version") == {python}
+    if Path("/proc/self/stat").exists():
+        assert _value(text, "process_resident_memory_bytes") > 0
+        assert _value(text, "process_cpu_seconds_total") > 0
+        assert _value(text, "process_open_fds") > 0
+
+
+async def test_with_worker_processes_the_process_series_are_left_out(
+    app_factory: AppFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In multiprocess mode the answering worker's process series would stand for all of them:
+    a scrape leaves them out and still tells the build.
+    """
+    # Not tmp_path itself, where the SQLite store keeps its own .db file.
+    directory = tmp_path / "metrics"
+    directory.mkdir()
+    monkeypatch.setenv(server.metrics.MULTIPROCESS_DIRECTORY_VARIABLE, str(directory))
+    async with app_factory() as running:
+        text = await _scrape(running.client)
+    assert not any(name.startswith("process_") for name, _ in _samples(text))
+    assert (
+        _value(
+            text, "spool_build_info", version=server.__version__, python=platform.python_version()
+        )
+        == 1
+    )
+
+
+def test_the_caps_come_from_the_configuration_file(tmp_path: Path) -> None:
+    """``metrics.max_streams`` and ``max_queues`` (100 unless given), whole numbers from 0 to
+    1000.
+    """
+    config = tmp_path / "spool.json"
+    ops = {
+        "id": "ops",
+        "token": "ops-secret",
+        "permissions": [{"resource": "*", "actions": ["admin"]}],
+    }
+
+    def load(metrics: dict[str, object]) -> MetricsSettings:
+        config.write_text(json.dumps({"tokens": [ops], "metrics": metrics}))
+        return load_settings(config_path=config, environ={}).metrics
+
+    assert (load({}).max_streams, load({}).max_queues) == (100, 100)
+    caps = load({"max_streams": 5, "max_queues": 0})
+    assert (caps.max_streams, caps.max_queues) == (5, 0)
+    for bad in (-1, 1001, "5", True, 2.5):
+        with pytest.raises(ConfigError, match="metrics.max_streams"):
+            load({"max_streams": bad})
 
 
 async def test_a_slow_store_leaves_out_its_readings(
@@ -342,6 +493,8 @@ async def test_counts_add_up_across_worker_processes(
             assert _value(text, requests, operation="appendEntry", status_class="2xx") == published
             written = _value(text, "spool_published_items_total", kind="entries", outcome="written")
             assert written == published
+        assert not any(name.startswith("process_") for name, _ in _samples(text))
+        assert _labels(text, "spool_build_info", "version") == {server.__version__}
     assert service.stop() == 0
     assert not directory.exists()
 
