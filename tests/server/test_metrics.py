@@ -419,6 +419,30 @@ async def _delivering_app(store_url: str) -> AsyncIterator[httpx.AsyncClient]:
             yield client
 
 
+@pytest.mark.redis
+async def test_streams_queues_and_lag_are_read_from_a_redis_cluster(
+    redis_cluster_store_url: str,
+) -> None:
+    """On a Redis Cluster, whose streams and queues sit on several masters, a scrape shows them
+    all, with each group's lag, and counts the streams past the cap.
+    """
+    async with _delivering_app(redis_cluster_store_url) as client:
+        for stream in ("east", "north", "west"):
+            entries = {"entries": [{"body": n} for n in range(2)]}
+            response = await client.post(f"/v1/streams/{stream}/batch", json=entries)
+            assert response.status_code == 201
+        group = {"group": "g", "start_id": "0"}
+        assert (await client.post("/v1/streams/north/groups", json=group)).status_code == 201
+        for queue in ("jobs-a", "jobs-b"):
+            assert (await client.put(f"/v1/queues/{queue}", json={})).status_code == 201
+        text = await _scrape(client)
+    assert _value(text, "spool_metrics_store_read_ok") == 1
+    assert _labels(text, "spool_stream_entries", "stream") == {"east", "north", "west"}
+    assert _value(text, "spool_stream_group_lag_entries", stream="north", group="g") == 2
+    assert _labels(text, "spool_queue_jobs", "queue") == {"jobs-a", "jobs-b"}
+    assert _value(text, "spool_metrics_omitted", kind="streams") == 0
+
+
 async def _settled(client: httpx.AsyncClient, message_id: str, state: str) -> None:
     deadline = time.monotonic() + 20
     while (await client.get(f"/v1/messages/{message_id}")).json()["state"] != state:
