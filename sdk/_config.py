@@ -1,16 +1,22 @@
-"""How a client finds the service: base URL and API key (arguments or environment)."""
+"""How a client finds the service: base URL and API key (arguments or environment), and the
+options `with_options` changes: timeout, retries and extra headers.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import httpx
 
 from ._durations import Duration, to_timedelta
 from ._exceptions import ConfigurationError, InvalidArgumentError
+from ._logs import configure_logging
 
 __all__ = [
     "API_KEY_ENV",
@@ -19,7 +25,12 @@ __all__ = [
     "DEFAULT_STARTUP_TIMEOUT",
     "DEFAULT_TIMEOUT",
     "LOOPBACK_DESTINATIONS",
+    "OWNED_HEADERS",
+    "ClientOptions",
+    "Settings",
     "check_proxy",
+    "redact_url",
+    "resolve_settings",
 ]
 
 BASE_URL_ENV = "SPOOL_BASE_URL"
@@ -33,6 +44,31 @@ DEFAULT_STARTUP_TIMEOUT = 30.0
 # A bearer token is sent in a header: printable ASCII without spaces, so a pasted newline or a
 # stray space is caught here with a clear message instead of deep inside httpx.
 _API_KEY = re.compile(r"[\x21-\x7E]+")
+# RFC 9110's token and field value: a header the caller adds is checked here, not by h11 mid-send.
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7E\x80-\xFF]*")
+
+# Headers the SDK writes itself, each with what to use instead; an extra header may not replace
+# one, since the request would then no longer say what the SDK sent (or whose it is).
+OWNED_HEADERS = {
+    "authorization": "pass api_key= to the client",
+    "idempotency-key": "pass idempotency_key= to the publish",
+    "content-type": "the SDK encodes the body",
+    "content-length": "the SDK encodes the body",
+    "transfer-encoding": "the SDK encodes the body",
+    "host": "pass base_url= to the client",
+}
+
+
+class ClientOptions(TypedDict, total=False):
+    """What `Client.with_options` and `AsyncClient.with_options` may change; each is checked
+    as the client's own parameter of the same name is, and `headers` as described there.
+    """
+
+    timeout: float | httpx.Timeout
+    max_retries: int
+    retry_timeout: Duration | None
+    headers: Mapping[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +80,50 @@ class Settings:
     timeout: httpx.Timeout
     max_retries: int
     retry_timeout: float | None = None
+    # Extra headers sent with every request, as (name, value) pairs: a tuple keeps Settings
+    # immutable, and `repr=False` keeps a value that is a credential out of reprs.
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     @property
     def display_url(self) -> str:
         """The base URL safe to show in reprs, logs and error messages."""
         return redact_url(self.base_url)
+
+    def with_options(self, options: ClientOptions) -> Settings:
+        """These settings with `options` applied: `headers` added to the extra headers so far
+        (a name given again replaces its value), the others replaced.
+
+        Raises:
+            ConfigurationError: an unknown option, a value the client's parameter of that name
+                would refuse, or a header that is malformed or one the SDK writes itself.
+        """
+        unknown = sorted(set(options) - set(ClientOptions.__annotations__))
+        if unknown:
+            raise ConfigurationError(
+                f"with_options takes {', '.join(sorted(ClientOptions.__annotations__))}; "
+                f"got {', '.join(map(repr, unknown))}"
+            )
+        headers = self.headers
+        if "headers" in options:
+            merged = {name.lower(): (name, value) for name, value in headers}
+            for name, value in _check_headers(options["headers"]):
+                merged[name.lower()] = (name, value)
+            headers = tuple(merged.values())
+        return dataclasses.replace(
+            self,
+            timeout=_check_timeout(options["timeout"]) if "timeout" in options else self.timeout,
+            max_retries=(
+                _check_max_retries(options["max_retries"])
+                if "max_retries" in options
+                else self.max_retries
+            ),
+            retry_timeout=(
+                _check_retry_timeout(options["retry_timeout"])
+                if "retry_timeout" in options
+                else self.retry_timeout
+            ),
+            headers=headers,
+        )
 
 
 def resolve_settings(
@@ -60,7 +135,10 @@ def resolve_settings(
     retry_timeout: Duration | None = None,
     http_client_base_url: str | None = None,
 ) -> Settings:
-    """Settings from the arguments, then the HTTP client, then $SPOOL_BASE_URL/$SPOOL_API_KEY."""
+    """Settings from the arguments, then the HTTP client, then $SPOOL_BASE_URL/$SPOOL_API_KEY;
+    $SPOOL_LOG, if set, is applied here too, where a bad value can be a ConfigurationError.
+    """
+    configure_logging()
     url = base_url or http_client_base_url or os.environ.get(BASE_URL_ENV) or None
     if url is None:
         raise ConfigurationError(
@@ -155,6 +233,32 @@ def _check_max_retries(max_retries: int) -> int:
     if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
         raise ConfigurationError(f"max_retries must be an int >= 0, got {max_retries!r}")
     return max_retries
+
+
+def _check_headers(headers: object) -> list[tuple[str, str]]:
+    if not isinstance(headers, Mapping):
+        raise ConfigurationError(
+            f"headers must be a mapping of names to values, got {type(headers).__name__}"
+        )
+    checked = []
+    for name, value in headers.items():
+        if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
+            raise ConfigurationError(f"header name {name!r} is not a valid HTTP header name")
+        instead = OWNED_HEADERS.get(name.lower())
+        if instead is not None:
+            raise ConfigurationError(f"the SDK sets the {name} header itself: {instead}")
+        # Never echo a value: extra headers often carry credentials.
+        if not isinstance(value, str):
+            raise ConfigurationError(
+                f"header {name} must have a str value, got {type(value).__name__}"
+            )
+        if not _HEADER_VALUE.fullmatch(value) or value != value.strip(" \t"):
+            raise ConfigurationError(
+                f"header {name} has a value HTTP cannot send (a line break, a control "
+                "character or surrounding spaces)"
+            )
+        checked.append((name, value))
+    return checked
 
 
 def _check_retry_timeout(retry_timeout: Duration | None) -> float | None:

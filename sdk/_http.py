@@ -12,9 +12,14 @@ retries resend the same bytes), and it joins the path to the base URL once per c
 fails type checking where the facade sends or reads it.
 
 Every non-2xx answer becomes the typed APIStatusError, built from the raw answer so that unreadable
-problem documents still keep their status; a 2xx answer the generated layer cannot read becomes
-APIResponseValidationError; httpx errors become APIConnectionError/APITimeoutError raised from the
-original.
+problem documents still keep their status; a 2xx answer the generated layer cannot read, or with a
+status the operation does not document, becomes APIResponseValidationError naming the URL, the
+status and what a Spool answer would have been; httpx errors become
+APIConnectionError/APITimeoutError raised from the original.
+
+Each attempt is logged on the ``sdk`` logger (sdk/_logs.py) and handed to the raw-response Capture
+of its context, if any (sdk/_response.py): so logging and `with_raw_response` cover every call
+from here. `with_settings` makes a transport for `with_options` on the same HTTP client.
 
 With OpenTelemetry in use (sdk/_tracing.py), every publish request, retries included, runs in a
 PRODUCER span whose W3C trace context it sends as ``traceparent`` (sdk/_otel.py).
@@ -27,7 +32,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
+import logging
 import ssl
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -37,7 +45,7 @@ import httpx
 
 from ._checks import check_idempotency_key
 from ._codec import PLAIN_ENCODER, Codec, encode_document
-from ._config import Settings
+from ._config import Settings, redact_url
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -49,6 +57,8 @@ from ._exceptions import (
     describe_target,
     make_status_error,
 )
+from ._logs import log_failure, log_response, logger
+from ._response import CAPTURE, Capture
 from ._retry import RetryPolicy, retry_async, retry_sync
 from ._tracing import publish_tracing
 
@@ -78,8 +88,11 @@ R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
 T = TypeVar("T")
 
-# What the generated layer raises when an answer does not match the document.
-_UNREADABLE = (ValueError, TypeError, KeyError, AttributeError)
+# What the generated layer raises when an answer does not match the document (and, once it is
+# loaded, its UnexpectedStatus for a status the document does not give).
+_UNREADABLE: tuple[type[Exception], ...] = (ValueError, TypeError, KeyError, AttributeError)
+# How much of an answer that is not Spool's its error quotes, to show what answered instead.
+_EXCERPT = 80
 
 # The reference service (uvicorn) closes a connection idle for 5 s, and a client keeping one as
 # long races that close: a request sent just then is reset, with nothing to say whether it
@@ -286,10 +299,11 @@ class _Transport:
         self._policy = RetryPolicy(max_retries=settings.max_retries, timeout=settings.retry_timeout)
         self._base = _base_url(settings.base_url)
         self._urls: dict[str, httpx.URL] = {}
-        self._authorization = (
-            {} if settings.api_key is None else {"Authorization": f"Bearer {settings.api_key}"}
-        )
+        self._headers = dict(settings.headers)
+        if settings.api_key is not None:
+            self._headers["Authorization"] = f"Bearer {settings.api_key}"
         self._generated_client: GeneratedClient | None = None
+        self._unreadable = _UNREADABLE
         self._tracing = publish_tracing()
 
     def _url(self, path: str) -> httpx.URL:
@@ -304,7 +318,7 @@ class _Transport:
         return url
 
     def _request(self, call: Call[Any], http: httpx.Client | httpx.AsyncClient) -> httpx.Request:
-        headers = self._authorization
+        headers = self._headers
         if call.headers:
             headers = {**headers, **call.headers}
         return http.build_request(
@@ -317,11 +331,16 @@ class _Transport:
         )
 
     def _generated(self) -> GeneratedClient:
-        # `_parse_response` only asks it whether to raise on undocumented statuses (no).
+        # `_parse_response` only asks it whether to raise on undocumented statuses: yes, as a
+        # status the operation never answers with is no answer of Spool's.
         if self._generated_client is None:
             from generated.client import Client as GeneratedClient
+            from generated.errors import UnexpectedStatus
 
-            self._generated_client = GeneratedClient(base_url=self.settings.base_url)
+            self._unreadable = (*_UNREADABLE, UnexpectedStatus)
+            self._generated_client = GeneratedClient(
+                base_url=self.settings.base_url, raise_on_unexpected_status=True
+            )
         return self._generated_client
 
     def _transport_error(self, error: httpx.RequestError) -> APIConnectionError:
@@ -332,25 +351,79 @@ class _Transport:
             f"could not connect to {where}: {str(error) or type(error).__name__}"
         )
 
+    def _attempting(self, capture: Capture | None) -> float:
+        """Note the start of an attempt; its start time, for the log."""
+        if capture is not None:
+            capture.attempting()
+        return time.perf_counter()
+
+    def _answered(
+        self, call: Call[Any], response: httpx.Response, started: float, capture: Capture | None
+    ) -> None:
+        if logger.isEnabledFor(logging.INFO):
+            log_response(call.what, response, time.perf_counter() - started)
+        if capture is not None:
+            capture.answered(response)
+
+    def _unanswered(
+        self, call: Call[Any], request: httpx.Request, started: float, error: httpx.RequestError
+    ) -> APIConnectionError:
+        failure = self._transport_error(error)
+        if logger.isEnabledFor(logging.INFO):
+            log_failure(call.what, request, time.perf_counter() - started, failure)
+        return failure
+
     def _read(self, call: Call[T], response: httpx.Response) -> T:
         status = response.status_code
         if not 200 <= status < 300:
             # The raw answer says everything, even when its problem document is unreadable.
             raise make_status_error(status, response.headers, response.content)
+        generated = self._generated()
         try:
-            return call.read(
-                call.endpoint._parse_response(client=self._generated(), response=response)
-            )
-        except _UNREADABLE as error:
-            raise APIResponseValidationError(
-                f"could not read the {status} answer to {call.what}: "
-                f"{type(error).__name__}: {error}",
-                status_code=status,
-            ) from error
+            return call.read(call.endpoint._parse_response(client=generated, response=response))
+        except self._unreadable as error:
+            raise self._not_spool(call, response, error) from error
+
+    def _not_spool(
+        self, call: Call[Any], response: httpx.Response, error: Exception
+    ) -> APIResponseValidationError:
+        """The error for a 2xx answer that is not what Spool answers to `call`."""
+        status = response.status_code
+        url = redact_url(str(response.request.url))
+        kind = response.headers.get("content-type", "").partition(";")[0].strip()
+        if isinstance(error, ValueError | TypeError | KeyError | AttributeError):
+            if isinstance(error, json.JSONDecodeError):
+                expected = "a JSON document (application/json)"
+            elif isinstance(error, KeyError):
+                expected = f"a document with the field {error.args[0]!r}"
+            elif not isinstance(_json_or_none(response), dict | None):
+                expected = "a JSON object"
+            else:
+                expected = f"its documented answer ({type(error).__name__}: {error})"
+        else:
+            expected = "one of the statuses it is documented to answer with"
+        message = (
+            f"the {status} answer ({kind or 'no content type'}) of "
+            f"{response.request.method} {url} to {call.what} is not a Spool API answer: "
+            f"expected {expected}"
+        )
+        excerpt = " ".join(response.text[:_EXCERPT].split())
+        if excerpt and "json" not in kind:
+            message += f"; it begins {excerpt!r}"
+        message += f". Is {self.settings.display_url} the Spool API?"
+        return APIResponseValidationError(message, status_code=status, url=url, expected=expected)
 
     @staticmethod
     def _publish_error(call: Call[Any], error: APIError) -> PublishError:
         return PublishError(call.target(), str(error))
+
+
+def _json_or_none(response: httpx.Response) -> object:
+    """The answer's JSON, or None when it has none."""
+    try:
+        return response.json()
+    except ValueError:
+        return None
 
 
 class SyncTransport(_Transport):
@@ -381,6 +454,9 @@ class SyncTransport(_Transport):
         return self._send(call)
 
     def _send(self, call: Call[T]) -> T:
+        capture = CAPTURE.get()
+        if capture is not None:
+            capture.sending()
         try:
             return retry_sync(lambda: self._send_once(call), policy=self._policy, what=call.what)
         except APIError as error:
@@ -389,11 +465,19 @@ class SyncTransport(_Transport):
             raise self._publish_error(call, error) from error
 
     def _send_once(self, call: Call[T]) -> T:
+        request = self._request(call, self._http)
+        capture = CAPTURE.get()
+        started = self._attempting(capture)
         try:
-            response = self._http.send(self._request(call, self._http))
+            response = self._http.send(request)
         except httpx.RequestError as error:
-            raise self._transport_error(error) from error
+            raise self._unanswered(call, request, started, error) from error
+        self._answered(call, response, started, capture)
         return self._read(call, response)
+
+    def with_settings(self, settings: Settings) -> SyncTransport:
+        """A transport with `settings` on this one's HTTP client, which it never closes."""
+        return SyncTransport(settings, http_client=self._http)
 
     def close(self) -> None:
         """Close the HTTP client if the SDK created it."""
@@ -431,6 +515,9 @@ class AsyncTransport(_Transport):
         return await self._send(call)
 
     async def _send(self, call: Call[T]) -> T:
+        capture = CAPTURE.get()
+        if capture is not None:
+            capture.sending()
         try:
             return await retry_async(
                 lambda: self._send_once(call), policy=self._policy, what=call.what
@@ -442,11 +529,19 @@ class AsyncTransport(_Transport):
 
     async def _send_once(self, call: Call[T]) -> T:
         http = self._http
+        request = self._request(call, http)
+        capture = CAPTURE.get()
+        started = self._attempting(capture)
         try:
-            response = await http.send(self._request(call, http))
+            response = await http.send(request)
         except httpx.RequestError as error:
-            raise self._transport_error(error) from error
+            raise self._unanswered(call, request, started, error) from error
+        self._answered(call, response, started, capture)
         return self._read(call, response)
+
+    def with_settings(self, settings: Settings) -> AsyncTransport:
+        """A transport with `settings` on this one's HTTP client, which it never closes."""
+        return AsyncTransport(settings, http_client=self._http)
 
     async def aclose(self) -> None:
         """Close the HTTP client if the SDK created it."""
