@@ -28,6 +28,7 @@ from ._messages import *
 from ._publisher import *
 from ._queues import *
 from ._receiver import Receiver
+from ._response import RawResponse
 from ._schedules import *
 from ._stream import *
 from ._streams import *
@@ -103,6 +104,7 @@ __all__ = [
     "QueueStats",
     "QuotaExceededError",
     "RateLimitError",
+    "RawResponse",
     "Receiver",
     "ReservedTopicError",
     "Schedule",

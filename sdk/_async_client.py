@@ -9,7 +9,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, Unpack
 
 import httpx
 
@@ -30,6 +30,7 @@ from ._config import (
     DEFAULT_STARTUP_TIMEOUT,
     DEFAULT_TIMEOUT,
     LOOPBACK_DESTINATIONS,
+    ClientOptions,
     check_proxy,
 )
 from ._dead_letters import AsyncDeadLetters
@@ -40,6 +41,7 @@ from ._messages import AsyncMessages
 from ._publisher import AsyncPublisher
 from ._queue_calls import async_job_batcher, async_job_sender
 from ._queues import AsyncQueue, AsyncQueues
+from ._response import AsyncClientWithRawResponse
 from ._schedules import AsyncSchedules
 from ._stream import Stream
 from ._stream_calls import async_stream_batcher, async_stream_sender
@@ -118,14 +120,23 @@ class AsyncClient:
         proxy: str | httpx.URL | httpx.Proxy | None = None,
         batching: Batching | bool = False,
     ) -> None:
-        self._settings = client_settings(
+        settings = client_settings(
             base_url, api_key, timeout, max_retries, retry_timeout, http_client
         )
-        self._codec = client_codec(codec)
-        self._batching = batching_of(batching)
-        self._transport = AsyncTransport(
-            self._settings, http_client=http_client, proxy=check_proxy(proxy, http_client)
+        checked_codec = client_codec(codec)
+        checked_batching = batching_of(batching)
+        transport = AsyncTransport(
+            settings, http_client=http_client, proxy=check_proxy(proxy, http_client)
         )
+        self._assemble(transport, checked_codec, checked_batching)
+
+    def _assemble(self, transport: AsyncTransport, codec: Codec, batching: Batching | None) -> None:
+        # A client around its transport: what __init__ and with_options share.
+        self._settings = transport.settings
+        self._codec = codec
+        self._batching = batching
+        self._transport = transport
+        self._raw: AsyncClientWithRawResponse | None = None
         self._exit_stack = contextlib.AsyncExitStack()
         self._exit_stack.push_async_callback(self._transport.aclose)
         self._subscriptions: builtins.list[Subscription] = []
@@ -255,6 +266,64 @@ class AsyncClient:
         closing.push_async_callback(_called, callback)
         closing.push_async_exit(self._exit_stack)
         self._exit_stack = closing
+
+    def with_options(self, **options: Unpack[ClientOptions]) -> Self:
+        """A client like this one with some options changed, on the same connections.
+
+        ```python
+        client.with_options(timeout=2, max_retries=0).streams.length("events")
+        acme = client.with_options(headers={"X-Tenant": "acme"})
+        ```
+
+        * `timeout`, `max_retries`, `retry_timeout` - as for `AsyncClient`.
+        * `headers` - extra headers sent with every request, added to those given so far (a
+          name given again replaces its value). The SDK's own (Authorization, Idempotency-Key,
+          Content-Type, Content-Length, Transfer-Encoding, Host) are refused: `api_key=` and
+          `idempotency_key=` set those that are yours to set.
+
+        Making one opens no connection and starts nothing, so it also serves one call. It
+        shares this client's connection pool, codec and batching, with subscriptions and
+        `publish_nowait` of its own (its `close()` waits for those); the pool closes with
+        this client, after which the new one may no longer be used.
+
+        Returns:
+            The new client.
+
+        Raises:
+            ConfigurationError: an option this method does not take, a value `AsyncClient` would
+                refuse, or a header that is malformed or one the SDK sets.
+        """
+        derived: Self = type(self).__new__(type(self))
+        derived._assemble(
+            self._transport.with_settings(self._settings.with_options(options)),
+            self._codec,
+            self._batching,
+        )
+        derived._embedded_service = self._embedded_service
+        return derived
+
+    @property
+    def with_raw_response(self) -> AsyncClientWithRawResponse:
+        """The client's calls, each returning a `RawResponse`: the HTTP answer (`status_code`,
+        `headers`, `request_id`, `elapsed`) and, from `.parse()`, what the call returns.
+
+        ```python
+        raw = await client.with_raw_response.streams.info("events")
+        print(raw.status_code, raw.request_id, raw.headers["content-type"])
+        info = raw.parse()
+        raw = await client.with_raw_response.queue("jobs").publish("email", {"to": "a@b.test"})
+        ```
+
+        Every call that sends its request when called is there, under the same name; not the
+        listings that page as they are iterated, `publish_nowait`, the decorators or the worker.
+        Publishes are sent on their own, never batched, so each has its own answer. A failure
+        raises the plain call's typed error.
+        """
+        if self._raw is None:
+            plain: AsyncClient = type(self).__new__(type(self))
+            plain._assemble(self._transport.with_settings(self._settings), self._codec, None)
+            self._raw = AsyncClientWithRawResponse(plain, plain._queue)
+        return self._raw
 
     def __repr__(self) -> str:
         return client_repr("AsyncClient", self._settings)

@@ -8,7 +8,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, Unpack
 
 import httpx
 
@@ -29,6 +29,7 @@ from ._config import (
     DEFAULT_STARTUP_TIMEOUT,
     DEFAULT_TIMEOUT,
     LOOPBACK_DESTINATIONS,
+    ClientOptions,
     check_proxy,
 )
 from ._dead_letters import DeadLetters
@@ -39,6 +40,7 @@ from ._messages import Messages
 from ._publisher import Publisher
 from ._queue_calls import job_batcher, job_sender
 from ._queues import Queue, Queues
+from ._response import ClientWithRawResponse
 from ._schedules import Schedules
 from ._stream import Stream
 from ._stream_calls import stream_batcher, stream_sender
@@ -145,14 +147,23 @@ class Client:
         proxy: str | httpx.URL | httpx.Proxy | None = None,
         batching: Batching | bool = False,
     ) -> None:
-        self._settings = client_settings(
+        settings = client_settings(
             base_url, api_key, timeout, max_retries, retry_timeout, http_client
         )
-        self._codec = client_codec(codec)
-        self._batching = batching_of(batching)
-        self._transport = SyncTransport(
-            self._settings, http_client=http_client, proxy=check_proxy(proxy, http_client)
+        checked_codec = client_codec(codec)
+        checked_batching = batching_of(batching)
+        transport = SyncTransport(
+            settings, http_client=http_client, proxy=check_proxy(proxy, http_client)
         )
+        self._assemble(transport, checked_codec, checked_batching)
+
+    def _assemble(self, transport: SyncTransport, codec: Codec, batching: Batching | None) -> None:
+        # A client around its transport: what __init__ and with_options share.
+        self._settings = transport.settings
+        self._codec = codec
+        self._batching = batching
+        self._transport = transport
+        self._raw: ClientWithRawResponse | None = None
         self._exit_stack = contextlib.ExitStack()
         self._exit_stack.callback(self._transport.close)
         # Runs before the transport closes: what publish_nowait queued is sent first.
@@ -281,6 +292,64 @@ class Client:
         closing.callback(callback)
         closing.push(self._exit_stack)
         self._exit_stack = closing
+
+    def with_options(self, **options: Unpack[ClientOptions]) -> Self:
+        """A client like this one with some options changed, on the same connections.
+
+        ```python
+        client.with_options(timeout=2, max_retries=0).streams.length("events")
+        acme = client.with_options(headers={"X-Tenant": "acme"})
+        ```
+
+        * `timeout`, `max_retries`, `retry_timeout` - as for `Client`.
+        * `headers` - extra headers sent with every request, added to those given so far (a
+          name given again replaces its value). The SDK's own (Authorization, Idempotency-Key,
+          Content-Type, Content-Length, Transfer-Encoding, Host) are refused: `api_key=` and
+          `idempotency_key=` set those that are yours to set.
+
+        Making one opens no connection and starts nothing, so it also serves one call. It
+        shares this client's connection pool, codec and batching, with subscriptions and
+        `publish_nowait` of its own (its `close()` waits for those); the pool closes with
+        this client, after which the new one may no longer be used.
+
+        Returns:
+            The new client.
+
+        Raises:
+            ConfigurationError: an option this method does not take, a value `Client` would
+                refuse, or a header that is malformed or one the SDK sets.
+        """
+        derived: Self = type(self).__new__(type(self))
+        derived._assemble(
+            self._transport.with_settings(self._settings.with_options(options)),
+            self._codec,
+            self._batching,
+        )
+        derived._embedded_service = self._embedded_service
+        return derived
+
+    @property
+    def with_raw_response(self) -> ClientWithRawResponse:
+        """The client's calls, each returning a `RawResponse`: the HTTP answer (`status_code`,
+        `headers`, `request_id`, `elapsed`) and, from `.parse()`, what the call returns.
+
+        ```python
+        raw = client.with_raw_response.streams.info("events")
+        print(raw.status_code, raw.request_id, raw.headers["content-type"])
+        info = raw.parse()
+        raw = client.with_raw_response.queue("jobs").publish("email", {"to": "a@b.test"})
+        ```
+
+        Every call that sends its request when called is there, under the same name; not the
+        listings that page as they are iterated, `publish_nowait`, the decorators or the worker.
+        Publishes are sent on their own, never batched, so each has its own answer. A failure
+        raises the plain call's typed error.
+        """
+        if self._raw is None:
+            plain: Client = type(self).__new__(type(self))
+            plain._assemble(self._transport.with_settings(self._settings), self._codec, None)
+            self._raw = ClientWithRawResponse(plain, plain._queue)
+        return self._raw
 
     def __repr__(self) -> str:
         return client_repr("Client", self._settings)

@@ -12,7 +12,15 @@ import sdk
 from tests.sdk._support import API_KEY, BASE_URL, TWINS, record_http_clients, resolve
 
 # Methods that send nothing, so they are plain methods on both clients.
-LOCAL = {"close_with", "publish_nowait", "publisher", "subscribe", "stop", "__call__"}
+LOCAL = {
+    "close_with",
+    "publish_nowait",
+    "publisher",
+    "subscribe",
+    "stop",
+    "with_options",
+    "__call__",
+}
 
 
 def public_methods(cls: type) -> dict[str, object]:

@@ -84,6 +84,7 @@ PUBLIC_NAMES = [
     "QueueStats",
     "QuotaExceededError",
     "RateLimitError",
+    "RawResponse",
     "Receiver",
     "ReservedTopicError",
     "Schedule",
@@ -221,9 +222,9 @@ def test_the_deferred_results_are_the_result_module() -> None:
         sdk.Nope  # noqa: B018
 
 
-# Methods of the async twins that return at once rather than a coroutine: decorators, stop()
-# and close_with().
-NOT_AWAITED = {"close_with", "publish_nowait", "publisher", "stop", "subscribe"}
+# Methods of the async twins that return at once rather than a coroutine: decorators, stop(),
+# close_with() and with_options().
+NOT_AWAITED = {"close_with", "publish_nowait", "publisher", "stop", "subscribe", "with_options"}
 
 # The async twin's names for the sync twin's: __aenter__ for __enter__, AsyncQueue for Queue, an
 # httpx.AsyncClient for an httpx.Client, AsyncTransport for SyncTransport.
