@@ -1,4 +1,6 @@
-"""The options every command takes (service, API key, `--json`) and the client they make."""
+"""The options every command takes (service, API key, `--json`, `--wide`) and the client they
+make.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +9,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
+import httpx
 
 import sdk
+from sdk._http import own_client
 
 from ._errors import failure
 
@@ -25,7 +29,10 @@ class State:
     api_key: str | None = None
     timeout: float | None = None
     as_json: bool = False
+    wide: bool = False
     _client: sdk.Client | None = None
+
+    _replayed: set[str] = dataclasses.field(default_factory=set)
 
     def client(self) -> sdk.Client:
         """The run's client, made on first use (closed when the command ends)."""
@@ -33,13 +40,32 @@ class State:
             options: dict[str, Any] = {}
             if self.timeout is not None:
                 options["timeout"] = self.timeout
+            # The SDK's own kind of HTTP client, plus a hook that notes replayed answers.
+            http = own_client(None)
+            http.event_hooks = {"response": [self._note_replay]}
             try:
                 # Unset options fall back to $SPOOL_BASE_URL and $SPOOL_API_KEY, as for sdk.Client.
-                self._client = sdk.Client(self.base_url, self.api_key, **options)
+                self._client = sdk.Client(self.base_url, self.api_key, http_client=http, **options)
             except sdk.ConfigurationError as error:
+                http.close()
                 raise failure(error) from error
+            self._client.close_with(http.close)
             click.get_current_context().call_on_close(self._client.close)
         return self._client
+
+    def replayed(self, idempotency_key: str) -> bool:
+        """Whether the service answered a request with this key from its idempotency records
+        (the request had been made before, and nothing was written again).
+        """
+        if idempotency_key in self._replayed:
+            self._replayed.discard(idempotency_key)
+            return True
+        return False
+
+    def _note_replay(self, response: httpx.Response) -> None:
+        key = response.request.headers.get("Idempotency-Key")
+        if key is not None and response.headers.get("Idempotent-Replayed") == "true":
+            self._replayed.add(key)
 
 
 def _store(name: str) -> Callable[[click.Context, click.Parameter, Any], None]:
@@ -53,7 +79,9 @@ def _store(name: str) -> Callable[[click.Context, click.Parameter, Any], None]:
 
 
 def common_options(command: F) -> F:
-    """Add `--base-url`, `--api-key`, `--request-timeout` and `--json` to a command or group."""
+    """Add `--base-url`, `--api-key`, `--request-timeout`, `--json` and `--wide` to a command or
+    group.
+    """
     options = [
         click.option(
             "--base-url",
@@ -86,6 +114,14 @@ def common_options(command: F) -> F:
             expose_value=False,
             callback=_store("as_json"),
             help="Print JSON for scripts (JSON lines where a command prints a stream).",
+        ),
+        click.option(
+            "--wide",
+            is_flag=True,
+            default=False,
+            expose_value=False,
+            callback=_store("wide"),
+            help="Print every table column in full, wider than the terminal if need be.",
         ),
     ]
     for option in reversed(options):

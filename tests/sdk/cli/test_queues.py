@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -96,3 +98,22 @@ def test_jobs_ls_get_retry_and_delete(spool: Spool, client: sdk.Client, name: st
     }
     assert spool("jobs", "get", name, receipt.job_id).exit_code == 3
     assert spool("jobs", "ls", name, "--state", "nonsense").exit_code == 2
+
+
+def test_jobs_ls_never_cuts_a_job_id(spool: Spool, client: sdk.Client, name: str) -> None:
+    """In a terminal too narrow for the table, through a pipe and with --wide, the id to act on
+    is printed whole; `jobs get` takes it as printed.
+    """
+    client.queues.create(name)
+    receipt = client.init_queue(name).publish("a-rather-long-topic-name", {"to": "a"})
+    for result in (
+        spool("jobs", "ls", name, TTY_COMPATIBLE="1", COLUMNS="50", NO_COLOR="1"),
+        spool("jobs", "ls", name, "--wide", TTY_COMPATIBLE="1", COLUMNS="50"),
+        spool("jobs", "ls", name, COLUMNS="50"),
+    ):
+        assert result.exit_code == 0, result.output
+        shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)
+        [job_id] = re.findall(r"job_[0-9A-Z]+", shown)
+        assert job_id == receipt.job_id
+        assert "…" not in shown
+    assert spool("jobs", "get", name, job_id).exit_code == 0
