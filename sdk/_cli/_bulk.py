@@ -5,7 +5,8 @@ go out as one batch whose Idempotency-Key is made of the file's content digest, 
 the window's line numbers. Running the same load again (after a crash, a Ctrl-C, a lost
 connection) sends the same keys: the service answers the batches it already took from its
 idempotency records and writes nothing twice, for 24 hours. Another file, or the same one
-changed, makes new keys.
+changed, makes new keys. The summary tells the batches written by this run from those replayed
+(`Idempotent-Replayed: true`): written before, by a run that stopped.
 """
 
 from __future__ import annotations
@@ -50,12 +51,16 @@ _BATCH_REFUSALS = (
 
 @dataclasses.dataclass
 class LoadSummary:
-    """What a load did: lines published and failed, why, and how fast."""
+    """What a load did: lines published (written now, or replayed: written by an earlier run of
+    the same load) and failed, why, and how fast.
+    """
 
     file: str
     target: str
     lines: int = 0
     published: int = 0
+    written: int = 0
+    replayed: int = 0
     failed: int = 0
     seconds: float = 0.0
     bad_lines: list[dict[str, Any]] = dataclasses.field(default_factory=list)
@@ -114,7 +119,13 @@ def load(state: State, path: Path, target: Target, *, batch_size: int, strict: b
     """Publish every line of `path` to `target`, print the summary, and fail if any line did."""
     client = state.client()
     raw = isinstance(target, MessageTarget) and target.raw
-    digest, total = _digest_and_count(path)
+    try:
+        digest, total = _digest_and_count(path)
+    except KeyboardInterrupt:
+        raise CliError(
+            "interrupted while reading the file, before anything was published",
+            code=ExitCode.INTERRUPTED,
+        ) from None
     summary = LoadSummary(file=str(path), target=target.describe(), lines=total)
     if strict:
         for _, _, _, bad in _windows(path, batch_size, raw=raw):
@@ -138,41 +149,55 @@ def load(state: State, path: Path, target: Target, *, batch_size: int, strict: b
         disable=state.as_json,
     )
     stopped: BaseException | None = None
-    with progress:
-        task = progress.add_task(f"{path.name} → {target.describe()}", total=total, rate="0")
-        for first, last, bodies, bad in _windows(path, batch_size, raw=raw):
-            summary.bad_lines += [{"line": n, "error": e} for n, e in bad]
-            summary.failed += len(bad)
-            if bodies:
-                try:
-                    target.publish_batch(
-                        client, bodies, idempotency_key=batch_key(digest, target, first, last)
-                    )
-                    summary.published += len(bodies)
-                except (sdk.SpoolError, ValueError, KeyboardInterrupt) as error:
-                    cause = _cause(error)
-                    refused = isinstance(error, sdk.PublishError) and isinstance(
-                        cause, _BATCH_REFUSALS
-                    )
-                    if not refused or strict:
-                        # Unreachable, not allowed, or stopped by the user: the batches sent
-                        # stay, and running the load again resumes here.
-                        stopped = error
-                        break
-                    summary.failed += len(bodies)
-                    summary.failed_batches.append(
-                        {"lines": f"{first}-{last}", "count": len(bodies), "error": str(cause)}
-                    )
-            elapsed = max(time.monotonic() - started, 1e-9)
-            progress.update(task, completed=last, rate=f"{summary.published / elapsed:,.0f}")
+    try:
+        with progress:
+            task = progress.add_task(f"{path.name} → {target.describe()}", total=total, rate="0")
+            for first, last, bodies, bad in _windows(path, batch_size, raw=raw):
+                summary.bad_lines += [{"line": n, "error": e} for n, e in bad]
+                summary.failed += len(bad)
+                if bodies:
+                    key = batch_key(digest, target, first, last)
+                    try:
+                        target.publish_batch(client, bodies, idempotency_key=key)
+                    except (sdk.SpoolError, ValueError) as error:
+                        cause = _cause(error)
+                        refused = isinstance(error, sdk.PublishError) and isinstance(
+                            cause, _BATCH_REFUSALS
+                        )
+                        if not refused or strict:
+                            # Unreachable or not allowed: the batches sent stay, and running
+                            # the load again resumes here.
+                            stopped = error
+                            break
+                        summary.failed += len(bodies)
+                        summary.failed_batches.append(
+                            {"lines": f"{first}-{last}", "count": len(bodies), "error": str(cause)}
+                        )
+                    else:
+                        summary.published += len(bodies)
+                        if state.replayed(key):
+                            summary.replayed += len(bodies)
+                        else:
+                            summary.written += len(bodies)
+                elapsed = max(time.monotonic() - started, 1e-9)
+                progress.update(task, completed=last, rate=f"{summary.published / elapsed:,.0f}")
+    except KeyboardInterrupt as interrupt:
+        # Anywhere in the loop, a request in flight included: what the service answered stays
+        # counted, and a batch sent but not answered is replayed, not written again, on a rerun.
+        stopped = interrupt
     summary.seconds = time.monotonic() - started
     _report(state, summary)
     if stopped is not None:
         cause = _cause(stopped)
         interrupted = isinstance(stopped, KeyboardInterrupt)
+        done = (
+            f"{summary.published} of {summary.lines} line(s) published "
+            f"({summary.written} written, {summary.replayed} replayed)"
+        )
         raise CliError(
-            f"{'interrupted' if interrupted else cause}; "
-            "run the same command again to resume without duplicates",
+            f"{'interrupted' if interrupted else cause}: {done}; "
+            "run the same command again to resume: the batches already published are "
+            "replayed, not written twice",
             code=ExitCode.INTERRUPTED if interrupted else exit_code_for(cause),
         ) from stopped
     if summary.failed:
@@ -197,12 +222,14 @@ def _report(state: State, summary: LoadSummary) -> None:
             markup=False,
         )
     print_table(
-        ("file", "target", "published", "failed", "seconds", "per second"),
+        ("file", "target", "published", "written", "replayed", "failed", "seconds", "per second"),
         [
             (
                 summary.file,
                 summary.target,
                 summary.published,
+                summary.written,
+                summary.replayed,
                 summary.failed,
                 f"{summary.seconds:.2f}",
                 f"{summary.per_second:,.0f}",

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import sdk
-from sdk._cli import _targets
+from sdk._cli import _bulk, _targets
 from sdk._cli._bulk import batch_key
 from sdk._cli._targets import StreamTarget
 from tests.sdk.cli._support import Spool, parsed
@@ -44,14 +44,19 @@ def test_loads_every_good_line_and_reports_the_bad_ones(
 def test_running_the_same_load_again_publishes_nothing_twice(
     spool: Spool, client: sdk.Client, name: str, tmp_path: Path
 ) -> None:
-    """The second run sends the same batch keys: the service replays its answers."""
+    """The second run sends the same batch keys: the service replays its answers, and the
+    summary says so.
+    """
     source = _write(tmp_path / "events.jsonl", [f'{{"n": {n}}}' for n in range(7)])
-    for _ in range(2):
+    for written, replayed in ((7, 0), (0, 7)):
         summary = parsed(
             spool("publish", name, "--from", str(source), "--batch-size", "3", "--json")
         )
         assert (summary["published"], summary["failed"]) == (7, 0)
+        assert (summary["written"], summary["replayed"]) == (written, replayed)
     assert client.streams.length(name) == 7
+    table = spool("publish", name, "--from", str(source), "--batch-size", "3").stdout
+    assert "written" in table and "replayed" in table
 
 
 def test_a_load_interrupted_midway_resumes_without_duplicates(
@@ -78,12 +83,44 @@ def test_a_load_interrupted_midway_resumes_without_duplicates(
     monkeypatch.setattr(_targets.StreamTarget, "publish_batch", crash_on_second)
     interrupted = spool("publish", name, "--from", str(source), "--batch-size", "2")
     assert interrupted.exit_code == 130
-    assert "run the same command again" in interrupted.stderr
+    message = " ".join(interrupted.stderr.split())
+    assert "interrupted: 2 of 6 line(s) published (2 written, 0 replayed)" in message
+    assert "run the same command again to resume" in message
     assert client.streams.length(name) == 2
     monkeypatch.setattr(_targets.StreamTarget, "publish_batch", real)
     resumed = parsed(spool("publish", name, "--from", str(source), "--batch-size", "2", "--json"))
-    assert resumed["published"] == 6
+    assert (resumed["published"], resumed["written"], resumed["replayed"]) == (6, 4, 2)
     assert [entry.body["n"] for entry in client.streams.range(name)] == list(range(6))
+
+
+def test_an_interrupt_between_batches_is_reported_the_same_way(
+    spool: Spool,
+    client: sdk.Client,
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while the next lines are read, not only during a request, still says how far
+    the load got and how to resume.
+    """
+    source = _write(tmp_path / "events.jsonl", [f'{{"n": {n}}}' for n in range(4)])
+    real = _bulk.batch_key
+    calls = 0
+
+    def interrupt_on_second(*args: Any) -> str:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(_bulk, "batch_key", interrupt_on_second)
+    interrupted = spool("publish", name, "--from", str(source), "--batch-size", "2", "--json")
+    assert interrupted.exit_code == 130
+    summary = json.loads(interrupted.stdout)
+    assert (summary["published"], summary["written"]) == (2, 2)
+    assert "2 of 4 line(s) published" in " ".join(interrupted.stderr.split())
+    assert client.streams.length(name) == 2
 
 
 def test_strict_publishes_nothing_when_a_line_is_bad(
