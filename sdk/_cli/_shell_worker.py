@@ -4,7 +4,7 @@ Each of `concurrency` threads leases one job at a time, so a job is never held b
 is busy with another. A command gets the job's payload as JSON on stdin and the job's details
 in `SPOOL_JOB_ID`, `SPOOL_QUEUE`, `SPOOL_TOPIC`, `SPOOL_ATTEMPT`, `SPOOL_PUBLISHED_AT` and
 `SPOOL_LEASE_EXPIRES_AT`; exit status 0 acknowledges the job, anything else gives it back with
-the end of the command's stderr as its error. While a command runs its lease is extended every
+the end of the command's stderr as its error (on its last attempt the job is then dead). While a command runs its lease is extended every
 half lease, so a long job is not handed to another worker.
 
 The SDK's `run()` hands handlers the payload alone; this needs the job's id and attempt, so it
@@ -41,7 +41,9 @@ _CHECK_SECONDS = 0.05
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Outcome:
-    """What became of one job: acked, nacked (given back), or its lease lost meanwhile."""
+    """What became of one job: acked, nacked (given back, to be retried), dead (given back on
+    its last attempt: moved to the dead jobs), or its lease lost meanwhile.
+    """
 
     job_id: str
     queue: str
@@ -179,8 +181,8 @@ class ShellWorker:
                 self._queue.ack(job)
                 return outcome("acked")
             error = _failure_text(exit_code, stderr_tail, aborted=self.aborting.is_set())
-            self._queue.nack(job, retry_delay=self._retry_delay, error=error)
-            return outcome("nacked", error)
+            settled = self._queue.nack(job, retry_delay=self._retry_delay, error=error)
+            return outcome("dead" if settled.state == "dead" else "nacked", error)
         except sdk.ConflictError as conflict:
             # The lease ended first: the job is someone else's now, or will be delivered again.
             return outcome("lease_lost", str(conflict))

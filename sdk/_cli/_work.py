@@ -77,7 +77,8 @@ def work(
     CMD gets the payload as one line of JSON on stdin, and the job in its environment.
 
     Exit status 0 acknowledges the job; any other gives it back (nack) with the end of the
-    command's stderr as its error, to be retried until the queue's max attempts. The command
+    command's stderr as its error, to be retried until the queue's max attempts: a failed last
+    attempt is reported as "dead after N attempts" (outcome "dead" in --json). The command
     sees SPOOL_JOB_ID, SPOOL_QUEUE, SPOOL_TOPIC, SPOOL_ATTEMPT, SPOOL_PUBLISHED_AT and
     SPOOL_LEASE_EXPIRES_AT. Leases are extended while a command runs.
 
@@ -143,7 +144,7 @@ def work(
 
 def _reporter(state: State) -> Any:
     lock = threading.Lock()
-    counts = {"acked": 0, "nacked": 0, "lease_lost": 0}
+    counts = {"acked": 0, "nacked": 0, "dead": 0, "lease_lost": 0}
 
     def report(outcome: Outcome) -> None:
         with lock:
@@ -151,12 +152,17 @@ def _reporter(state: State) -> Any:
             if state.as_json:
                 print_json(outcome)
                 return
-            mark = {"acked": "[green]✔[/]", "nacked": "[red]✘[/]"}.get(
+            mark = {"acked": "[green]✔[/]", "nacked": "[red]✘[/]", "dead": "[red]✘[/]"}.get(
                 outcome.outcome, "[yellow]?[/]"
+            )
+            what = (
+                f"dead after {outcome.attempt} attempt{'s' if outcome.attempt != 1 else ''}"
+                if outcome.outcome == "dead"
+                else outcome.outcome
             )
             error_console().print(
                 f"{mark} {outcome.job_id} {outcome.topic} attempt {outcome.attempt}: "
-                f"{outcome.outcome} (exit {outcome.exit_code}, {outcome.seconds:.2f}s)",
+                f"{what} (exit {outcome.exit_code}, {outcome.seconds:.2f}s)",
                 highlight=False,
             )
 

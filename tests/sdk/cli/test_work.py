@@ -59,7 +59,7 @@ def test_topics_concurrency_and_a_missing_command(
     spool: Spool, client: sdk.Client, name: str
 ) -> None:
     """Only the topics asked for are worked on, several at a time; a command that does not
-    exist fails its jobs, which are given back.
+    exist fails its jobs, which are given back: on their last attempt, dead.
     """
     client.queues.create(name, max_attempts=1)
     queue = client.init_queue(name)
@@ -70,8 +70,24 @@ def test_topics_concurrency_and_a_missing_command(
     assert queue.job(other.job_id).state == "ready"
     missing = spool("work", name, "--burst", "--json", "--", "/nonexistent/command")
     [outcome] = json_lines(missing)
-    assert outcome["outcome"] == "nacked" and "could not run" in outcome["error"]
+    assert outcome["outcome"] == "dead" and "could not run" in outcome["error"]
     assert queue.job(other.job_id).state == "dead"
+
+
+def test_a_failed_last_attempt_says_the_job_is_dead(
+    spool: Spool, client: sdk.Client, name: str
+) -> None:
+    """Given back while attempts are left, a job is "nacked"; on its last one, "dead after N
+    attempts", as the service moved it to the dead jobs.
+    """
+    client.queues.create(name, max_attempts=2)
+    receipt = client.init_queue(name).publish("email", {"to": "c"})
+    result = spool("work", name, "--burst", "--", "sh", "-c", "exit 1")
+    assert result.exit_code == 0, result.output
+    first, last = [line for line in result.stderr.splitlines() if receipt.job_id in line]
+    assert "attempt 1: nacked" in first
+    assert "attempt 2: dead after 2 attempts" in last
+    assert client.init_queue(name).job(receipt.job_id).state == "dead"
 
 
 def test_a_missing_queue_exits_not_found(spool: Spool, name: str) -> None:
