@@ -12,6 +12,7 @@ import sdk
 from sdk._worker_run import default_consumer_name
 
 from ._context import State, common_options, pass_state
+from ._errors import ExitCode
 from ._output import cell, console, print_json
 
 __all__ = ["tail"]
@@ -73,21 +74,26 @@ def tail(
       spool tail events -f --json | jq .body
       spool tail orders -f --group audit --consumer audit-1
     """
-    # Ctrl-C, the way a follow ends, reaches the root group: status 130, as for every command.
     client = state.client()
-    if group is not None:
-        _tail_group(
-            state,
-            client,
-            stream,
-            group=group,
-            consumer=consumer or default_consumer_name(),
-            count=count,
-            follow=follow,
-            start_id=start_id,
-        )
-    else:
-        _tail_range(state, client, stream, count=count, follow=follow)
+    try:
+        if group is not None:
+            _tail_group(
+                state,
+                client,
+                stream,
+                group=group,
+                consumer=consumer or default_consumer_name(),
+                count=count,
+                follow=follow,
+                start_id=start_id,
+            )
+        else:
+            _tail_range(state, client, stream, count=count, follow=follow)
+    except KeyboardInterrupt:
+        if not follow:
+            raise
+        # Ctrl-C is how a follow ends, not a failure to report: status 130 alone.
+        raise click.exceptions.Exit(ExitCode.INTERRUPTED) from None
 
 
 def _tail_range(state: State, client: sdk.Client, stream: str, *, count: int, follow: bool) -> None:
