@@ -2,7 +2,8 @@
 
 Once the service accepts connections it prints exactly one line to stdout,
 ``spool-server listening on http://HOST:PORT`` (the real port when ``--port 0`` asked for any free
-one), so scripts, tests and ``sdk.Client.embedded()`` can wait for it. Logs go to stderr. SIGTERM
+one), so scripts, tests and ``sdk.Client.embedded()`` can wait for it. Logs go to stderr; in
+development mode a warning there names the token to use and the console's address. SIGTERM
 and SIGINT shut down gracefully: in-flight requests finish, the store is closed, and the process
 exits 0 without a traceback.
 
@@ -41,7 +42,7 @@ import uvicorn
 from uvicorn.supervisors import Multiprocess
 
 from .app import create_app
-from .config import DEFAULT_STORE_URL, ConfigError, load_settings
+from .config import DEFAULT_DEV_TOKEN, DEFAULT_STORE_URL, ConfigError, Settings, load_settings
 from .http_protocol import H11ReadDeadlineProtocol
 from .metrics import MULTIPROCESS_DIRECTORY_VARIABLE
 from .stores import InvalidStoreURL, store_from_url
@@ -125,24 +126,39 @@ def _log_config(level: str) -> dict[str, Any]:
     return config
 
 
-def _announce(host: str, port: int) -> None:
+def _announce(host: str, port: int, settings: Settings) -> None:
     shown = f"[{host}]" if ":" in host else host
     sys.stdout.write(READY_LINE.format(host=shown, port=port) + "\n")
     sys.stdout.flush()
+    if settings.development:
+        _development_note(f"http://{shown}:{port}", settings)
+
+
+def _development_note(base_url: str, settings: Settings) -> None:
+    """Where development mode's token comes from (the default one is public, so it is shown; one
+    given in $SPOOL_DEV_TOKEN is a secret of whoever set it, so it is not) and the console.
+    """
+    if settings.tokens[0].secret == DEFAULT_DEV_TOKEN:
+        token = f"token {DEFAULT_DEV_TOKEN} (the default; $SPOOL_DEV_TOKEN sets another)"
+    else:
+        token = "the token in $SPOOL_DEV_TOKEN"
+    console = f"; console at {base_url}/console" if settings.console else ""
+    logger.warning("development mode: sign in with %s%s", token, console)
 
 
 class _AnnouncingServer(uvicorn.Server):
     """A uvicorn server that prints the ready line once its app has started."""
 
-    def __init__(self, config: uvicorn.Config, *, host: str, port: int) -> None:
+    def __init__(self, config: uvicorn.Config, *, host: str, port: int, settings: Settings) -> None:
         super().__init__(config)
         self._host = host
         self._port = port
+        self._settings = settings
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
         if self.started:
-            _announce(self._host, self._port)
+            _announce(self._host, self._port, self._settings)
 
     def request_exit(self) -> None:
         """Shut down gracefully, as SIGTERM does; callable from any thread."""
@@ -196,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     listener = bind_listener(config)
     port = listener.getsockname()[1]
     if arguments.workers == 1:
-        server = _AnnouncingServer(config, host=arguments.host, port=port)
+        server = _AnnouncingServer(config, host=arguments.host, port=port, settings=settings)
         if arguments.exit_on_stdin_eof:
             _watch_stdin_for_eof(server.request_exit)
         with _stopping_signals_exit_cleanly():
@@ -209,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         # The supervisor stops its workers as it does on SIGTERM, so only it needs to watch.
         _watch_stdin_for_eof(supervisor.should_exit.set)
     with _multiprocess_metrics(enabled=settings.metrics.enabled):
-        _announce(arguments.host, port)
+        _announce(arguments.host, port, settings)
         supervisor.run()
 
 

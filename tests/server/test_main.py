@@ -1,9 +1,16 @@
-"""The command line (server/__main__.py): its listening socket, and its switches."""
+"""The command line (server/__main__.py): its listening socket, its switches, and what it says
+when it starts in development mode.
+"""
 
 from __future__ import annotations
 
+import os
+import select
 import socket
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -11,7 +18,8 @@ import uvicorn
 from starlette.applications import Starlette
 
 from server.__main__ import bind_listener
-from tests.conftest import ServerProcess
+from tests._eventually import eventually
+from tests.conftest import ROOT, ServerProcess
 
 
 def test_the_listener_turns_off_nagle_for_every_accepted_connection() -> None:
@@ -49,3 +57,47 @@ def test_the_console_flag_serves_the_console(
     if workers == 1:
         plain = spool_server(sqlite_store_url, config=CONFIG)
         assert httpx.get(f"{plain.base_url}/console/sign-in").status_code == 404
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dev_token", [None, "a-chosen-dev-token"])
+async def test_development_mode_names_its_token_and_console_on_stderr(
+    sqlite_store_url: str, tmp_path: Path, dev_token: str | None
+) -> None:
+    """After the ready line, which stays alone on stdout, a warning on stderr says which token
+    signs in (the default by name, a chosen one only by where it comes from) and where the
+    console is.
+    """
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("SPOOL_")}
+    if dev_token is not None:
+        environment["SPOOL_DEV_TOKEN"] = dev_token
+    log_path = tmp_path / "server.log"
+    command = [sys.executable, "-m", "server", "--store", sqlite_store_url, "--port", "0"]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [*command, "--log-level", "warning"],
+            cwd=ROOT,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=log,
+        )
+    server = ServerProcess(process=process, base_url="", token="", log_path=log_path)
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        assert ready, server.log()
+        line = process.stdout.readline().decode()
+        base_url = line.removeprefix("spool-server listening on ").strip()
+        assert line == f"spool-server listening on {base_url}\n"
+        logged = await eventually(server.log, lambda text: "sign in with" in text)
+        assert f"console at {base_url}/console" in logged
+        if dev_token is None:
+            assert "sign in with token spool-dev-token (the default" in logged
+        else:
+            assert "sign in with the token in $SPOOL_DEV_TOKEN" in logged
+            assert dev_token not in logged
+    finally:
+        assert server.stop() == 0
+        assert process.stdout is not None
+        assert process.stdout.read() == b""
+        process.stdout.close()
