@@ -172,7 +172,8 @@ class DestinationPolicy:
         if reason is not None:
             raise DestinationNotAllowed(
                 f"destination {url!r} resolves to {address}, {reason}; the service does not call "
-                "such addresses unless they are on its destination allow-list"
+                "such addresses unless they are on its destination allow-list "
+                "($SPOOL_ALLOW_DESTINATIONS, or destinations.allow in its config file)"
             )
 
     async def check(self, url: str, *, resolve: bool = True) -> None:

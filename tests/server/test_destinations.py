@@ -51,10 +51,15 @@ from server.destinations import (
     ],
 )
 async def test_internal_addresses_are_refused_by_default(url: str, reason: str) -> None:
-    """Loopback, private, link-local, metadata, multicast, reserved and embedded forms are refused."""
+    """Loopback, private, link-local, metadata, multicast, reserved and embedded forms are refused,
+    naming the settings that allow them.
+    """
     with pytest.raises(DestinationNotAllowed, match=reason) as caught:
         await DestinationPolicy().check(url)
-    assert "allow-list" in str(caught.value)
+    assert (
+        "allow-list ($SPOOL_ALLOW_DESTINATIONS, or destinations.allow in its config file)"
+        in str(caught.value)
+    )
 
 
 @pytest.mark.parametrize(
