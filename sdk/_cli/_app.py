@@ -8,7 +8,7 @@ import click
 
 import sdk
 
-from . import _messages, _publish, _queues, _schedules, _streams, _system, _tail, _work
+from . import _console, _messages, _publish, _queues, _schedules, _streams, _system, _tail, _work
 from ._context import State, common_options
 from ._errors import CliError, ExitCode, failure
 
@@ -71,6 +71,7 @@ for _command in (
     _schedules.schedules,
     _work.work,
     _system.serve,
+    _console.console,
     _system.verify,
     _system.health,
 ):

@@ -4,18 +4,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from typing import IO
 
 import click
 
 import sdk
+from sdk._config import LOOPBACK_DESTINATIONS
 
 from ._context import State, common_options, pass_state
 from ._errors import CliError, ExitCode
-from ._output import print_json, show
+from ._output import error_console, print_json, show
 
 __all__ = ["health", "serve", "verify"]
 
@@ -44,10 +49,35 @@ def serve(arguments: tuple[str, ...]) -> None:
     Takes spool-server's options: --store, --host, --port, --workers, --config,
     --log-level; `spool serve -- --help` lists them.
 
+    Without --config, $SPOOL_CONFIG or $SPOOL_TOKENS it runs in development mode (the token is
+    spool-dev-token unless $SPOOL_DEV_TOKEN says otherwise) and, as Client.embedded() does, may
+    deliver messages to this machine (localhost, 127.0.0.0/8, ::1) unless
+    $SPOOL_ALLOW_DESTINATIONS says otherwise. Ctrl-C stops it gracefully (exit status 130).
+
     \b
     Example:
       spool serve --store redis://127.0.0.1:6379/0 --port 8321 --workers 4
     """
+    try:
+        with _noting_sigint() as interrupted:
+            serve_main = _entry_point()
+            with _development_destinations(arguments, os.environ):
+                try:
+                    serve_main(list(arguments))
+                except SystemExit as done:
+                    if done.code not in (0, None) or not interrupted():
+                        raise
+            stopped_by_ctrl_c = interrupted()
+    except KeyboardInterrupt:
+        # Before the service took over its signals (still starting): nothing to stop.
+        stopped_by_ctrl_c = True
+    if stopped_by_ctrl_c:
+        # The service stops on SIGINT as on SIGTERM, with status 0 (as spool-server documents);
+        # a command line stopped by Ctrl-C says so quietly, as `tail -f` does.
+        raise click.exceptions.Exit(ExitCode.INTERRUPTED)
+
+
+def _entry_point() -> Callable[[list[str]], None]:
     try:
         # By name: the SDK type-checks, and installs, without the service's package.
         entry_point = importlib.import_module("server.__main__")
@@ -58,7 +88,78 @@ def serve(arguments: tuple[str, ...]) -> None:
             code=ExitCode.USAGE,
         ) from error
     serve_main: Callable[[list[str]], None] = entry_point.main
-    serve_main(list(arguments))
+    return serve_main
+
+
+def _configured(arguments: Sequence[str], environ: Mapping[str, str]) -> bool:
+    """Whether the service will read tokens from a configuration (else: development mode), as
+    spool-server decides: --config (or an abbreviation argparse accepts), $SPOOL_CONFIG or
+    $SPOOL_TOKENS.
+    """
+    if environ.get("SPOOL_CONFIG") or environ.get("SPOOL_TOKENS"):
+        return True
+    for argument in arguments:
+        if argument == "--":
+            break
+        option = argument.partition("=")[0]
+        # --con is also --console's: argparse refuses it, so only --conf and longer count.
+        if len(option) >= len("--conf") and "--config".startswith(option):
+            return True
+    return False
+
+
+@contextlib.contextmanager
+def _development_destinations(
+    arguments: Sequence[str], environ: MutableMapping[str, str]
+) -> Iterator[None]:
+    """In development mode, let the service deliver to loopback as Client.embedded() does,
+    unless $SPOOL_ALLOW_DESTINATIONS is set (even empty); the environment is put back after.
+    """
+    if _configured(arguments, environ) or "SPOOL_ALLOW_DESTINATIONS" in environ:
+        yield
+        return
+    environ["SPOOL_ALLOW_DESTINATIONS"] = ",".join(LOOPBACK_DESTINATIONS)
+    error_console().print(
+        f"development mode: messages may go to {', '.join(LOOPBACK_DESTINATIONS)} "
+        "(set SPOOL_ALLOW_DESTINATIONS to choose)",
+        style="dim",
+        markup=False,
+        soft_wrap=True,
+    )
+    try:
+        yield
+    finally:
+        del environ["SPOOL_ALLOW_DESTINATIONS"]
+
+
+@contextlib.contextmanager
+def _noting_sigint() -> Iterator[Callable[[], bool]]:
+    """Whether SIGINT arrived while serving, whoever handled it.
+
+    The service installs its own handlers, so ours would never run; but Python writes the number
+    of every signal it handles to the wakeup file descriptor, whichever handler takes it.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    reading, writing = os.pipe()
+    os.set_blocking(reading, False)
+    os.set_blocking(writing, False)
+    previous = signal.set_wakeup_fd(writing, warn_on_full_buffer=False)
+    seen: list[bool] = []
+
+    def interrupted() -> bool:
+        with contextlib.suppress(BlockingIOError):
+            while numbers := os.read(reading, 64):
+                seen.extend(number == signal.SIGINT for number in numbers)
+        return any(seen)
+
+    try:
+        yield interrupted
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(reading)
+        os.close(writing)
 
 
 @click.command()

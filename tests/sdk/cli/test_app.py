@@ -28,6 +28,7 @@ def test_the_command_tree_is_what_the_readme_documents() -> None:
     """Every group and command, so that adding one means documenting it."""
     assert sorted(" ".join(path) for path in COMMANDS if path) == sorted(
         [
+            "console",
             "dlq",
             "dlq delete",
             "dlq ls",

@@ -1,20 +1,30 @@
-"""`spool verify`, `spool health` and `spool serve`."""
+"""`spool verify`, `spool health`, `spool serve` and `spool console`."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 import time
+import webbrowser
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+import sdk
 from server.signing import sign
-from tests.sdk.cli._support import Spool, parsed
+from tests.conftest import ServerProcess
+from tests.e2e._support import closed_port_url
+from tests.sdk.cli._support import Spool, parsed, read_line, spool_process
 
 CURRENT = "sig_current_key"
 NEXT = "sig_next_key"
 URL = "https://example.com/hooks/signup"
 BODY = b'{"hello":"world"}'
+_SERVE_TIMEOUT = 30.0
+_EVERYTHING = [{"resource": "*", "name": "*", "actions": ["publish", "consume", "admin"]}]
 
 
 def _signature(key: str = CURRENT, *, age: float = 0.0) -> str:
@@ -100,3 +110,129 @@ def test_serve_without_the_server_extra_says_what_to_install(
     result = spool("serve")
     assert result.exit_code == 2
     assert "pip install 'spool[server]'" in result.stderr
+
+
+@pytest.fixture
+def development_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No token configuration in the environment: `spool serve` is in development mode."""
+    for variable in ("SPOOL_CONFIG", "SPOOL_TOKENS", "SPOOL_ALLOW_DESTINATIONS", "SPOOL_DEV_TOKEN"):
+        monkeypatch.delenv(variable, raising=False)
+
+
+@pytest.mark.usefixtures("development_environment")
+@pytest.mark.parametrize(
+    ("arguments", "environment", "allowed"),
+    [
+        ((), {}, "localhost,127.0.0.0/8,::1"),
+        (("--port", "0"), {"SPOOL_ALLOW_DESTINATIONS": ""}, ""),
+        (("--port", "0"), {"SPOOL_ALLOW_DESTINATIONS": "10.0.0.0/8"}, "10.0.0.0/8"),
+        (("--config", "spool.yaml"), {}, None),
+        (("--conf=spool.yaml",), {}, None),
+        ((), {"SPOOL_CONFIG": "spool.yaml"}, None),
+        ((), {"SPOOL_TOKENS": "[]"}, None),
+    ],
+)
+def test_serve_in_development_mode_delivers_to_loopback(
+    spool: Spool,
+    monkeypatch: pytest.MonkeyPatch,
+    arguments: tuple[str, ...],
+    environment: dict[str, str],
+    allowed: str | None,
+) -> None:
+    """As Client.embedded() does, unless $SPOOL_ALLOW_DESTINATIONS is set or the service reads
+    a token configuration (whose allow-list stays as written); the setting is put back after.
+    """
+    import server.__main__
+
+    seen: list[str | None] = []
+    monkeypatch.setattr(
+        server.__main__, "main", lambda _: seen.append(os.environ.get("SPOOL_ALLOW_DESTINATIONS"))
+    )
+    result = spool("serve", *arguments, **environment)
+    assert result.exit_code == 0, result.output
+    assert seen == [allowed]
+    assert ("messages may go to localhost" in result.stderr) == (
+        allowed is not None and not environment
+    )
+    assert "SPOOL_ALLOW_DESTINATIONS" not in os.environ
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("development_environment")
+def test_serve_names_its_token_delivers_to_loopback_and_stops_quietly_on_ctrl_c(
+    environment: dict[str, str], tmp_path: Path
+) -> None:
+    """A real `spool serve`: it says which token signs in, takes a message to this machine, and
+    Ctrl-C stops it gracefully with status 130 and no error line.
+    """
+    store = f"sqlite:///{tmp_path / 'spool.db'}"
+    process = spool_process(
+        "serve", "--port", "0", "--store", store, "--log-level", "warning", environment={}
+    )
+    try:
+        line = read_line(process, timeout=_SERVE_TIMEOUT)
+        base_url = line.removeprefix("spool-server listening on ").strip()
+        with sdk.Client(base_url, "spool-dev-token") as client:
+            receipt = client.messages.publish_json(
+                url="http://127.0.0.1:9/hook", body={}, delay="1h"
+            )
+            assert client.messages.get(receipt.message_id).state == "scheduled"
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=_SERVE_TIMEOUT) == 130
+        _, stderr = process.communicate()
+    finally:
+        process.kill()
+        process.communicate()
+    assert "sign in with token spool-dev-token" in stderr
+    assert f"console at {base_url}/console" in stderr
+    assert "messages may go to localhost, 127.0.0.0/8, ::1" in stderr
+    assert "Error" not in stderr and "Traceback" not in stderr
+
+
+def test_console_opens_the_sign_in_page_and_prints_the_token(
+    spool: Spool, environment: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The browser gets the sign-in page; stdout the console's URL, stderr the token to paste
+    (the console has no sign-in by link). --no-browser opens nothing.
+    """
+    opened: list[str] = []
+
+    def open_browser(url: str) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", open_browser)
+    console_url = f"{environment['SPOOL_BASE_URL']}/console"
+    result = spool("console")
+    assert result.exit_code == 0, result.output
+    assert opened == [f"{console_url}/sign-in"]
+    assert result.stdout == f"{console_url}\n"
+    assert environment["SPOOL_API_KEY"] in result.stderr
+    assert "no sign-in by link" in result.stderr
+    quiet = spool("console", "--no-browser", "--json")
+    assert parsed(quiet) == {
+        "console_url": console_url,
+        "token": environment["SPOOL_API_KEY"],
+        "opened": False,
+    }
+    assert len(opened) == 1
+    monkeypatch.setattr(webbrowser, "open", lambda url: False)
+    headless = spool("console")
+    assert "open " + console_url in headless.stderr and "no browser" in headless.stderr
+
+
+def test_console_says_when_the_service_does_not_serve_it(
+    spool: Spool,
+    spool_server: Callable[..., ServerProcess],
+    sqlite_store_url: str,
+) -> None:
+    """A service with a token file and no --console: exit 3, saying how to turn it on; no
+    service at all: exit 7.
+    """
+    tokens = [{"id": "ops", "token": "ops-secret", "permissions": _EVERYTHING}]
+    server = spool_server(sqlite_store_url, config={"tokens": tokens})
+    off = spool("console", "--no-browser", "--base-url", server.base_url, "--api-key", "ops-secret")
+    assert off.exit_code == 3
+    assert "--console" in off.stderr and "SPOOL_CONSOLE=1" in off.stderr
+    gone = spool("console", "--no-browser", "--base-url", closed_port_url())
+    assert gone.exit_code == 7
