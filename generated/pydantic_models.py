@@ -654,6 +654,18 @@ HeadersAdditionalProperty = TypeAliasType(
 )
 
 
+CallbackHeadersAdditionalProperty = TypeAliasType(
+    "CallbackHeadersAdditionalProperty",
+    Annotated[str, Field(max_length=4096, pattern="^[\\t\\x20-\\x7E]*$")],
+)
+
+
+FailureCallbackHeadersAdditionalProperty = TypeAliasType(
+    "FailureCallbackHeadersAdditionalProperty",
+    Annotated[str, Field(max_length=4096, pattern="^[\\t\\x20-\\x7E]*$")],
+)
+
+
 class PublishMessageRequest(SchemaModel):
     """
     Give exactly one of `url` and `url_group`, and at most one of `delay` and `not_before`.
@@ -756,6 +768,42 @@ class PublishMessageRequest(SchemaModel):
     """
     Called with the last error after retries run out.
     """
+    callback_headers: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[!#$%&\'*+\-.^_`|~0-9A-Za-z]+$", max_length=256
+                ),
+            ],
+            CallbackHeadersAdditionalProperty,
+        ]
+        | None,
+        Field(max_length=50),
+    ] = None
+    """
+    Headers sent with every request to `callback`, by the rules of `headers`; the
+    service's own `Spool-*` headers (the signature, `Spool-Callback`) are added beside
+    them.
+
+    """
+    failure_callback_headers: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[!#$%&\'*+\-.^_`|~0-9A-Za-z]+$", max_length=256
+                ),
+            ],
+            FailureCallbackHeadersAdditionalProperty,
+        ]
+        | None,
+        Field(max_length=50),
+    ] = None
+    """
+    Headers sent with every request to `failure_callback`, by the rules of `headers`.
+
+    """
     timeout: Annotated[int, Field(ge=1, le=900)] = 30
     """
     Seconds one delivery attempt may take.
@@ -827,6 +875,14 @@ class Message(SchemaModel):
     next_attempt_at: AwareDatetime | None = None
     callback: str | None = None
     failure_callback: str | None = None
+    callback_headers: dict[str, str] | None = None
+    """
+    The headers sent to `callback`, when the message has any.
+    """
+    failure_callback_headers: dict[str, str] | None = None
+    """
+    The headers sent to `failure_callback`, when the message has any.
+    """
     deduplication_id: str | None = None
     attempts: list[DeliveryAttempt]
     traceparent: Traceparent | None = None

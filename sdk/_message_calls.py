@@ -27,9 +27,11 @@ from ._limits import (
 )
 from ._message_options import (
     MessageOptions,
+    callback_request_headers,
     check_method,
     check_option_names,
     check_url,
+    failure_callback_request_headers,
     request_headers,
     retry_delay_text,
 )
@@ -130,7 +132,9 @@ class MessageCalls:
                         retries=item.retries,
                         retry_delay=item.retry_delay,
                         callback=item.callback,
+                        callback_headers=item.callback_headers,
                         failure_callback=item.failure_callback,
+                        failure_callback_headers=item.failure_callback_headers,
                         timeout=item.timeout,
                         deduplication_id=item.deduplication_id,
                         content_based_deduplication=item.content_based_deduplication,
@@ -172,6 +176,8 @@ class MessageCalls:
         retries, retry_delay = options.get("retries"), options.get("retry_delay")
         callback, failure_callback = options.get("callback"), options.get("failure_callback")
         timeout, deduplication_id = options.get("timeout"), options.get("deduplication_id")
+        callback_headers = options.get("callback_headers")
+        failure_callback_headers = options.get("failure_callback_headers")
         return PublishMessageRequest(
             body=body,
             url=UNSET if url is None else check_url(url, name="url"),
@@ -193,6 +199,12 @@ class MessageCalls:
             failure_callback=UNSET
             if failure_callback is None
             else check_url(failure_callback, name="failure_callback"),
+            callback_headers=UNSET
+            if callback_headers is None
+            else callback_request_headers(callback_headers),
+            failure_callback_headers=UNSET
+            if failure_callback_headers is None
+            else failure_callback_request_headers(failure_callback_headers),
             timeout=UNSET
             if timeout is None
             else to_seconds(

@@ -18,11 +18,17 @@ from ._keywords import unexpected_keyword
 from ._limits import URL_PATTERN
 
 if TYPE_CHECKING:
-    from generated.models import PublishMessageRequestHeaders
+    from generated.models import (
+        PublishMessageRequestCallbackHeaders,
+        PublishMessageRequestFailureCallbackHeaders,
+        PublishMessageRequestHeaders,
+    )
 
 __all__ = [
     "OPTION_NAMES",
     "MessageOptions",
+    "callback_request_headers",
+    "failure_callback_request_headers",
     "check_method",
     "check_option_names",
     "check_url",
@@ -42,7 +48,8 @@ class MessageOptions(TypedDict, total=False):
     (later: a `PublishError` caused by `UnprocessableEntityError`). `retry_delay` is a duration (a
     fixed wait) or the API's expression in milliseconds over `retried`, such as
     `"1000 * pow(2, retried)"`. `idempotency_key` makes the publish safe to repeat; one is
-    generated per call when it is not given.
+    generated per call when it is not given. `callback_headers` and `failure_callback_headers`
+    go with each request to `callback` and `failure_callback`, by the rules of `headers`.
     """
 
     content_type: str | None
@@ -53,7 +60,9 @@ class MessageOptions(TypedDict, total=False):
     retries: int | None
     retry_delay: str | timedelta | None
     callback: str | None
+    callback_headers: Mapping[str, str] | None
     failure_callback: str | None
+    failure_callback_headers: Mapping[str, str] | None
     timeout: Duration | None
     deduplication_id: str | None
     content_based_deduplication: bool
@@ -67,8 +76,8 @@ _OPTIONS_HELP = """
 
         Options, all keyword-only and optional (see `MessageOptions`): `content_type`, `method`,
         `headers`, `delay`, `not_before`, `retries`, `retry_delay`, `callback`,
-        `failure_callback`, `timeout`, `deduplication_id`, `content_based_deduplication`,
-        `idempotency_key`. Any other keyword is a TypeError, as for every other publish.
+        `callback_headers`, `failure_callback`, `failure_callback_headers`, `timeout`,
+        `deduplication_id`, `content_based_deduplication`, `idempotency_key`. Any other keyword is a TypeError, as for every other publish.
 """
 _RETURNS = "\n\n        Returns:"
 PublishT = TypeVar("PublishT", bound=Callable[..., Any])
@@ -136,6 +145,12 @@ def check_method(method: str) -> HttpMethod:
     return _METHODS[method]
 
 
+def _header_map(headers: Mapping[str, str], *, name: str) -> dict[str, str]:
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise InvalidArgumentError(f"{name} must map str names to str values")
+    return dict(headers)
+
+
 def request_headers(headers: Mapping[str, str]) -> PublishMessageRequestHeaders:
     """`headers` as the generated request's headers.
 
@@ -144,9 +159,35 @@ def request_headers(headers: Mapping[str, str]) -> PublishMessageRequestHeaders:
     """
     from generated.models import PublishMessageRequestHeaders
 
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
-        raise InvalidArgumentError("headers must map str names to str values")
-    return PublishMessageRequestHeaders.from_dict(dict(headers))
+    return PublishMessageRequestHeaders.from_dict(_header_map(headers, name="headers"))
+
+
+def callback_request_headers(
+    headers: Mapping[str, str],
+) -> PublishMessageRequestCallbackHeaders:
+    """`headers` as the generated request's `callback_headers`.
+
+    Raises:
+        InvalidArgumentError: a name or value is not a str.
+    """
+    from generated.models import PublishMessageRequestCallbackHeaders
+
+    checked = _header_map(headers, name="callback_headers")
+    return PublishMessageRequestCallbackHeaders.from_dict(checked)
+
+
+def failure_callback_request_headers(
+    headers: Mapping[str, str],
+) -> PublishMessageRequestFailureCallbackHeaders:
+    """`headers` as the generated request's `failure_callback_headers`.
+
+    Raises:
+        InvalidArgumentError: a name or value is not a str.
+    """
+    from generated.models import PublishMessageRequestFailureCallbackHeaders
+
+    checked = _header_map(headers, name="failure_callback_headers")
+    return PublishMessageRequestFailureCallbackHeaders.from_dict(checked)
 
 
 def retry_delay_text(value: str | timedelta) -> str:

@@ -11,6 +11,8 @@ from ._http import optional
 if TYPE_CHECKING:
     from generated.models import (
         Message as GeneratedMessage,
+        MessageCallbackHeaders,
+        MessageFailureCallbackHeaders,
         MessageReceipt as GeneratedMessageReceipt,
         MessageReceiptList as GeneratedMessageReceiptList,
     )
@@ -80,4 +82,12 @@ def read_message(message: GeneratedMessage) -> Message:
             for attempt in message.attempts
         ],
         traceparent=optional(message.traceparent),
+        callback_headers=_headers(optional(message.callback_headers)),
+        failure_callback_headers=_headers(optional(message.failure_callback_headers)),
     )
+
+
+def _headers(
+    headers: MessageCallbackHeaders | MessageFailureCallbackHeaders | None,
+) -> dict[str, str] | None:
+    return None if headers is None else dict(headers.additional_properties)

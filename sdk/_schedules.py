@@ -68,7 +68,9 @@ class MessageDestination:
     retries: int | None = field(default=None, kw_only=True)
     retry_delay: str | timedelta | None = field(default=None, kw_only=True)
     callback: str | None = field(default=None, kw_only=True)
+    callback_headers: dict[str, str] | None = field(default=None, kw_only=True)
     failure_callback: str | None = field(default=None, kw_only=True)
+    failure_callback_headers: dict[str, str] | None = field(default=None, kw_only=True)
     timeout: Duration | None = field(default=None, kw_only=True)
     deduplication_id: str | None = field(default=None, kw_only=True)
     content_based_deduplication: bool = field(default=False, kw_only=True)
@@ -199,7 +201,9 @@ class _ScheduleCalls:
                     retries=destination.retries,
                     retry_delay=destination.retry_delay,
                     callback=destination.callback,
+                    callback_headers=destination.callback_headers,
                     failure_callback=destination.failure_callback,
+                    failure_callback_headers=destination.failure_callback_headers,
                     timeout=destination.timeout,
                     deduplication_id=destination.deduplication_id,
                     content_based_deduplication=destination.content_based_deduplication,
@@ -568,6 +572,8 @@ def _read_destination(destination: GeneratedDestination) -> Destination:
     if isinstance(message, Unset):
         raise InvalidArgumentError(f"a schedule's destination has no {destination.kind} member")
     headers = optional(message.headers)
+    callback_headers = optional(message.callback_headers)
+    failure_callback_headers = optional(message.failure_callback_headers)
     return MessageDestination(
         message.body,
         url=optional(message.url),
@@ -579,7 +585,13 @@ def _read_destination(destination: GeneratedDestination) -> Destination:
         retries=optional(message.retries),
         retry_delay=optional(message.retry_delay),
         callback=optional(message.callback),
+        callback_headers=None
+        if callback_headers is None
+        else dict(callback_headers.additional_properties),
         failure_callback=optional(message.failure_callback),
+        failure_callback_headers=None
+        if failure_callback_headers is None
+        else dict(failure_callback_headers.additional_properties),
         timeout=optional(message.timeout),
         deduplication_id=optional(message.deduplication_id),
         content_based_deduplication=bool(optional(message.content_based_deduplication)),

@@ -251,6 +251,8 @@ class Message:
     deduplication_id: str | None
     attempts: list[DeliveryAttempt]
     traceparent: str | None = None
+    callback_headers: dict[str, str] | None = None
+    failure_callback_headers: dict[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,8 @@ from .leased_job import LeasedJob
 from .leased_job_list import LeasedJobList
 from .message import Message
 from .message_batch_result import MessageBatchResult
+from .message_callback_headers import MessageCallbackHeaders
+from .message_failure_callback_headers import MessageFailureCallbackHeaders
 from .message_headers import MessageHeaders
 from .message_list import MessageList
 from .message_receipt import MessageReceipt
@@ -53,6 +55,12 @@ from .problem import Problem
 from .publish_job_request import PublishJobRequest
 from .publish_jobs_request import PublishJobsRequest
 from .publish_message_request import PublishMessageRequest
+from .publish_message_request_callback_headers import (
+    PublishMessageRequestCallbackHeaders,
+)
+from .publish_message_request_failure_callback_headers import (
+    PublishMessageRequestFailureCallbackHeaders,
+)
 from .publish_message_request_headers import PublishMessageRequestHeaders
 from .publish_messages_request import PublishMessagesRequest
 from .queue import Queue
@@ -122,6 +130,8 @@ __all__ = (
     "LeaseRequest",
     "Message",
     "MessageBatchResult",
+    "MessageCallbackHeaders",
+    "MessageFailureCallbackHeaders",
     "MessageHeaders",
     "MessageList",
     "MessageReceipt",
@@ -134,6 +144,8 @@ __all__ = (
     "PublishJobRequest",
     "PublishJobsRequest",
     "PublishMessageRequest",
+    "PublishMessageRequestCallbackHeaders",
+    "PublishMessageRequestFailureCallbackHeaders",
     "PublishMessageRequestHeaders",
     "PublishMessagesRequest",
     "Queue",

@@ -13,6 +13,8 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.delivery_attempt import DeliveryAttempt
+    from ..models.message_callback_headers import MessageCallbackHeaders
+    from ..models.message_failure_callback_headers import MessageFailureCallbackHeaders
     from ..models.message_headers import MessageHeaders
 
 
@@ -39,6 +41,9 @@ class Message:
         next_attempt_at (datetime.datetime | Unset):
         callback (str | Unset):
         failure_callback (str | Unset):
+        callback_headers (MessageCallbackHeaders | Unset): The headers sent to `callback`, when the message has any.
+        failure_callback_headers (MessageFailureCallbackHeaders | Unset): The headers sent to `failure_callback`, when
+            the message has any.
         deduplication_id (str | Unset):
         traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
             sent
@@ -62,6 +67,8 @@ class Message:
     next_attempt_at: datetime.datetime | Unset = UNSET
     callback: str | Unset = UNSET
     failure_callback: str | Unset = UNSET
+    callback_headers: MessageCallbackHeaders | Unset = UNSET
+    failure_callback_headers: MessageFailureCallbackHeaders | Unset = UNSET
     deduplication_id: str | Unset = UNSET
     traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -104,6 +111,14 @@ class Message:
 
         failure_callback = self.failure_callback
 
+        callback_headers: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.callback_headers, Unset):
+            callback_headers = self.callback_headers.to_dict()
+
+        failure_callback_headers: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.failure_callback_headers, Unset):
+            failure_callback_headers = self.failure_callback_headers.to_dict()
+
         deduplication_id = self.deduplication_id
 
         traceparent = self.traceparent
@@ -135,6 +150,10 @@ class Message:
             field_dict["callback"] = callback
         if failure_callback is not UNSET:
             field_dict["failure_callback"] = failure_callback
+        if callback_headers is not UNSET:
+            field_dict["callback_headers"] = callback_headers
+        if failure_callback_headers is not UNSET:
+            field_dict["failure_callback_headers"] = failure_callback_headers
         if deduplication_id is not UNSET:
             field_dict["deduplication_id"] = deduplication_id
         if traceparent is not UNSET:
@@ -145,6 +164,10 @@ class Message:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.delivery_attempt import DeliveryAttempt  # noqa: PLC0415
+        from ..models.message_callback_headers import MessageCallbackHeaders  # noqa: PLC0415
+        from ..models.message_failure_callback_headers import (
+            MessageFailureCallbackHeaders,  # noqa: PLC0415
+        )
         from ..models.message_headers import MessageHeaders  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -190,6 +213,22 @@ class Message:
 
         failure_callback = d.pop("failure_callback", UNSET)
 
+        _callback_headers = d.pop("callback_headers", UNSET)
+        callback_headers: MessageCallbackHeaders | Unset
+        if isinstance(_callback_headers, Unset):
+            callback_headers = UNSET
+        else:
+            callback_headers = MessageCallbackHeaders.from_dict(_callback_headers)
+
+        _failure_callback_headers = d.pop("failure_callback_headers", UNSET)
+        failure_callback_headers: MessageFailureCallbackHeaders | Unset
+        if isinstance(_failure_callback_headers, Unset):
+            failure_callback_headers = UNSET
+        else:
+            failure_callback_headers = MessageFailureCallbackHeaders.from_dict(
+                _failure_callback_headers
+            )
+
         deduplication_id = d.pop("deduplication_id", UNSET)
 
         traceparent = d.pop("traceparent", UNSET)
@@ -211,6 +250,8 @@ class Message:
             next_attempt_at=next_attempt_at,
             callback=callback,
             failure_callback=failure_callback,
+            callback_headers=callback_headers,
+            failure_callback_headers=failure_callback_headers,
             deduplication_id=deduplication_id,
             traceparent=traceparent,
         )

@@ -10,6 +10,12 @@ from ..models.http_method import HttpMethod, check_http_method
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.publish_message_request_callback_headers import (
+        PublishMessageRequestCallbackHeaders,
+    )
+    from ..models.publish_message_request_failure_callback_headers import (
+        PublishMessageRequestFailureCallbackHeaders,
+    )
     from ..models.publish_message_request_headers import PublishMessageRequestHeaders
 
 
@@ -47,6 +53,12 @@ class PublishMessageRequest:
             otherwise the message is refused with `400 invalid_retry_delay`.
         callback (str | Unset): Called with the outcome after a successful delivery.
         failure_callback (str | Unset): Called with the last error after retries run out.
+        callback_headers (PublishMessageRequestCallbackHeaders | Unset): Headers sent with every request to `callback`,
+            by the rules of `headers`; the
+            service's own `Spool-*` headers (the signature, `Spool-Callback`) are added beside
+            them.
+        failure_callback_headers (PublishMessageRequestFailureCallbackHeaders | Unset): Headers sent with every request
+            to `failure_callback`, by the rules of `headers`.
         timeout (int | Unset): Seconds one delivery attempt may take. Default: 30.
         deduplication_id (str | Unset):
         content_based_deduplication (bool | Unset): Deduplicate on a hash of destination, body, content type, method and
@@ -65,6 +77,10 @@ class PublishMessageRequest:
     retry_delay: str | Unset = UNSET
     callback: str | Unset = UNSET
     failure_callback: str | Unset = UNSET
+    callback_headers: PublishMessageRequestCallbackHeaders | Unset = UNSET
+    failure_callback_headers: PublishMessageRequestFailureCallbackHeaders | Unset = (
+        UNSET
+    )
     timeout: int | Unset = 30
     deduplication_id: str | Unset = UNSET
     content_based_deduplication: bool | Unset = False
@@ -99,6 +115,14 @@ class PublishMessageRequest:
         callback = self.callback
 
         failure_callback = self.failure_callback
+
+        callback_headers: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.callback_headers, Unset):
+            callback_headers = self.callback_headers.to_dict()
+
+        failure_callback_headers: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.failure_callback_headers, Unset):
+            failure_callback_headers = self.failure_callback_headers.to_dict()
 
         timeout = self.timeout
 
@@ -135,6 +159,10 @@ class PublishMessageRequest:
             field_dict["callback"] = callback
         if failure_callback is not UNSET:
             field_dict["failure_callback"] = failure_callback
+        if callback_headers is not UNSET:
+            field_dict["callback_headers"] = callback_headers
+        if failure_callback_headers is not UNSET:
+            field_dict["failure_callback_headers"] = failure_callback_headers
         if timeout is not UNSET:
             field_dict["timeout"] = timeout
         if deduplication_id is not UNSET:
@@ -146,6 +174,12 @@ class PublishMessageRequest:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.publish_message_request_callback_headers import (
+            PublishMessageRequestCallbackHeaders,  # noqa: PLC0415
+        )
+        from ..models.publish_message_request_failure_callback_headers import (
+            PublishMessageRequestFailureCallbackHeaders,  # noqa: PLC0415
+        )
         from ..models.publish_message_request_headers import (
             PublishMessageRequestHeaders,  # noqa: PLC0415
         )
@@ -190,6 +224,26 @@ class PublishMessageRequest:
 
         failure_callback = d.pop("failure_callback", UNSET)
 
+        _callback_headers = d.pop("callback_headers", UNSET)
+        callback_headers: PublishMessageRequestCallbackHeaders | Unset
+        if isinstance(_callback_headers, Unset):
+            callback_headers = UNSET
+        else:
+            callback_headers = PublishMessageRequestCallbackHeaders.from_dict(
+                _callback_headers
+            )
+
+        _failure_callback_headers = d.pop("failure_callback_headers", UNSET)
+        failure_callback_headers: PublishMessageRequestFailureCallbackHeaders | Unset
+        if isinstance(_failure_callback_headers, Unset):
+            failure_callback_headers = UNSET
+        else:
+            failure_callback_headers = (
+                PublishMessageRequestFailureCallbackHeaders.from_dict(
+                    _failure_callback_headers
+                )
+            )
+
         timeout = d.pop("timeout", UNSET)
 
         deduplication_id = d.pop("deduplication_id", UNSET)
@@ -209,6 +263,8 @@ class PublishMessageRequest:
             retry_delay=retry_delay,
             callback=callback,
             failure_callback=failure_callback,
+            callback_headers=callback_headers,
+            failure_callback_headers=failure_callback_headers,
             timeout=timeout,
             deduplication_id=deduplication_id,
             content_based_deduplication=content_based_deduplication,

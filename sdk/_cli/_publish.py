@@ -33,7 +33,9 @@ _FOR_MESSAGE = _ANY | {
     "retries",
     "retry_delay",
     "callback",
+    "callback_headers",
     "failure_callback",
+    "failure_callback_headers",
     "message_timeout",
     "deduplication_id",
     "content_based_deduplication",
@@ -67,7 +69,21 @@ _FOR_MESSAGE = _ANY | {
     help="Milliseconds before retry `retried`: '1000 * pow(2, retried)'.",
 )
 @click.option("--callback", metavar="URL", help="Where the outcome of a delivery is posted.")
+@click.option(
+    "--callback-header",
+    "callback_headers",
+    multiple=True,
+    metavar="'K: V'",
+    help="A header to send with the callback.",
+)
 @click.option("--failure-callback", metavar="URL", help="Where the last failure is posted.")
+@click.option(
+    "--failure-callback-header",
+    "failure_callback_headers",
+    multiple=True,
+    metavar="'K: V'",
+    help="A header to send with the failure callback.",
+)
 @click.option("--timeout", "message_timeout", type=DURATION, help="Per-attempt timeout: 30s.")
 @click.option(
     "--deduplication-id",
@@ -203,7 +219,9 @@ def _message_options(options: dict[str, Any]) -> dict[str, Any]:
         "retries": options["retries"],
         "retry_delay": options["retry_delay"],
         "callback": options["callback"],
+        "callback_headers": parse_headers(options["callback_headers"]),
         "failure_callback": options["failure_callback"],
+        "failure_callback_headers": parse_headers(options["failure_callback_headers"]),
         "timeout": options["message_timeout"],
         "deduplication_id": options["deduplication_id"],
         "content_based_deduplication": options["content_based_deduplication"],

@@ -12,7 +12,8 @@ holder owns the message: the attempt is logged and dropped, so one process never
 that another is delivering.
 
 Callbacks are not sent from here: the outcome is published as a new internal message to the
-callback URL (``store.publish_messages``, under the same lease) *before* the attempt is recorded.
+callback URL (``store.publish_messages``, under the same lease) *before* the attempt is recorded,
+with the message's ``callback_headers`` (or ``failure_callback_headers``) beside the service's own.
 So a callback is persisted, signed, retried and dead-lettered like any message, and survives a
 crash; and a process whose lease was taken over cannot publish one. If the process dies between
 publishing the callback and recording the attempt, the lease ends, the message is sent again, and
@@ -201,7 +202,9 @@ class Settler:
         lease = MessageLease(message_id=message.message_id, lease_id=lease_id)
         if result.succeeded:
             if message.callback:
-                await self._publish_callback(message, message.callback, attempt, result, lease)
+                await self._publish_callback(
+                    message, message.callback, message.callback_headers, attempt, result, lease
+                )
             await self._store.record_attempt(
                 message.message_id, attempt, lease_id=lease_id, outcome="delivered"
             )
@@ -219,7 +222,14 @@ class Settler:
             self._on_retry_scheduled(next_attempt_at)
             return
         if message.failure_callback:
-            await self._publish_callback(message, message.failure_callback, attempt, result, lease)
+            await self._publish_callback(
+                message,
+                message.failure_callback,
+                message.failure_callback_headers,
+                attempt,
+                result,
+                lease,
+            )
         await self._store.record_attempt(
             message.message_id, attempt, lease_id=lease_id, outcome="failed"
         )
@@ -228,6 +238,7 @@ class Settler:
         self,
         message: MessageRecord,
         callback_url: str,
+        callback_headers: dict[str, str],
         attempt: DeliveryAttemptRecord,
         result: AttemptResult,
         lease: MessageLease,
@@ -253,7 +264,12 @@ class Settler:
             body=json.dumps(outcome, separators=(",", ":")).encode("utf-8"),
             content_type="application/json",
             method="POST",
-            headers={CALLBACK_HEADER: kind, SOURCE_MESSAGE_HEADER: message.message_id},
+            # The caller's headers cannot hide the service's: publishing refused any Spool-* name.
+            headers={
+                **callback_headers,
+                CALLBACK_HEADER: kind,
+                SOURCE_MESSAGE_HEADER: message.message_id,
+            },
             not_before=time.time(),
             retries=self._callback_retries,
             timeout=message.timeout,

@@ -425,6 +425,8 @@ def message(record: MessageRecord) -> Document:
                 else rfc3339(record.next_attempt_at),
                 "callback": record.callback,
                 "failure_callback": record.failure_callback,
+                "callback_headers": record.callback_headers or None,
+                "failure_callback_headers": record.failure_callback_headers or None,
                 "deduplication_id": record.deduplication_id,
                 "traceparent": record.traceparent,
             }

@@ -158,6 +158,10 @@ async def plan_message(
         ensure_finite(item.body, f"{location}.body")
     headers = dict(item.headers or {})
     _check_headers(headers, f"{location}.headers")
+    callback_headers = dict(item.callback_headers or {})
+    _check_headers(callback_headers, f"{location}.callback_headers")
+    failure_callback_headers = dict(item.failure_callback_headers or {})
+    _check_headers(failure_callback_headers, f"{location}.failure_callback_headers")
     now = time.time()
     not_before = now
     if item.delay is not None:
@@ -215,6 +219,8 @@ async def plan_message(
             ),
             dedup_window=window,
             item=index,
+            callback_headers=callback_headers,
+            failure_callback_headers=failure_callback_headers,
         )
         for url in urls
     ]

@@ -308,6 +308,7 @@ class NewMessage:
     of creating one, while that earlier message was created less than ``dedup_window`` seconds ago.
     ``item`` is the caller's number for the request item the message came from (a URL group fans
     one item out to a message per endpoint); the receipt carries it back, replayed ones included.
+    ``callback_headers`` and ``failure_callback_headers`` go with the callbacks of its outcome.
     """
 
     url: str
@@ -326,6 +327,8 @@ class NewMessage:
     dedup_key: str | None = None
     dedup_window: float = 0.0
     item: int = 0
+    callback_headers: dict[str, str] = dataclasses.field(default_factory=dict)
+    failure_callback_headers: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -388,6 +391,8 @@ class MessageRecord:
     deduplication_id: str | None = None
     lease_id: str | None = None
     traceparent: str | None = None
+    callback_headers: dict[str, str] = dataclasses.field(default_factory=dict)
+    failure_callback_headers: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

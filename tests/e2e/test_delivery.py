@@ -294,6 +294,36 @@ async def test_a_success_callback_carries_the_status_and_response_body(
     assert base64.b64decode(outcome["body"]) == answer
 
 
+async def test_callback_headers_reach_the_callback_receiver(client: AnyClient) -> None:
+    """`callback_headers=` reach the callback as given, beside its signature, and the message
+    shows them; `failure_callback_headers=` go only with a failure callback.
+    """
+    with ScriptedReceiver() as callbacks, ScriptedReceiver(Answer(200, b"ok")) as working:
+        receipt = await resolve(
+            client.messages.publish_json(
+                url=working.url(),
+                body={"n": 1},
+                callback=callbacks.url("/hooks/delivered"),
+                callback_headers={"Authorization": "Bearer callback-secret"},
+                failure_callback=callbacks.url("/hooks/failed"),
+                failure_callback_headers={"Authorization": "Bearer failure-secret"},
+            )
+        )
+        [request] = callbacks.wait_for(1)
+        [delivery] = working.wait_for(1)
+    assert request.path == "/hooks/delivered"
+    assert request.headers["authorization"] == "Bearer callback-secret"
+    assert request.headers["spool-callback"] == "success"
+    assert "authorization" not in delivery.headers
+    receiver = await _receiver(client)
+    receiver.verify(
+        request.headers["spool-signature"], request.body, url=callbacks.url("/hooks/delivered")
+    )
+    shown = await resolve(client.messages.get(receipt.message_id))
+    assert shown.callback_headers == {"Authorization": "Bearer callback-secret"}
+    assert shown.failure_callback_headers == {"Authorization": "Bearer failure-secret"}
+
+
 async def test_method_headers_and_signature_arrive_as_published(client: AnyClient) -> None:
     """A PUT with custom headers arrives with them, its exact bytes signed for its URL and id."""
     trace = uuid.uuid4().hex

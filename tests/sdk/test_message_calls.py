@@ -112,7 +112,13 @@ async def test_batch_returns_receipts_per_item(
         client.messages.batch(
             [
                 sdk.MessageRequest("first", url="https://a.test/x", content_type="text/plain"),
-                sdk.MessageRequest({"event": "signup"}, url_group="partners", delay="1m"),
+                sdk.MessageRequest(
+                    {"event": "signup"},
+                    url_group="partners",
+                    delay="1m",
+                    callback_headers={"X-A": "a"},
+                    failure_callback_headers={"X-B": "b"},
+                ),
             ]
         )
     )
@@ -120,7 +126,13 @@ async def test_batch_returns_receipts_per_item(
     assert sent_json(route.calls.last) == {
         "messages": [
             {"url": "https://a.test/x", "body": "first", "content_type": "text/plain"},
-            {"url_group": "partners", "body": {"event": "signup"}, "delay": 60},
+            {
+                "url_group": "partners",
+                "body": {"event": "signup"},
+                "delay": 60,
+                "callback_headers": {"X-A": "a"},
+                "failure_callback_headers": {"X-B": "b"},
+            },
         ]
     }
     assert route.calls.last.request.headers["Idempotency-Key"]

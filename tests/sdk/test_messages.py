@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 import respx
 
 import sdk
@@ -46,6 +47,46 @@ async def test_publish_json_to_a_url_with_every_option(
         "content_based_deduplication": True,
     }
     assert publish.calls.last.request.headers["Idempotency-Key"]
+
+
+async def test_callback_headers_are_sent_and_read_back(
+    client: sdk.Client | sdk.AsyncClient, publish: respx.Route, api: respx.MockRouter
+) -> None:
+    """`callback_headers=` and `failure_callback_headers=` go in the request as given and come
+    back on the Message; a value that is not a str is refused before any request.
+    """
+    await resolve(
+        client.messages.publish(
+            url="https://my-api.test/hook",
+            body="hi",
+            callback="https://my-api.test/ok",
+            callback_headers={"Authorization": "Bearer ok"},
+            failure_callback="https://my-api.test/failed",
+            failure_callback_headers={"Authorization": "Bearer ko"},
+        )
+    )
+    sent = sent_json(publish.calls.last)
+    assert sent["callback_headers"] == {"Authorization": "Bearer ok"}
+    assert sent["failure_callback_headers"] == {"Authorization": "Bearer ko"}
+    shown = {
+        **MESSAGE,
+        "callback_headers": {"Authorization": "Bearer ok"},
+        "failure_callback_headers": {"Authorization": "Bearer ko"},
+    }
+    api.get("/v1/messages/msg_1").mock(return_value=httpx.Response(200, json=shown))
+    message = await resolve(client.messages.get("msg_1"))
+    assert message.callback_headers == {"Authorization": "Bearer ok"}
+    assert message.failure_callback_headers == {"Authorization": "Bearer ko"}
+    calls = len(publish.calls)
+    with pytest.raises(sdk.InvalidArgumentError, match="failure_callback_headers"):
+        await resolve(
+            client.messages.publish(
+                url="https://my-api.test/hook",
+                body="hi",
+                failure_callback_headers={"X-N": 1},  # type: ignore[dict-item]
+            )
+        )
+    assert len(publish.calls) == calls
 
 
 async def test_publish_to_a_url_group_returns_one_receipt_per_url(

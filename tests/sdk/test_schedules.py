@@ -93,6 +93,8 @@ async def test_set_sends_each_kind_of_destination(
                 delay=timedelta(seconds=5),
                 retries=2,
                 retry_delay="2s",
+                callback_headers={"Authorization": "Bearer ok"},
+                failure_callback_headers={"Authorization": "Bearer ko"},
                 timeout="10s",
                 deduplication_id="tick",
             ),
@@ -110,6 +112,8 @@ async def test_set_sends_each_kind_of_destination(
                 "delay": 5,
                 "retries": 2,
                 "retry_delay": "2000",
+                "callback_headers": {"Authorization": "Bearer ok"},
+                "failure_callback_headers": {"Authorization": "Bearer ko"},
                 "timeout": 10,
                 "deduplication_id": "tick",
             },
@@ -135,14 +139,24 @@ async def test_the_schedule_reads_back_every_destination(
     """A message and a stream destination come back as the helpers that would send them."""
     message = {
         "kind": "message",
-        "message": {"url_group": "partners", "body": "tick", "content_based_deduplication": True},
+        "message": {
+            "url_group": "partners",
+            "body": "tick",
+            "content_based_deduplication": True,
+            "callback_headers": {"X-A": "a"},
+            "failure_callback_headers": {"X-B": "b"},
+        },
     }
     stream = {"kind": "stream", "stream": "ticks", "entry": {"body": None, "nomkstream": True}}
     api.get("/v1/schedules/m").mock(return_value=httpx.Response(200, json=_schedule("m", message)))
     api.get("/v1/schedules/s").mock(return_value=httpx.Response(200, json=_schedule("s", stream)))
     got = await resolve(client.schedules.get("m"))
     assert got.destination == sdk.MessageDestination(
-        "tick", url_group="partners", content_based_deduplication=True
+        "tick",
+        url_group="partners",
+        content_based_deduplication=True,
+        callback_headers={"X-A": "a"},
+        failure_callback_headers={"X-B": "b"},
     )
     got = await resolve(client.schedules.get("s"))
     assert got.destination == sdk.StreamDestination("ticks", None, nomkstream=True)

@@ -108,6 +108,8 @@ FULL_MESSAGE = MessageRecord(
     deduplication_id="order-7",
     lease_id="lease_9",
     traceparent=TRACEPARENT,
+    callback_headers={"Authorization": "Bearer ok"},
+    failure_callback_headers={"Authorization": "Bearer ko"},
 )
 BARE_MESSAGE = MessageRecord(
     message_id="msg_2",
@@ -148,6 +150,8 @@ EVERY_DESTINATION_FIELD = {
         "retry_delay": "1000",
         "callback": "https://a.test/ok",
         "failure_callback": "https://a.test/failed",
+        "callback_headers": {"Authorization": "Bearer ok"},
+        "failure_callback_headers": {"Authorization": "Bearer ko"},
         "timeout": 10,
         "deduplication_id": "tick",
         "content_based_deduplication": True,

@@ -90,6 +90,31 @@ async def test_get_message_shows_every_option(api: RunningApp) -> None:
     assert body["attempts"] == []
 
 
+async def test_callback_headers_are_kept_and_shown_per_callback(api: RunningApp) -> None:
+    """``callback_headers`` and ``failure_callback_headers`` are stored for the callbacks and
+    shown by getMessage and listMessages; a message without them shows neither.
+    """
+    message_id = await _publish(
+        api,
+        callback="https://example.com/done",
+        callback_headers={"Authorization": "Bearer ok"},
+        failure_callback="https://example.com/failed",
+        failure_callback_headers={"X-Failed": "yes", "Authorization": "Bearer ko"},
+    )
+    stored = await api.store.get_message(message_id)
+    assert stored.callback_headers == {"Authorization": "Bearer ok"}
+    assert stored.failure_callback_headers == {"X-Failed": "yes", "Authorization": "Bearer ko"}
+    shown = (await api.client.get(f"/v1/messages/{message_id}")).json()
+    Message.model_validate(shown)
+    assert shown["callback_headers"] == {"Authorization": "Bearer ok"}
+    assert shown["failure_callback_headers"] == {"X-Failed": "yes", "Authorization": "Bearer ko"}
+    listed = (await api.client.get("/v1/messages")).json()["messages"]
+    [item] = [item for item in listed if item["message_id"] == message_id]
+    assert item["callback_headers"] == {"Authorization": "Bearer ok"}
+    plain = (await api.client.get(f"/v1/messages/{await _publish(api)}")).json()
+    assert "callback_headers" not in plain and "failure_callback_headers" not in plain
+
+
 async def test_not_before_schedules_the_message(api: RunningApp) -> None:
     """``not_before`` is kept as the first delivery time; a past time means now."""
     later = datetime.now(UTC) + timedelta(hours=1)
@@ -150,6 +175,26 @@ async def test_not_before_reaches_as_far_as_delay_and_no_further(api: RunningApp
         ({"url": HOOK, "body": 1, "content_type": "text/plain\n"}, "body.content_type"),
         ({"url": HOOK, "body": 1, "headers": {"Content-Length": "1"}}, None),
         ({"url": HOOK, "body": 1, "headers": {"Spool-Signature": "forged"}}, None),
+        (
+            {"url": HOOK, "body": 1, "callback_headers": {"Spool-Callback": "x"}},
+            "body.callback_headers.Spool-Callback",
+        ),
+        (
+            {"url": HOOK, "body": 1, "failure_callback_headers": {"Host": "x"}},
+            "body.failure_callback_headers.Host",
+        ),
+        (
+            {"url": HOOK, "body": 1, "callback_headers": {"X-A": "line\nbreak"}},
+            "body.callback_headers.X-A",
+        ),
+        (
+            {"url": HOOK, "body": 1, "failure_callback_headers": {"Bad Name": "v"}},
+            "body.failure_callback_headers.Bad Name.[key]",
+        ),
+        (
+            {"url": HOOK, "body": 1, "callback_headers": {f"X-{n}": "v" for n in range(51)}},
+            "body.callback_headers",
+        ),
         ({"url": HOOK, "body": 1, "retries": 21}, "body.retries"),
         ({"url": HOOK, "body": 1, "timeout": 0}, "body.timeout"),
         ({"url": HOOK, "body": 1, "method": "TRACE"}, "body.method"),
@@ -448,6 +493,8 @@ async def test_a_batch_item_takes_every_option_a_single_message_does(api: Runnin
         "retry_delay": "1000 * retried",
         "callback": "https://example.com/done",
         "failure_callback": "https://example.com/failed",
+        "callback_headers": {"Authorization": "Bearer ok"},
+        "failure_callback_headers": {"Authorization": "Bearer ko"},
         "timeout": 10,
         "deduplication_id": "d-1",
     }
@@ -472,6 +519,9 @@ async def test_a_batch_item_takes_every_option_a_single_message_does(api: Runnin
         "https://example.com/failed",
         "d-1",
     )
+    stored = await api.store.get_message(by_url["message_id"])
+    assert stored.callback_headers == {"Authorization": "Bearer ok"}
+    assert stored.failure_callback_headers == {"Authorization": "Bearer ko"}
     stored = await api.store.get_message(by_url["message_id"])
     assert (stored.body, stored.content_type) == ("héllo".encode(), "text/x-greeting")
 

@@ -22,6 +22,7 @@ from ..base import (
     UrlEndpoint,
     UrlGroupRecord,
 )
+from ..message_options import dump_message_options, load_message_options
 from .arguments import number_text
 
 __all__ = [
@@ -151,6 +152,9 @@ def message_fields(
             fields[name] = value
     if traceparent is not None:
         fields["traceparent"] = traceparent
+    options = dump_message_options(message)
+    if options is not None:
+        fields["options"] = options
     return [item for pair in fields.items() for item in pair]
 
 
@@ -191,6 +195,7 @@ def message_record(fields: Mapping[str, str]) -> MessageRecord:
         deduplication_id=fields.get("deduplication_id"),
         lease_id=fields.get("lease_id"),
         traceparent=fields.get("traceparent"),
+        **load_message_options(fields.get("options")),
     )
 
 

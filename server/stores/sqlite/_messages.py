@@ -20,6 +20,7 @@ from ..base import (
     NewMessage,
     NotFoundError,
 )
+from ..message_options import dump_message_options, load_message_options
 from ._common import PURGE_BATCH
 from ._core import SQLiteCore
 from ._idempotency import write_once
@@ -77,8 +78,8 @@ class MessagesMixin(SQLiteCore):
                     """INSERT INTO messages (message_id, url, body, content_type, method, headers,
                            state, retries, timeout, created_at, not_before, next_attempt_at,
                            url_group, retry_delay, callback, failure_callback, deduplication_id,
-                           traceparent)
-                       VALUES (?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                           traceparent, options)
+                       VALUES (?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                     (
                         message_id,
                         message.url,
@@ -97,6 +98,7 @@ class MessagesMixin(SQLiteCore):
                         message.failure_callback,
                         message.deduplication_id,
                         traceparent,
+                        dump_message_options(message),
                     ),
                 )
                 if message.dedup_key is not None:
@@ -361,6 +363,7 @@ def _message_records(
             deduplication_id=row["deduplication_id"],
             lease_id=row["lease_id"],
             traceparent=row["traceparent"],
+            **load_message_options(row["options"]),
         )
         for row in rows
     }

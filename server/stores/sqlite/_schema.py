@@ -11,7 +11,7 @@ import sqlite3
 
 __all__ = ["SCHEMA_VERSION", "create_schema"]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # An idempotency record keeps the result of the write that made it, as JSON. Its scope is what
 # the write changed (``stream:<name>``, ``queue:<name>`` or ``messages``), as Redis keeps each
@@ -138,7 +138,8 @@ _SCHEMA: tuple[str, ...] = (
         deduplication_id TEXT,
         lease_id TEXT,
         retries_used INTEGER NOT NULL DEFAULT 0,
-        traceparent TEXT
+        traceparent TEXT,
+        options TEXT
     )""",
     """CREATE INDEX IF NOT EXISTS messages_due ON messages (next_attempt_at, seq)
         WHERE state IN ('scheduled', 'delivering')""",
@@ -262,6 +263,8 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     # Listing messages by state or URL group, newest first.
     6: _MESSAGE_LISTING_INDEXES,
+    # Messages published before callback headers have no options (server/stores/message_options).
+    7: ("ALTER TABLE messages ADD COLUMN options TEXT",),
 }
 
 

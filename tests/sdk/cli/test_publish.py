@@ -74,6 +74,10 @@ def test_a_message_carries_every_option_given(spool: Spool, client: sdk.Client, 
         "http://localhost:8000/done",
         "--failure-callback",
         "http://localhost:8000/failed",
+        "--callback-header",
+        "Authorization: Bearer ok",
+        "--failure-callback-header",
+        "Authorization: Bearer ko",
         "--deduplication-id",
         name,
         '{"hello": "world"}',
@@ -88,6 +92,8 @@ def test_a_message_carries_every_option_given(spool: Spool, client: sdk.Client, 
         "http://localhost:8000/done",
         "http://localhost:8000/failed",
     )
+    assert message.callback_headers == {"Authorization": "Bearer ok"}
+    assert message.failure_callback_headers == {"Authorization": "Bearer ko"}
     assert message.deduplication_id == name
     again = spool("publish", "--url", "http://localhost:8000/hooks/signup", "--delay", "1h")
     assert again.exit_code == 2  # no body

@@ -101,6 +101,8 @@ class MemoryStore:
                 callback=new.callback,
                 failure_callback=new.failure_callback,
                 deduplication_id=new.deduplication_id,
+                callback_headers=dict(new.callback_headers),
+                failure_callback_headers=dict(new.failure_callback_headers),
             )
             if new.dedup_key is not None:
                 self.dedup[new.dedup_key] = (message_id, now)

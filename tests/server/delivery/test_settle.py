@@ -170,6 +170,42 @@ async def test_failure_callback_carries_the_last_error(
     assert store.dead_letters == [message_id]
 
 
+async def test_each_callback_carries_its_own_headers_beside_the_services(
+    store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
+) -> None:
+    """``callback_headers`` go with the success callback, ``failure_callback_headers`` with the
+    failure callback, and neither with the message itself; Spool-* headers are the service's.
+    """
+    receiver = await endpoint(Reply(200), Reply(500))
+    callbacks = await endpoint(Reply(200))
+    headers = {
+        "callback": callbacks.url("/ok"),
+        "callback_headers": {"Authorization": "Bearer ok", "X-Kind": "success"},
+        "failure_callback": callbacks.url("/failed"),
+        "failure_callback_headers": {"Authorization": "Bearer ko"},
+    }
+    delivered = await publish(store, new_message(receiver.url(), **headers))
+    await engine().start()
+    await eventually(lambda: len(callbacks.requests) == 1)
+    failed = await publish(store, new_message(receiver.url(), retries=0, **headers))
+    await eventually(lambda: len(callbacks.requests) == 2)
+
+    success, failure = callbacks.requests
+    assert (success.path, failure.path) == ("/ok", "/failed")
+    assert success.headers["authorization"] == "Bearer ok"
+    assert success.headers["x-kind"] == "success"
+    assert success.headers[CALLBACK_HEADER.lower()] == "success"
+    assert success.headers[SOURCE_MESSAGE_HEADER.lower()] == delivered
+    assert failure.headers["authorization"] == "Bearer ko"
+    assert "x-kind" not in failure.headers
+    assert failure.headers[SOURCE_MESSAGE_HEADER.lower()] == failed
+    for request in callbacks.requests:
+        RECEIVER.verify(
+            request.headers["spool-signature"], request.body, url=callbacks.url(request.path)
+        )
+    assert all("authorization" not in request.headers for request in receiver.requests)
+
+
 async def test_failed_callback_is_retried_like_a_message(
     store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
 ) -> None:

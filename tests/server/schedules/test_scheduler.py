@@ -83,8 +83,8 @@ async def test_a_message_schedule_publishes_with_every_option(
     api: RunningApp, clock: FakeClock, scheduler: Scheduler
 ) -> None:
     """A tick publishes the message exactly as publishMessage would: url, body, content_type,
-    method, headers, retries, retry_delay, callback, failure_callback, timeout and
-    deduplication_id kept, its delay counted from the tick.
+    method, headers, retries, retry_delay, callback, failure_callback, their headers, timeout
+    and deduplication_id kept, its delay counted from the tick.
     """
     message = {
         "url": "https://example.com/hooks/tick",
@@ -97,6 +97,8 @@ async def test_a_message_schedule_publishes_with_every_option(
         "retry_delay": "1000 * retried",
         "callback": "https://example.com/hooks/ok",
         "failure_callback": "https://example.com/hooks/failed",
+        "callback_headers": {"Authorization": "Bearer ok"},
+        "failure_callback_headers": {"Authorization": "Bearer ko"},
         "timeout": 7,
         "deduplication_id": "nightly",
     }
@@ -111,6 +113,8 @@ async def test_a_message_schedule_publishes_with_every_option(
     for name in ("url", "method", "content_type", "headers", "retries", "timeout"):
         assert published[name] == message[name], name
     for name in ("retry_delay", "callback", "failure_callback", "deduplication_id"):
+        assert published[name] == message[name], name
+    for name in ("callback_headers", "failure_callback_headers"):
         assert published[name] == message[name], name
     stored = await api.store.get_message(message_id)
     assert stored.body == b'{"hello":"world"}'

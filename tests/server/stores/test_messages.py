@@ -51,6 +51,30 @@ async def claim_lease(store: Store, clock: FakeClock, message_id: str) -> str:
 # Publishing --------------------------------------------------------------------------------
 
 
+async def test_callback_headers_are_kept_for_every_read(store: Store, clock: FakeClock) -> None:
+    """``callback_headers`` and ``failure_callback_headers`` read back as published, from
+    get_message, list_messages and claim_due_messages; a message without them has none.
+    """
+    message_id = await publish_one(
+        store,
+        clock,
+        callback_headers={"Authorization": "Bearer ok", "X-Kind": "café"},
+        failure_callback_headers={"Authorization": "Bearer ko"},
+    )
+    plain = await publish_one(store, clock)
+    page = await store.list_messages(state=None, url_group=None, limit=10, cursor=None)
+    listed = {message.message_id: message for message in page.messages}
+    for record in (
+        await store.get_message(message_id),
+        listed[message_id],
+        await claim_one(store, clock, message_id),
+    ):
+        assert record.callback_headers == {"Authorization": "Bearer ok", "X-Kind": "café"}
+        assert record.failure_callback_headers == {"Authorization": "Bearer ko"}
+    without = await store.get_message(plain)
+    assert (without.callback_headers, without.failure_callback_headers) == ({}, {})
+
+
 async def test_publish_answers_one_receipt_per_message_in_order(
     store: Store, clock: FakeClock
 ) -> None:

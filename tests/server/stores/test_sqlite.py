@@ -124,10 +124,13 @@ async def test_the_file_runs_wal_with_full_sync_and_foreign_keys(
 # Schema versions -----------------------------------------------------------------------------
 
 # What a file of schema version 4 or older lacks: the columns that keep a publish's traceparent.
+# What a file of schema version 6 or older lacks: the column of a message's options.
+_WITHOUT_OPTIONS = ("ALTER TABLE messages DROP COLUMN options",)
 _WITHOUT_TRACEPARENT = (
     "ALTER TABLE stream_entries DROP COLUMN traceparent",
     "ALTER TABLE jobs DROP COLUMN traceparent",
     "ALTER TABLE messages DROP COLUMN traceparent",
+    *_WITHOUT_OPTIONS,
 )
 
 
@@ -200,7 +203,7 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         def version(connection: sqlite3.Connection, _now: float) -> int:
             return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
 
-        assert await upgraded.run_transaction(version, write=False) == SCHEMA_VERSION == 6
+        assert await upgraded.run_transaction(version, write=False) == SCHEMA_VERSION == 7
 
 
 async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_store_url: str) -> None:
@@ -311,7 +314,9 @@ async def test_a_file_of_schema_version_5_gains_the_message_listing_indexes(
     [receipt] = await first.publish_messages([new_message(url_group="partners")])
     await first.close()
     _rewind(
-        sqlite_store_url, 5, ["DROP INDEX messages_by_state", "DROP INDEX messages_by_url_group"]
+        sqlite_store_url,
+        5,
+        ["DROP INDEX messages_by_state", "DROP INDEX messages_by_url_group", *_WITHOUT_OPTIONS],
     )
     async with _opened(sqlite_store_url) as upgraded:
 
@@ -330,6 +335,27 @@ async def test_a_file_of_schema_version_5_gains_the_message_listing_indexes(
             state="scheduled", url_group="partners", limit=5, cursor=None
         )
         assert [message.message_id for message in page.messages] == [receipt.message_id]
+
+
+async def test_a_file_of_schema_version_6_keeps_its_messages_without_options(
+    sqlite_store_url: str,
+) -> None:
+    """Messages written before callback headers gain the column empty: they read back with no
+    callback headers, and new ones keep theirs.
+    """
+    first = SQLiteStore.from_url(sqlite_store_url)
+    await first.open()
+    [old_message] = await first.publish_messages([new_message()])
+    await first.close()
+    _rewind(sqlite_store_url, 6, _WITHOUT_OPTIONS)
+    async with _opened(sqlite_store_url) as upgraded:
+        old = await upgraded.get_message(old_message.message_id)
+        assert (old.callback_headers, old.failure_callback_headers) == ({}, {})
+        [receipt] = await upgraded.publish_messages(
+            [new_message(callback_headers={"Authorization": "Bearer ok"})]
+        )
+        new = await upgraded.get_message(receipt.message_id)
+        assert new.callback_headers == {"Authorization": "Bearer ok"}
 
 
 async def test_expired_idempotency_records_are_deleted_by_later_writes(

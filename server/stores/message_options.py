@@ -1,0 +1,45 @@
+"""The options of a message that only some of its readers need, which either store keeps as one
+JSON document: the headers its callbacks are sent with.
+
+A message without any keeps no document (NULL in SQLite, no hash field in Redis), so messages that
+an earlier version stored read back with none.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypedDict
+
+from .records import NewMessage
+
+__all__ = ["MessageOptionFields", "dump_message_options", "load_message_options"]
+
+
+class MessageOptionFields(TypedDict):
+    """The fields of ``MessageRecord`` that the options document holds."""
+
+    callback_headers: dict[str, str]
+    failure_callback_headers: dict[str, str]
+
+
+def dump_message_options(message: NewMessage) -> str | None:
+    """The options document of ``message``, or None when it has no options to keep."""
+    document: dict[str, Any] = {}
+    if message.callback_headers:
+        document["callback_headers"] = message.callback_headers
+    if message.failure_callback_headers:
+        document["failure_callback_headers"] = message.failure_callback_headers
+    if not document:
+        return None
+    # ASCII escapes, as dump_json writes: header values are ASCII already, and either backend
+    # stores the text as it is.
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=True)
+
+
+def load_message_options(text: str | None) -> MessageOptionFields:
+    """The record fields of a stored options document (None: a message without options)."""
+    document: dict[str, Any] = {} if text is None else json.loads(text)
+    return MessageOptionFields(
+        callback_headers=document.get("callback_headers", {}),
+        failure_callback_headers=document.get("failure_callback_headers", {}),
+    )
