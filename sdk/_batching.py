@@ -7,10 +7,13 @@ The first one opens it; the batch is sent when it holds `Batching.max_items` ite
 sooner when no earlier batch to its target is in flight (see `AsyncCoalescer`). Every caller gets
 its own result (its entry id or job receipt) back, in the order it joined.
 
-A batch is all or none on the service. When the service refuses a batch for its content (413 or
-422: one body too large or invalid), nothing was written, so every item is sent again on its own
-and each caller gets its own verdict; any other failure (connection, 5xx after the retries, 403,
-404, 429) is the same for every item, and every caller gets it as its `PublishError`.
+A batch is all or none on the service. When the service refuses a batch for its content (400,
+413 or 422: one body malformed, too large or invalid), nothing was written, so every item is sent
+again on its own, under a key of its own, and each caller gets its own verdict. A batch whose
+document cannot be encoded (a NaN in one body, say) was never sent: the items that cannot be
+encoded alone fail, and the others go again as one batch. Any other failure (connection, 5xx
+after the retries, 403, 404, 409, 429) is the same for every item, or leaves unknown whether the
+batch was written, so every caller gets it as its `PublishError` and nothing is sent again.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from ._exceptions import (
+    APIError,
+    BadRequestError,
     ConfigurationError,
     PayloadTooLargeError,
     PublishError,
@@ -98,8 +103,47 @@ def batching_of(value: Batching | bool | None) -> Batching | None:
 
 
 def _refused_for_content(error: BaseException) -> bool:
+    """Whether the service refused a whole batch for what one of its items holds, writing none
+    of it: only then may its items be sent again on their own without one being written twice.
+    """
     cause = error.__cause__ if isinstance(error, PublishError) else error
-    return isinstance(cause, PayloadTooLargeError | UnprocessableEntityError)
+    return isinstance(cause, BadRequestError | PayloadTooLargeError | UnprocessableEntityError)
+
+
+def _never_sent(error: BaseException) -> bool:
+    """Whether a batch failed before its request was made: its document could not be encoded."""
+    # Every failure of a request made is a PublishError caused by an APIError (sdk/_http.py).
+    return isinstance(error, PublishError) and not isinstance(error.__cause__, APIError)
+
+
+def _encodable(
+    check_one: Callable[[KeyT, ItemT], object] | None,
+    key: KeyT,
+    items: Sequence[ItemT],
+    outcomes: Sequence[_Outcome[ResultT]],
+) -> tuple[list[ItemT], list[_Outcome[ResultT]]] | None:
+    """The items of a batch that could not be encoded that can be encoded alone, with their
+    outcomes, failing the others' outcomes with their own errors; None when every item can, or
+    there is no `check_one`, and so no item can be told apart.
+    """
+    if check_one is None:
+        return None
+    kept: tuple[list[ItemT], list[_Outcome[ResultT]]] = ([], [])
+    refused: list[tuple[_Outcome[ResultT], Exception]] = []
+    for item, outcome in zip(items, outcomes, strict=True):
+        try:
+            check_one(key, item)
+        except Exception as error:
+            refused.append((outcome, error))
+        else:
+            kept[0].append(item)
+            kept[1].append(outcome)
+    if not refused:
+        return None
+    for outcome, failure in refused:
+        if not outcome.done():
+            outcome.set_exception(failure)
+    return kept
 
 
 @dataclasses.dataclass(slots=True)
@@ -152,6 +196,10 @@ def _fail(outcomes: Sequence[_Outcome[ResultT]], error: BaseException) -> None:
 class SyncCoalescer(Generic[KeyT, ItemT, ResultT]):
     """Batching for the sync client: the thread that opens a batch waits out the linger and
     sends it; the threads that join wait for their result.
+
+    `check_one` raises what sending one item alone would raise before any request (its body
+    cannot be encoded), sending nothing; without it, a batch that cannot be encoded is sent
+    again item by item.
     """
 
     def __init__(
@@ -160,10 +208,12 @@ class SyncCoalescer(Generic[KeyT, ItemT, ResultT]):
         *,
         send_batch: Callable[[KeyT, list[ItemT]], list[ResultT]],
         send_one: Callable[[KeyT, ItemT], ResultT],
+        check_one: Callable[[KeyT, ItemT], object] | None = None,
     ) -> None:
         self._batching = batching
         self._send_batch = send_batch
         self._send_one = send_one
+        self._check_one = check_one
         self._lock = threading.Lock()
         self._open: dict[KeyT, _SyncBatch[ItemT, ResultT]] = {}
 
@@ -201,8 +251,10 @@ class SyncCoalescer(Generic[KeyT, ItemT, ResultT]):
     def send(self, key: KeyT, batch: _SyncBatch[ItemT, ResultT]) -> None:
         """Send `batch` to `key`'s target and settle each of its outcomes.
 
-        A batch refused for its content (413 or 422) is sent again item by item, so that each
-        outcome gets its own verdict; any other failure becomes every outcome's.
+        A batch refused for its content (400, 413 or 422) is sent again item by item, so that
+        each outcome gets its own verdict; one that cannot be encoded fails the items that cannot
+        be encoded alone and sends the others as one batch; any other failure becomes every
+        outcome's.
 
         Raises:
             KeyboardInterrupt: the sending thread was interrupted (as for any BaseException that
@@ -210,16 +262,32 @@ class SyncCoalescer(Generic[KeyT, ItemT, ResultT]):
                 to the outcomes only.
         """
         try:
-            _settle(batch.outcomes, self._send_batch(key, batch.items))
-        except Exception as error:
-            if len(batch.items) > 1 and _refused_for_content(error):
-                _settle_each(batch.outcomes, [self._one(key, item) for item in batch.items])
-            else:
-                _fail(batch.outcomes, error)
+            self._deliver(key, batch.items, batch.outcomes)
         except BaseException as error:
             # An interrupt of the sending thread must not leave the joined threads waiting.
             _fail(batch.outcomes, error)
             raise
+
+    def _deliver(
+        self, key: KeyT, items: list[ItemT], outcomes: Sequence[_Outcome[ResultT]]
+    ) -> None:
+        try:
+            results = self._send_batch(key, items)
+        except Exception as error:
+            if len(items) == 1:
+                _fail(outcomes, error)
+            elif _never_sent(error):
+                kept = _encodable(self._check_one, key, items, outcomes)
+                if kept is None:
+                    _settle_each(outcomes, [self._one(key, item) for item in items])
+                elif kept[0]:
+                    self._deliver(key, *kept)
+            elif _refused_for_content(error):
+                _settle_each(outcomes, [self._one(key, item) for item in items])
+            else:
+                _fail(outcomes, error)
+            return
+        _settle(outcomes, results)
 
     def _one(self, key: KeyT, item: ItemT) -> ResultT | Exception:
         try:
@@ -237,6 +305,8 @@ class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
     publish waits for nothing, and under load a batch grows while the one before it is sent, to
     what the service takes in one round trip (as a database's group commit does). Waiting out the
     linger instead would leave callers publishing in turn idle for much of every round trip.
+
+    Failures are settled as `SyncCoalescer` settles them, with the same `check_one`.
     """
 
     def __init__(
@@ -245,10 +315,12 @@ class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
         *,
         send_batch: Callable[[KeyT, list[ItemT]], Awaitable[list[ResultT]]],
         send_one: Callable[[KeyT, ItemT], Awaitable[ResultT]],
+        check_one: Callable[[KeyT, ItemT], object] | None = None,
     ) -> None:
         self._batching = batching
         self._send_batch = send_batch
         self._send_one = send_one
+        self._check_one = check_one
         self._open: dict[KeyT, _AsyncBatch[ItemT, ResultT]] = {}
         self._in_flight: dict[KeyT, int] = {}
         self._sending: set[asyncio.Task[None]] = set()
@@ -302,24 +374,53 @@ class AsyncCoalescer(Generic[KeyT, ItemT, ResultT]):
                 del self._open[key]
             self._in_flight[key] = self._in_flight.get(key, 0) + 1
             try:
-                try:
-                    results = await self._send_batch(key, batch.items)
-                finally:
-                    self._answered(key)
+                results: list[ResultT] | Exception = await self._send_batch(key, batch.items)
             except Exception as error:
-                if not (len(batch.items) > 1 and _refused_for_content(error)):
-                    _fail(batch.outcomes, error)
-                    return
-                singles = await asyncio.gather(
-                    *(self._send_one(key, item) for item in batch.items), return_exceptions=True
-                )
-                _settle_each(batch.outcomes, singles)
-                return
-            _settle(batch.outcomes, results)
+                results = error
+            finally:
+                self._answered(key)
+            await self._settle_answer(key, batch.items, batch.outcomes, results)
         except BaseException as error:
             # A cancelled sender (the loop is closing) must not leave its callers waiting.
             _fail(batch.outcomes, error)
             raise
+
+    async def _settle_answer(
+        self,
+        key: KeyT,
+        items: list[ItemT],
+        outcomes: Sequence[_Outcome[ResultT]],
+        answer: list[ResultT] | Exception,
+    ) -> None:
+        """Settle `outcomes` by a batch's `answer`, sending again what a failure allows."""
+        if not isinstance(answer, Exception):
+            _settle(outcomes, answer)
+        elif len(items) == 1:
+            _fail(outcomes, answer)
+        elif _never_sent(answer):
+            kept = _encodable(self._check_one, key, items, outcomes)
+            if kept is None:
+                await self._singles(key, items, outcomes)
+            elif kept[0]:
+                try:
+                    again: list[ResultT] | Exception = await self._send_batch(key, kept[0])
+                except Exception as error:
+                    again = error
+                await self._settle_answer(key, *kept, again)
+        elif _refused_for_content(answer):
+            await self._singles(key, items, outcomes)
+        else:
+            _fail(outcomes, answer)
+
+    async def _singles(
+        self, key: KeyT, items: list[ItemT], outcomes: Sequence[_Outcome[ResultT]]
+    ) -> None:
+        import asyncio
+
+        singles = await asyncio.gather(
+            *(self._send_one(key, item) for item in items), return_exceptions=True
+        )
+        _settle_each(outcomes, singles)
 
     def _answered(self, key: KeyT) -> None:
         """A batch to `key` has its answer: the next one is due now, if none other is in flight."""
@@ -362,10 +463,11 @@ class BackgroundBatcher(Generic[KeyT, ItemT, ResultT]):
         *,
         send_batch: Callable[[KeyT, list[ItemT]], list[ResultT]],
         send_one: Callable[[KeyT, ItemT], ResultT],
+        check_one: Callable[[KeyT, ItemT], object] | None = None,
         max_pending: int = 10_000,
     ) -> None:
         self._coalescer: SyncCoalescer[KeyT, ItemT, ResultT] = SyncCoalescer(
-            Batching(), send_batch=send_batch, send_one=send_one
+            Batching(), send_batch=send_batch, send_one=send_one, check_one=check_one
         )
         self._max_pending = max_pending
         self._changed = threading.Condition()
@@ -440,9 +542,13 @@ class AsyncBackgroundBatcher(Generic[KeyT, ItemT, ResultT]):
         *,
         send_batch: Callable[[KeyT, list[ItemT]], Awaitable[list[ResultT]]],
         send_one: Callable[[KeyT, ItemT], Awaitable[ResultT]],
+        check_one: Callable[[KeyT, ItemT], object] | None = None,
     ) -> None:
         self._coalescer: AsyncCoalescer[KeyT, ItemT, ResultT] = AsyncCoalescer(
-            Batching(max_items=BATCH_MAX), send_batch=send_batch, send_one=send_one
+            Batching(max_items=BATCH_MAX),
+            send_batch=send_batch,
+            send_one=send_one,
+            check_one=check_one,
         )
         self._submitted: set[asyncio.Future[ResultT]] = set()
 

@@ -580,6 +580,17 @@ def _receipt(receipt: GeneratedJobReceipt) -> JobReceipt:
     )
 
 
+def _job_check(codec: Codec) -> Callable[[str, PublishJobRequest], None]:
+    """What raises, for a job to a queue by name, what publishing it alone would raise before
+    sending (it cannot be encoded).
+    """
+
+    def check(name: str, job: PublishJobRequest) -> None:
+        QueueCalls(name, codec).publish_one(job)
+
+    return check
+
+
 class _JobSends:
     """How a client's batchers send jobs to a queue by name: many at once, or one alone."""
 
@@ -619,7 +630,9 @@ def job_batcher(
         A SyncCoalescer that sends each queue's batch as one publishJobs.
     """
     sends = _JobSends(transport, codec)
-    return SyncCoalescer(batching, send_batch=sends.batch, send_one=sends.one)
+    return SyncCoalescer(
+        batching, send_batch=sends.batch, send_one=sends.one, check_one=_job_check(codec)
+    )
 
 
 def job_sender(
@@ -631,7 +644,9 @@ def job_sender(
         A BackgroundBatcher that sends each queue's jobs as one publishJobs.
     """
     sends = _JobSends(transport, codec)
-    return BackgroundBatcher(send_batch=sends.batch, send_one=sends.one)
+    return BackgroundBatcher(
+        send_batch=sends.batch, send_one=sends.one, check_one=_job_check(codec)
+    )
 
 
 def async_job_sender(
@@ -643,7 +658,9 @@ def async_job_sender(
         An AsyncBackgroundBatcher that sends each queue's jobs as one publishJobs.
     """
     sends = _AsyncJobSends(transport, codec)
-    return AsyncBackgroundBatcher(send_batch=sends.batch, send_one=sends.one)
+    return AsyncBackgroundBatcher(
+        send_batch=sends.batch, send_one=sends.one, check_one=_job_check(codec)
+    )
 
 
 def async_job_batcher(
@@ -655,4 +672,6 @@ def async_job_batcher(
         An AsyncCoalescer that sends each queue's batch as one publishJobs.
     """
     sends = _AsyncJobSends(transport, codec)
-    return AsyncCoalescer(batching, send_batch=sends.batch, send_one=sends.one)
+    return AsyncCoalescer(
+        batching, send_batch=sends.batch, send_one=sends.one, check_one=_job_check(codec)
+    )

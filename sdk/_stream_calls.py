@@ -548,6 +548,11 @@ def append_one(
     )
 
 
+def _check_entry(options: EntryOptions, body: Any) -> None:
+    """Raise what appending `body` alone would raise before sending (it cannot be encoded)."""
+    append_one(options, body)
+
+
 class _EntrySends:
     """How a client's batchers send entries to a stream: many at once, or one alone."""
 
@@ -579,13 +584,15 @@ def stream_batcher(
 ) -> SyncCoalescer[EntryOptions, Any, str]:
     """A `Client`'s batching of single stream publishes."""
     sends = _EntrySends(transport)
-    return SyncCoalescer(batching, send_batch=sends.batch, send_one=sends.one)
+    return SyncCoalescer(
+        batching, send_batch=sends.batch, send_one=sends.one, check_one=_check_entry
+    )
 
 
 def stream_sender(transport: SyncTransport) -> BackgroundBatcher[EntryOptions, Any, str]:
     """A `Client`'s background sender of `publish_nowait` entries."""
     sends = _EntrySends(transport)
-    return BackgroundBatcher(send_batch=sends.batch, send_one=sends.one)
+    return BackgroundBatcher(send_batch=sends.batch, send_one=sends.one, check_one=_check_entry)
 
 
 def async_stream_sender(
@@ -593,7 +600,9 @@ def async_stream_sender(
 ) -> AsyncBackgroundBatcher[EntryOptions, Any, str]:
     """An `AsyncClient`'s background sender of `publish_nowait` entries."""
     sends = _AsyncEntrySends(transport)
-    return AsyncBackgroundBatcher(send_batch=sends.batch, send_one=sends.one)
+    return AsyncBackgroundBatcher(
+        send_batch=sends.batch, send_one=sends.one, check_one=_check_entry
+    )
 
 
 def async_stream_batcher(
@@ -601,4 +610,6 @@ def async_stream_batcher(
 ) -> AsyncCoalescer[EntryOptions, Any, str]:
     """An `AsyncClient`'s batching of single stream publishes."""
     sends = _AsyncEntrySends(transport)
-    return AsyncCoalescer(batching, send_batch=sends.batch, send_one=sends.one)
+    return AsyncCoalescer(
+        batching, send_batch=sends.batch, send_one=sends.one, check_one=_check_entry
+    )

@@ -293,8 +293,8 @@ def test_sync_failures_reach_every_caller_or_are_resent_one_by_one() -> None:
     assert isinstance(outcomes["b"], PublishError)
 
 
-def _background(recorder: _Recorder, **options: int) -> BackgroundBatcher[str, str, str]:
-    return BackgroundBatcher(send_batch=recorder.batch, send_one=recorder.one, **options)
+def _background(recorder: _Recorder) -> BackgroundBatcher[str, str, str]:
+    return BackgroundBatcher(send_batch=recorder.batch, send_one=recorder.one)
 
 
 def test_background_submits_resolve_in_order_and_share_requests() -> None:
