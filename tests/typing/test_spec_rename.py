@@ -121,7 +121,7 @@ def test_the_unmodified_spec_type_checks(tmp_path: Path, mypy_cache: Path) -> No
 def test_a_renamed_field_fails_type_checking_where_the_facade_uses_it(
     tmp_path: Path, mypy_cache: Path
 ) -> None:
-    """mypy names the facade's file, the generated model and the old field, and nothing else."""
+    """mypy names the facade's files, the generated model and the old field, and nothing else."""
     checkout = _checkout_copy(tmp_path)
     _rename_in_spec(checkout, RESPONSE_RENAME, REQUEST_RENAME)
     generated = checkout / "generated" / "models"
@@ -134,6 +134,11 @@ def test_a_renamed_field_fails_type_checking_where_the_facade_uses_it(
         r'sdk/_stream_calls\.py:\d+: error: "AppendEntryResult" has no attribute "id"',
         r'sdk/_stream_calls\.py:\d+: error: Unexpected keyword argument "maxlen" for '
         r'"AppendEntryRequest"; did you mean "max_len"\?',
+        # A schedule's stream destination is an AppendEntryRequest too.
+        r'sdk/_schedules\.py:\d+: error: Unexpected keyword argument "maxlen" for '
+        r'"AppendEntryRequest"; did you mean "max_len"\?',
+        r'sdk/_schedules\.py:\d+: error: "AppendEntryRequest" has no attribute "maxlen"; '
+        r'maybe "max_len"\?',
     ]
     errors = [line for line in result.stdout.splitlines() if ": error: " in line]
     for pattern in expected:
