@@ -22,6 +22,7 @@ from ..base import (
     UrlEndpoint,
     UrlGroupRecord,
 )
+from ..lease_expiry import lease_expired_error
 from ..message_options import dump_message_options, load_message_options
 from .arguments import number_text
 
@@ -84,20 +85,27 @@ def _job_state(fields: Mapping[str, str], now: float) -> JobState:
 def job_record(queue: str, fields: Mapping[str, str], now: float) -> JobRecord:
     """A job from its hash (and its queue's ``max_attempts``), in its state at ``now``."""
     state = _job_state(fields, now)
+    attempts, max_attempts = int(fields["attempts"]), int(fields["max_attempts"])
+    last_error = fields.get("last_error")
+    if state == "dead" and fields["state"] == "leased":
+        # Dead by the clock alone: the error the next script to settle the queue will record.
+        last_error = lease_expired_error(
+            fields.get("lease_id"), float(fields["lease_expires_at"]), attempts, max_attempts
+        )
     return JobRecord(
         job_id=fields["id"],
         queue=queue,
         topic=fields["topic"],
         payload=json.loads(fields["payload"]),
         state=state,
-        attempts=int(fields["attempts"]),
-        max_attempts=int(fields["max_attempts"]),
+        attempts=attempts,
+        max_attempts=max_attempts,
         published_at=float(fields["published_at"]),
         available_at=float(fields["available_at"]),
         lease_expires_at=float(fields["lease_expires_at"]) if state == "leased" else None,
         # An anonymous lease stores its consumer as "".
         leased_by=(fields.get("consumer") or None) if state == "leased" else None,
-        last_error=fields.get("last_error"),
+        last_error=last_error,
         deduplication_id=fields.get("deduplication_id"),
         traceparent=fields.get("traceparent"),
     )

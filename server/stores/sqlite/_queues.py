@@ -27,6 +27,7 @@ from ..base import (
     QueueSettings,
     QueueStats,
 )
+from ..lease_expiry import lease_expired_error
 from ._common import PURGE_BATCH
 from ._core import SQLiteCore
 from ._idempotency import write_once
@@ -46,7 +47,8 @@ _EFFECTIVE_JOB_STATE = """
 _JOB_COLUMNS = f"""
     jobs.job_id, jobs.queue, jobs.topic, jobs.payload, jobs.attempts, jobs.published_at,
     jobs.available_at, jobs.lease_expires_at, jobs.lease_consumer, jobs.last_error,
-    jobs.deduplication_id, jobs.traceparent, queues.max_attempts, {_EFFECTIVE_JOB_STATE} AS effective_state
+    jobs.deduplication_id, jobs.traceparent, jobs.state AS stored_state, jobs.lease_id,
+    queues.max_attempts, {_EFFECTIVE_JOB_STATE} AS effective_state
 """
 
 
@@ -217,13 +219,7 @@ class QueuesMixin(SQLiteCore):
         def work(connection: sqlite3.Connection, now: float) -> list[LeasedJob]:
             settings = _require_queue(connection, queue)
             seconds = settings["lease_seconds"] if lease_seconds is None else lease_seconds
-            connection.execute(
-                """UPDATE jobs SET state = 'dead', finished_at = lease_expires_at,
-                       lease_id = NULL, lease_expires_at = NULL, lease_consumer = NULL
-                   WHERE queue = ? AND state = 'leased' AND lease_expires_at <= ?
-                     AND attempts >= ?""",
-                (queue, now, settings["max_attempts"]),
-            )
+            _bury_ended_leases(connection, queue, now, settings["max_attempts"])
             _purge_finished_jobs(connection, queue, now - settings["retention_seconds"])
             topic_filter = ""
             parameters: list[Any] = [queue, now, now]
@@ -388,12 +384,13 @@ class QueuesMixin(SQLiteCore):
                 raise ConflictError(
                     "invalid_state", f"job {job_id!r} is {job.state}; only dead jobs can be retried"
                 )
+            # The error as read: a job whose lease ran out is dead before any write says so.
             connection.execute(
                 """UPDATE jobs SET state = 'ready', attempts = 0, available_at = ?,
                        finished_at = NULL, lease_id = NULL, lease_expires_at = NULL,
-                       lease_consumer = NULL
+                       lease_consumer = NULL, last_error = ?
                    WHERE job_id = ?""",
-                (now, job_id),
+                (now, job.last_error, job_id),
             )
             return _job_record(connection, queue, job_id, now)
 
@@ -468,7 +465,7 @@ def _purge_finished_jobs(
 
 def _job_row(connection: sqlite3.Connection, queue: str, job_id: str, now: float) -> sqlite3.Row:
     row: sqlite3.Row | None = connection.execute(
-        f"""SELECT {_JOB_COLUMNS}, jobs.lease_id
+        f"""SELECT {_JOB_COLUMNS}
             FROM jobs JOIN queues ON queues.name = jobs.queue
             WHERE jobs.job_id = :job_id AND jobs.queue = :queue""",
         {"job_id": job_id, "queue": queue, "now": now},
@@ -482,8 +479,39 @@ def _job_record(connection: sqlite3.Connection, queue: str, job_id: str, now: fl
     return _job_from_row(_job_row(connection, queue, job_id, now))
 
 
+def _bury_ended_leases(
+    connection: sqlite3.Connection, queue: str, now: float, max_attempts: int
+) -> None:
+    """Make dead the jobs whose last allowed lease has ended, saying so as their last error."""
+    ended = connection.execute(
+        """SELECT seq, lease_id, lease_expires_at, attempts FROM jobs
+           WHERE queue = ? AND state = 'leased' AND lease_expires_at <= ? AND attempts >= ?""",
+        (queue, now, max_attempts),
+    ).fetchall()
+    connection.executemany(
+        """UPDATE jobs SET state = 'dead', finished_at = lease_expires_at, last_error = ?,
+               lease_id = NULL, lease_expires_at = NULL, lease_consumer = NULL
+           WHERE seq = ?""",
+        [
+            (
+                lease_expired_error(
+                    row["lease_id"], row["lease_expires_at"], row["attempts"], max_attempts
+                ),
+                row["seq"],
+            )
+            for row in ended
+        ],
+    )
+
+
 def _job_from_row(row: sqlite3.Row) -> JobRecord:
     state: JobState = row["effective_state"]
+    last_error = row["last_error"]
+    if state == "dead" and row["stored_state"] == "leased":
+        # Dead by the clock alone: the error the next write to the queue will record.
+        last_error = lease_expired_error(
+            row["lease_id"], row["lease_expires_at"], row["attempts"], row["max_attempts"]
+        )
     return JobRecord(
         job_id=row["job_id"],
         queue=row["queue"],
@@ -496,7 +524,7 @@ def _job_from_row(row: sqlite3.Row) -> JobRecord:
         available_at=row["available_at"],
         lease_expires_at=row["lease_expires_at"] if state == "leased" else None,
         leased_by=row["lease_consumer"] if state == "leased" else None,
-        last_error=row["last_error"],
+        last_error=last_error,
         deduplication_id=row["deduplication_id"],
         traceparent=row["traceparent"],
     )

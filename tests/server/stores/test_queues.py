@@ -409,6 +409,44 @@ async def test_a_job_that_used_max_attempts_becomes_dead(store: Store, clock: Fa
     ]
 
 
+async def test_a_lease_that_runs_out_on_the_last_attempt_says_so(
+    store: Store, clock: FakeClock
+) -> None:
+    """A job whose last lease ran out is dead with that as its last error, replacing an earlier
+    attempt's: read before anything settles the queue, listed after, and still after a retry.
+    """
+    await make_queue(store, max_attempts=2, lease_seconds=30)
+    [receipt] = await publish(store, "work")
+    [first] = await lease(store)
+    await store.nack_job("work", receipt.job_id, first.lease_id, retry_delay=0, error="boom")
+    await lease(store, lease_seconds=5)
+    clock.advance(6)
+    reason = "lease expired after 5 s, attempt 2 of 2"
+    job = await store.get_job("work", receipt.job_id)
+    assert (job.state, job.last_error) == ("dead", reason)
+    [listed] = await store.list_jobs("work", state="dead", limit=10)
+    assert listed.last_error == reason
+    assert await lease(store) == []
+    assert (await store.get_job("work", receipt.job_id)).last_error == reason
+    retried = await store.retry_job("work", receipt.job_id)
+    assert (retried.state, retried.last_error) == ("ready", reason)
+
+
+async def test_a_lease_extended_then_run_out_counts_from_when_it_was_taken(
+    store: Store, clock: FakeClock
+) -> None:
+    """The reason gives how long the lease was held in all, its extensions included."""
+    await make_queue(store, max_attempts=1, lease_seconds=30)
+    [receipt] = await publish(store, "work")
+    [leased] = await lease(store)
+    clock.advance(20)
+    await store.extend_lease("work", receipt.job_id, leased.lease_id, lease_seconds=30)
+    clock.advance(31)
+    await store.list_jobs("work", state=None, limit=10)
+    job = await store.get_job("work", receipt.job_id)
+    assert (job.state, job.last_error) == ("dead", "lease expired after 50 s, attempt 1 of 1")
+
+
 async def test_concurrent_leases_never_hand_out_one_job_twice(
     store: Store, open_store: Callable[[], Awaitable[Store]]
 ) -> None:

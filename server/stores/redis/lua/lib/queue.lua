@@ -55,6 +55,24 @@ local function make_dead(key, job_id, finished_at)
   redis.call('ZADD', DEAD, finished_at, job_id)
 end
 
+-- Why a job whose last allowed lease ran out is dead, as server/stores/lease_expiry.py words it
+-- with the same arithmetic: the lease's length comes from its id, whose first ten characters
+-- (Crockford's base32) are the millisecond it was taken.
+local CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+local function lease_expired_error(lease_id, expires_at, attempts, allowed)
+  local fallback = string.format('lease expired, attempt %d of %d', attempts, allowed)
+  local body = string.match(lease_id or '', '_([^_]*)$')
+  if body == nil or #body ~= 26 then return fallback end
+  local milliseconds = 0
+  for index = 1, 10 do
+    local digit = string.find(CROCKFORD, string.sub(body, index, index), 1, true)
+    if digit == nil then return fallback end
+    milliseconds = milliseconds * 32 + digit - 1
+  end
+  local seconds = math.floor(tonumber(expires_at) - milliseconds / 1000 + 0.5)
+  return string.format('lease expired after %d s, attempt %d of %d', seconds, attempts, allowed)
+end
+
 local function make_available(key, job_id)
   redis.call('ZADD', AVAIL, redis.call('HGET', key, 'seq'), job_id)
 end
@@ -78,10 +96,13 @@ local function settle()
   local attempts_allowed = max_attempts()
   for _, job_id in ipairs(redis.call('ZRANGEBYSCORE', LEASED, '-inf', NOW_TEXT)) do
     local key = JOB .. job_id
-    local job = redis.call('HMGET', key, 'attempts', 'lease_expires_at')
+    local job = redis.call('HMGET', key, 'attempts', 'lease_expires_at', 'lease_id')
     end_lease(key, job_id)
-    if tonumber(job[1]) >= attempts_allowed then
+    local attempts = tonumber(job[1])
+    if attempts >= attempts_allowed then
       make_dead(key, job_id, job[2])
+      redis.call('HSET', key, 'last_error',
+        lease_expired_error(job[3], job[2], attempts, attempts_allowed))
     else
       redis.call('HSET', key, 'state', 'ready')
       make_available(key, job_id)
