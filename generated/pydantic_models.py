@@ -666,6 +666,281 @@ FailureCallbackHeadersAdditionalProperty = TypeAliasType(
 )
 
 
+class Header(RootModel[str]):
+    root: Annotated[
+        str, Field(max_length=256, pattern="^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
+    ]
+
+
+class Redact(SchemaModel):
+    """
+    Parts of a message that are delivered as published but never shown again. Wherever the
+    service shows the message (getMessage, listMessages, cancelMessage, the schedule
+    operations for a schedule's message, the console and the CLI, which read them), the
+    value of each header named in `headers` is `"[redacted]"`, in `headers`,
+    `callback_headers` and `failure_callback_headers` alike (names matched
+    case-insensitively), and with `body` a schedule's message shows the body as
+    `"[redacted]"` (getMessage never shows a body). The message's `redact` says what was
+    redacted, so a header whose value really is `"[redacted]"` can be told apart. The
+    callbacks of the message are redacted in the same way.
+
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    body: bool = False
+    """
+    Never show the body.
+    """
+    headers: Annotated[list[Header] | None, Field(max_length=50)] = None
+    """
+    Header names whose values are never shown, in any letter case.
+    """
+
+
+class MessageReceipt(SchemaModel):
+    message_id: str
+    url: str
+    deduplicated: bool
+
+
+class MessageReceiptList(SchemaModel):
+    messages: list[MessageReceipt]
+    """
+    One receipt per destination URL (several for a URL group).
+    """
+
+
+class MessageBatchResult(SchemaModel):
+    results: list[MessageReceiptList]
+
+
+class MessageState(
+    RootModel[Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]]
+):
+    root: Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
+
+
+class DeliveryAttempt(SchemaModel):
+    attempt: Annotated[int, Field(ge=1)]
+    started_at: AwareDatetime
+    duration_ms: Annotated[int, Field(ge=0)]
+    status_code: int | None = None
+    response_excerpt: str | None = None
+    """
+    The start of the response body (at most 2048 characters).
+    """
+    error: str | None = None
+
+
+class Message(SchemaModel):
+    message_id: str
+    url: str
+    url_group: str | None = None
+    method: HttpMethod
+    content_type: str
+    headers: dict[str, str]
+    state: MessageState
+    retries: int
+    retry_delay: str | None = None
+    timeout: int
+    created_at: AwareDatetime
+    not_before: AwareDatetime
+    next_attempt_at: AwareDatetime | None = None
+    callback: str | None = None
+    failure_callback: str | None = None
+    callback_headers: dict[str, str] | None = None
+    """
+    The headers sent to `callback`, when the message has any.
+    """
+    failure_callback_headers: dict[str, str] | None = None
+    """
+    The headers sent to `failure_callback`, when the message has any.
+    """
+    redact: Redact | None = None
+    """
+    What of the message is never shown, when it was published with `redact`; the values of those headers read `"[redacted]"`.
+    """
+    deduplication_id: str | None = None
+    attempts: list[DeliveryAttempt]
+    traceparent: Traceparent | None = None
+
+
+class MessageList(SchemaModel):
+    messages: list[Message]
+    next_cursor: str | None
+    """
+    The `cursor` of the next page, or null after the last page.
+    """
+
+
+class UrlEndpoint(SchemaModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    url: Annotated[
+        str,
+        Field(
+            max_length=2048,
+            pattern="^https?://(?:(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})+|\\[(?:(?:(?:[0-9A-Fa-f]{1,4}:){6}|::(?:[0-9A-Fa-f]{1,4}:){5}|(?:[0-9A-Fa-f]{1,4})?::(?:[0-9A-Fa-f]{1,4}:){4}|(?:(?:[0-9A-Fa-f]{1,4}:){0,1}[0-9A-Fa-f]{1,4})?::(?:[0-9A-Fa-f]{1,4}:){3}|(?:(?:[0-9A-Fa-f]{1,4}:){0,2}[0-9A-Fa-f]{1,4})?::(?:[0-9A-Fa-f]{1,4}:){2}|(?:(?:[0-9A-Fa-f]{1,4}:){0,3}[0-9A-Fa-f]{1,4})?::[0-9A-Fa-f]{1,4}:|(?:(?:[0-9A-Fa-f]{1,4}:){0,4}[0-9A-Fa-f]{1,4})?::)(?:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}|(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})|(?:(?:[0-9A-Fa-f]{1,4}:){0,5}[0-9A-Fa-f]{1,4})?::[0-9A-Fa-f]{1,4}|(?:(?:[0-9A-Fa-f]{1,4}:){0,6}[0-9A-Fa-f]{1,4})?::)(?:%25[A-Za-z0-9._~-]+)?\\])(?::(?:[0-9]{1,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])?)?(?:[/?#][!-~]*)?$",
+        ),
+    ]
+    name: Annotated[str | None, Field(max_length=128)] = None
+
+
+class UrlGroupSettings(SchemaModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    endpoints: Annotated[list[UrlEndpoint], Field(max_length=100, min_length=1)]
+
+
+class UrlGroup(SchemaModel):
+    name: str
+    endpoints: list[UrlEndpoint]
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+
+
+class UrlGroupList(SchemaModel):
+    url_groups: list[UrlGroup]
+
+
+class DeadLetter(SchemaModel):
+    message_id: str
+    url: str
+    attempts: Annotated[int, Field(ge=0)]
+    last_error: str | None = None
+    last_status_code: int | None = None
+    failed_at: AwareDatetime
+
+
+class DeadLetterList(SchemaModel):
+    dead_letters: list[DeadLetter]
+
+
+class SigningKeys(SchemaModel):
+    current: str
+    next: str
+
+
+class ScheduleCatchUp(RootModel[Literal["once", "skip"]]):
+    root: Literal["once", "skip"]
+    """
+    What a schedule does with ticks it missed (the service was down, or it came to them more
+    than 60 seconds late): `once` makes one run for them all, as soon as it can, then follows
+    the timetable again; `skip` makes none and only records that it skipped them.
+
+    """
+
+
+class ScheduleKind(RootModel[Literal["message", "job", "stream"]]):
+    root: Literal["message", "job", "stream"]
+    """
+    What a schedule publishes each tick.
+    """
+
+
+class ScheduleOutcome(RootModel[Literal["published", "failed", "skipped"]]):
+    root: Literal["published", "failed", "skipped"]
+    """
+    What one run did: `published` its destination (`ids` names what it made), `failed` to
+    (`error` says why; the schedule goes on to its next tick), or `skipped` ticks it missed
+    (with `catch_up: skip`).
+
+    """
+
+
+class ScheduleRunError(SchemaModel):
+    code: str
+    """
+    The `ErrorCode` the publish would have answered, such as `queue_not_found`.
+    """
+    detail: str
+
+
+class ScheduleRun(SchemaModel):
+    tick_at: AwareDatetime
+    """
+    The tick of the timetable this run was for (with catch-up, the first it missed).
+    """
+    fired_at: AwareDatetime
+    """
+    When the run was made.
+    """
+    outcome: ScheduleOutcome
+    ids: list[str] | None = None
+    """
+    What a published run made, as the publish answers them, in order - the message ids (one per endpoint of a URL group), the job id, or the entry id.
+    """
+    error: ScheduleRunError | None = None
+
+
+class Entry(SchemaModel):
+    id: EntryId
+    body: Any
+    """
+    The JSON value that was appended.
+    """
+    traceparent: Traceparent | None = None
+
+
+class EntryList(SchemaModel):
+    stream: str
+    entries: list[Entry]
+
+
+class GroupInfo(SchemaModel):
+    group: str
+    consumers: Annotated[int, Field(ge=0)]
+    pending: Annotated[int, Field(ge=0)]
+    last_delivered_id: EntryId
+    max_deliveries: MaxDeliveries | None = None
+
+
+class StreamInfo(SchemaModel):
+    stream: str
+    length: Annotated[int, Field(ge=0)]
+    first_id: EntryId | None = None
+    last_id: EntryId | None = None
+    groups: list[GroupInfo]
+
+
+class CreateGroupRequest(SchemaModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    group: GroupName
+    start_id: Annotated[
+        str,
+        Field(
+            pattern="^(?:(?:[0-9]{1,19}|0[0-9]{19}|1(?:[0-7][0-9]{18}|8(?:[0-3][0-9]{17}|4(?:[0-3][0-9]{16}|4(?:[0-5][0-9]{15}|6(?:[0-6][0-9]{14}|7(?:[0-3][0-9]{13}|4(?:[0-3][0-9]{12}|40(?:[0-6][0-9]{10}|7(?:[0-2][0-9]{9}|3(?:[0-6][0-9]{8}|70(?:[0-8][0-9]{6}|9(?:[0-4][0-9]{5}|5(?:[0-4][0-9]{4}|5(?:0[0-9]{3}|1(?:[0-5][0-9]{2}|6(?:0[0-9]|1[0-5])))))))))))))))))(?:-(?:[0-9]{1,19}|0[0-9]{19}|1(?:[0-7][0-9]{18}|8(?:[0-3][0-9]{17}|4(?:[0-3][0-9]{16}|4(?:[0-5][0-9]{15}|6(?:[0-6][0-9]{14}|7(?:[0-3][0-9]{13}|4(?:[0-3][0-9]{12}|40(?:[0-6][0-9]{10}|7(?:[0-2][0-9]{9}|3(?:[0-6][0-9]{8}|70(?:[0-8][0-9]{6}|9(?:[0-4][0-9]{5}|5(?:[0-4][0-9]{4}|5(?:0[0-9]{3}|1(?:[0-5][0-9]{2}|6(?:0[0-9]|1[0-5]))))))))))))))))))?|\\$)$"
+        ),
+    ] = "$"
+    """
+    Deliver entries after this id (or just its milliseconds part; see EntryId); `$` is the
+    current end, `0` the very start.
+
+    """
+    mkstream: bool = False
+    """
+    Create the stream, empty, if it does not exist.
+    """
+    max_deliveries: MaxDeliveries | None = None
+
+
+class AckJobsRequest(SchemaModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    jobs: Annotated[list[JobLease], Field(max_length=1000, min_length=1)]
+
+
+class AckJobsResult(SchemaModel):
+    results: list[JobAckResult]
+
+
 class PublishMessageRequest(SchemaModel):
     """
     Give exactly one of `url` and `url_group`, and at most one of `delay` and `not_before`.
@@ -813,6 +1088,7 @@ class PublishMessageRequest(SchemaModel):
     """
     Deduplicate on a hash of destination, body, content type, method and headers.
     """
+    redact: Redact | None = None
 
 
 class PublishMessagesRequest(SchemaModel):
@@ -822,145 +1098,6 @@ class PublishMessagesRequest(SchemaModel):
     messages: Annotated[
         list[PublishMessageRequest], Field(max_length=1000, min_length=1)
     ]
-
-
-class MessageReceipt(SchemaModel):
-    message_id: str
-    url: str
-    deduplicated: bool
-
-
-class MessageReceiptList(SchemaModel):
-    messages: list[MessageReceipt]
-    """
-    One receipt per destination URL (several for a URL group).
-    """
-
-
-class MessageBatchResult(SchemaModel):
-    results: list[MessageReceiptList]
-
-
-class MessageState(
-    RootModel[Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]]
-):
-    root: Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
-
-
-class DeliveryAttempt(SchemaModel):
-    attempt: Annotated[int, Field(ge=1)]
-    started_at: AwareDatetime
-    duration_ms: Annotated[int, Field(ge=0)]
-    status_code: int | None = None
-    response_excerpt: str | None = None
-    """
-    The start of the response body (at most 2048 characters).
-    """
-    error: str | None = None
-
-
-class Message(SchemaModel):
-    message_id: str
-    url: str
-    url_group: str | None = None
-    method: HttpMethod
-    content_type: str
-    headers: dict[str, str]
-    state: MessageState
-    retries: int
-    retry_delay: str | None = None
-    timeout: int
-    created_at: AwareDatetime
-    not_before: AwareDatetime
-    next_attempt_at: AwareDatetime | None = None
-    callback: str | None = None
-    failure_callback: str | None = None
-    callback_headers: dict[str, str] | None = None
-    """
-    The headers sent to `callback`, when the message has any.
-    """
-    failure_callback_headers: dict[str, str] | None = None
-    """
-    The headers sent to `failure_callback`, when the message has any.
-    """
-    deduplication_id: str | None = None
-    attempts: list[DeliveryAttempt]
-    traceparent: Traceparent | None = None
-
-
-class MessageList(SchemaModel):
-    messages: list[Message]
-    next_cursor: str | None
-    """
-    The `cursor` of the next page, or null after the last page.
-    """
-
-
-class UrlEndpoint(SchemaModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    url: Annotated[
-        str,
-        Field(
-            max_length=2048,
-            pattern="^https?://(?:(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})+|\\[(?:(?:(?:[0-9A-Fa-f]{1,4}:){6}|::(?:[0-9A-Fa-f]{1,4}:){5}|(?:[0-9A-Fa-f]{1,4})?::(?:[0-9A-Fa-f]{1,4}:){4}|(?:(?:[0-9A-Fa-f]{1,4}:){0,1}[0-9A-Fa-f]{1,4})?::(?:[0-9A-Fa-f]{1,4}:){3}|(?:(?:[0-9A-Fa-f]{1,4}:){0,2}[0-9A-Fa-f]{1,4})?::(?:[0-9A-Fa-f]{1,4}:){2}|(?:(?:[0-9A-Fa-f]{1,4}:){0,3}[0-9A-Fa-f]{1,4})?::[0-9A-Fa-f]{1,4}:|(?:(?:[0-9A-Fa-f]{1,4}:){0,4}[0-9A-Fa-f]{1,4})?::)(?:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}|(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})|(?:(?:[0-9A-Fa-f]{1,4}:){0,5}[0-9A-Fa-f]{1,4})?::[0-9A-Fa-f]{1,4}|(?:(?:[0-9A-Fa-f]{1,4}:){0,6}[0-9A-Fa-f]{1,4})?::)(?:%25[A-Za-z0-9._~-]+)?\\])(?::(?:[0-9]{1,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])?)?(?:[/?#][!-~]*)?$",
-        ),
-    ]
-    name: Annotated[str | None, Field(max_length=128)] = None
-
-
-class UrlGroupSettings(SchemaModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    endpoints: Annotated[list[UrlEndpoint], Field(max_length=100, min_length=1)]
-
-
-class UrlGroup(SchemaModel):
-    name: str
-    endpoints: list[UrlEndpoint]
-    created_at: AwareDatetime
-    updated_at: AwareDatetime
-
-
-class UrlGroupList(SchemaModel):
-    url_groups: list[UrlGroup]
-
-
-class DeadLetter(SchemaModel):
-    message_id: str
-    url: str
-    attempts: Annotated[int, Field(ge=0)]
-    last_error: str | None = None
-    last_status_code: int | None = None
-    failed_at: AwareDatetime
-
-
-class DeadLetterList(SchemaModel):
-    dead_letters: list[DeadLetter]
-
-
-class SigningKeys(SchemaModel):
-    current: str
-    next: str
-
-
-class ScheduleCatchUp(RootModel[Literal["once", "skip"]]):
-    root: Literal["once", "skip"]
-    """
-    What a schedule does with ticks it missed (the service was down, or it came to them more
-    than 60 seconds late): `once` makes one run for them all, as soon as it can, then follows
-    the timetable again; `skip` makes none and only records that it skipped them.
-
-    """
-
-
-class ScheduleKind(RootModel[Literal["message", "job", "stream"]]):
-    root: Literal["message", "job", "stream"]
-    """
-    What a schedule publishes each tick.
-    """
 
 
 class ScheduleDestination(SchemaModel):
@@ -981,41 +1118,6 @@ class ScheduleDestination(SchemaModel):
     job: PublishJobRequest | None = None
     stream: ResourceName | None = None
     entry: AppendEntryRequest | None = None
-
-
-class ScheduleOutcome(RootModel[Literal["published", "failed", "skipped"]]):
-    root: Literal["published", "failed", "skipped"]
-    """
-    What one run did: `published` its destination (`ids` names what it made), `failed` to
-    (`error` says why; the schedule goes on to its next tick), or `skipped` ticks it missed
-    (with `catch_up: skip`).
-
-    """
-
-
-class ScheduleRunError(SchemaModel):
-    code: str
-    """
-    The `ErrorCode` the publish would have answered, such as `queue_not_found`.
-    """
-    detail: str
-
-
-class ScheduleRun(SchemaModel):
-    tick_at: AwareDatetime
-    """
-    The tick of the timetable this run was for (with catch-up, the first it missed).
-    """
-    fired_at: AwareDatetime
-    """
-    When the run was made.
-    """
-    outcome: ScheduleOutcome
-    ids: list[str] | None = None
-    """
-    What a published run made, as the publish answers them, in order - the message ids (one per endpoint of a URL group), the job id, or the entry id.
-    """
-    error: ScheduleRunError | None = None
 
 
 class Schedule(SchemaModel):
@@ -1047,70 +1149,6 @@ class ScheduleList(SchemaModel):
     """
     The `cursor` of the next page, or null after the last page.
     """
-
-
-class Entry(SchemaModel):
-    id: EntryId
-    body: Any
-    """
-    The JSON value that was appended.
-    """
-    traceparent: Traceparent | None = None
-
-
-class EntryList(SchemaModel):
-    stream: str
-    entries: list[Entry]
-
-
-class GroupInfo(SchemaModel):
-    group: str
-    consumers: Annotated[int, Field(ge=0)]
-    pending: Annotated[int, Field(ge=0)]
-    last_delivered_id: EntryId
-    max_deliveries: MaxDeliveries | None = None
-
-
-class StreamInfo(SchemaModel):
-    stream: str
-    length: Annotated[int, Field(ge=0)]
-    first_id: EntryId | None = None
-    last_id: EntryId | None = None
-    groups: list[GroupInfo]
-
-
-class CreateGroupRequest(SchemaModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    group: GroupName
-    start_id: Annotated[
-        str,
-        Field(
-            pattern="^(?:(?:[0-9]{1,19}|0[0-9]{19}|1(?:[0-7][0-9]{18}|8(?:[0-3][0-9]{17}|4(?:[0-3][0-9]{16}|4(?:[0-5][0-9]{15}|6(?:[0-6][0-9]{14}|7(?:[0-3][0-9]{13}|4(?:[0-3][0-9]{12}|40(?:[0-6][0-9]{10}|7(?:[0-2][0-9]{9}|3(?:[0-6][0-9]{8}|70(?:[0-8][0-9]{6}|9(?:[0-4][0-9]{5}|5(?:[0-4][0-9]{4}|5(?:0[0-9]{3}|1(?:[0-5][0-9]{2}|6(?:0[0-9]|1[0-5])))))))))))))))))(?:-(?:[0-9]{1,19}|0[0-9]{19}|1(?:[0-7][0-9]{18}|8(?:[0-3][0-9]{17}|4(?:[0-3][0-9]{16}|4(?:[0-5][0-9]{15}|6(?:[0-6][0-9]{14}|7(?:[0-3][0-9]{13}|4(?:[0-3][0-9]{12}|40(?:[0-6][0-9]{10}|7(?:[0-2][0-9]{9}|3(?:[0-6][0-9]{8}|70(?:[0-8][0-9]{6}|9(?:[0-4][0-9]{5}|5(?:[0-4][0-9]{4}|5(?:0[0-9]{3}|1(?:[0-5][0-9]{2}|6(?:0[0-9]|1[0-5]))))))))))))))))))?|\\$)$"
-        ),
-    ] = "$"
-    """
-    Deliver entries after this id (or just its milliseconds part; see EntryId); `$` is the
-    current end, `0` the very start.
-
-    """
-    mkstream: bool = False
-    """
-    Create the stream, empty, if it does not exist.
-    """
-    max_deliveries: MaxDeliveries | None = None
-
-
-class AckJobsRequest(SchemaModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    jobs: Annotated[list[JobLease], Field(max_length=1000, min_length=1)]
-
-
-class AckJobsResult(SchemaModel):
-    results: list[JobAckResult]
 
 
 class ScheduleSettings(SchemaModel):

@@ -106,6 +106,7 @@ __all__ = [
     "RateLimitError",
     "RawResponse",
     "Receiver",
+    "Redact",
     "ReservedTopicError",
     "Schedule",
     "ScheduleCatchUp",

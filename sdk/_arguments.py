@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Literal, TypeAlias
@@ -15,6 +16,7 @@ __all__ = [
     "JobState",
     "MessageRequest",
     "MessageState",
+    "Redact",
     "UrlEndpoint",
 ]
 
@@ -32,6 +34,20 @@ class JobRequest:
     payload: Any
     delay: Duration | None = field(default=None, kw_only=True)
     deduplication_id: str | None = field(default=None, kw_only=True)
+
+
+@suggests_init_keywords
+@dataclass(frozen=True, slots=True)
+class Redact:
+    """What of a message the service delivers but never shows again: with `body`, a schedule's
+    message shows its body as `"[redacted]"`; each header named in `headers` (in any letter
+    case) shows its value as `"[redacted]"`, in `headers`, `callback_headers` and
+    `failure_callback_headers` alike, wherever the message is shown (`messages.get`, listings,
+    schedules, the console, the CLI).
+    """
+
+    body: bool = False
+    headers: tuple[str, ...] = ()
 
 
 @suggests_init_keywords
@@ -60,6 +76,7 @@ class MessageRequest:
     timeout: Duration | None = field(default=None, kw_only=True)
     deduplication_id: str | None = field(default=None, kw_only=True)
     content_based_deduplication: bool = field(default=False, kw_only=True)
+    redact: Redact | Mapping[str, Any] | None = field(default=None, kw_only=True)
 
 
 @suggests_init_keywords

@@ -32,6 +32,7 @@ from ._message_options import (
     check_option_names,
     check_url,
     failure_callback_request_headers,
+    redact_request,
     request_headers,
     retry_delay_text,
 )
@@ -138,6 +139,7 @@ class MessageCalls:
                         timeout=item.timeout,
                         deduplication_id=item.deduplication_id,
                         content_based_deduplication=item.content_based_deduplication,
+                        redact=item.redact,
                     ),
                     as_json=not isinstance(item.body, str | bytes),
                     target=_target(item.url, item.url_group),
@@ -178,6 +180,7 @@ class MessageCalls:
         timeout, deduplication_id = options.get("timeout"), options.get("deduplication_id")
         callback_headers = options.get("callback_headers")
         failure_callback_headers = options.get("failure_callback_headers")
+        redact = options.get("redact")
         return PublishMessageRequest(
             body=body,
             url=UNSET if url is None else check_url(url, name="url"),
@@ -215,6 +218,7 @@ class MessageCalls:
             ),
             deduplication_id=UNSET if deduplication_id is None else deduplication_id,
             content_based_deduplication=options.get("content_based_deduplication") or UNSET,
+            redact=UNSET if redact is None else redact_request(redact),
         )
 
     def _body(

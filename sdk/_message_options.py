@@ -11,7 +11,7 @@ from datetime import timedelta
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, get_args
 
-from ._arguments import HttpMethod
+from ._arguments import HttpMethod, Redact
 from ._durations import Duration, Timestamp, parse_duration_text, to_millis
 from ._exceptions import InvalidArgumentError
 from ._keywords import unexpected_keyword
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         PublishMessageRequestCallbackHeaders,
         PublishMessageRequestFailureCallbackHeaders,
         PublishMessageRequestHeaders,
+        Redact as GeneratedRedact,
     )
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "check_option_names",
     "check_url",
     "lists_options",
+    "redact_request",
     "request_headers",
     "retry_delay_text",
 ]
@@ -50,6 +52,8 @@ class MessageOptions(TypedDict, total=False):
     `"1000 * pow(2, retried)"`. `idempotency_key` makes the publish safe to repeat; one is
     generated per call when it is not given. `callback_headers` and `failure_callback_headers`
     go with each request to `callback` and `failure_callback`, by the rules of `headers`.
+    `redact` (a `Redact`, or a dict of its fields) keeps the body or the values of the headers
+    it names from every reader of the message; they are still delivered.
     """
 
     content_type: str | None
@@ -66,6 +70,7 @@ class MessageOptions(TypedDict, total=False):
     timeout: Duration | None
     deduplication_id: str | None
     content_based_deduplication: bool
+    redact: Redact | Mapping[str, Any] | None
     idempotency_key: str | None
 
 
@@ -77,7 +82,7 @@ _OPTIONS_HELP = """
         Options, all keyword-only and optional (see `MessageOptions`): `content_type`, `method`,
         `headers`, `delay`, `not_before`, `retries`, `retry_delay`, `callback`,
         `callback_headers`, `failure_callback`, `failure_callback_headers`, `timeout`,
-        `deduplication_id`, `content_based_deduplication`, `idempotency_key`. Any other keyword is a TypeError, as for every other publish.
+        `deduplication_id`, `content_based_deduplication`, `redact`, `idempotency_key`. Any other keyword is a TypeError, as for every other publish.
 """
 _RETURNS = "\n\n        Returns:"
 PublishT = TypeVar("PublishT", bound=Callable[..., Any])
@@ -188,6 +193,40 @@ def failure_callback_request_headers(
 
     checked = _header_map(headers, name="failure_callback_headers")
     return PublishMessageRequestFailureCallbackHeaders.from_dict(checked)
+
+
+_REDACT_FIELDS = frozenset({"body", "headers"})
+
+
+def redact_request(value: Redact | Mapping[str, Any]) -> GeneratedRedact:
+    """`redact` as the generated request's.
+
+    Raises:
+        InvalidArgumentError: not a Redact or a mapping of its fields, a name that is not one of
+            them, `body` that is not a bool, or `headers` that is not a list of str.
+    """
+    from generated.models import Redact as GeneratedRedact
+
+    if isinstance(value, Redact):
+        body: object = value.body
+        headers: object = value.headers
+    elif isinstance(value, Mapping):
+        unknown = sorted(set(value) - _REDACT_FIELDS, key=str)
+        if unknown:
+            raise InvalidArgumentError(
+                f"redact takes body and headers, got {', '.join(map(repr, unknown))}"
+            )
+        body, headers = value.get("body", False), value.get("headers", ())
+    else:
+        raise InvalidArgumentError(f"redact must be a Redact or a dict, got {value!r}")
+    if not isinstance(body, bool):
+        raise InvalidArgumentError(f"redact body must be a bool, got {body!r}")
+    # A lone string would otherwise be read as a list of one-letter names.
+    if isinstance(headers, str | bytes) or not isinstance(headers, list | tuple):
+        raise InvalidArgumentError(f"redact headers must be a list of names, got {headers!r}")
+    if not all(isinstance(name, str) for name in headers):
+        raise InvalidArgumentError(f"redact headers must be str names, got {headers!r}")
+    return GeneratedRedact(body=body, headers=list(headers))
 
 
 def retry_delay_text(value: str | timedelta) -> str:

@@ -15,11 +15,13 @@ if TYPE_CHECKING:
         MessageFailureCallbackHeaders,
         MessageReceipt as GeneratedMessageReceipt,
         MessageReceiptList as GeneratedMessageReceiptList,
+        Redact as GeneratedRedact,
     )
 
+    from ._arguments import Redact
     from ._types import Message, MessageReceipt
 
-__all__ = ["read_message", "read_one_receipt", "read_receipt", "read_receipts"]
+__all__ = ["read_message", "read_one_receipt", "read_receipt", "read_receipts", "read_redact"]
 
 
 def read_receipt(receipt: GeneratedMessageReceipt) -> MessageReceipt:
@@ -84,7 +86,17 @@ def read_message(message: GeneratedMessage) -> Message:
         traceparent=optional(message.traceparent),
         callback_headers=_headers(optional(message.callback_headers)),
         failure_callback_headers=_headers(optional(message.failure_callback_headers)),
+        redact=read_redact(optional(message.redact)),
     )
+
+
+def read_redact(redact: GeneratedRedact | None) -> Redact | None:
+    """The SDK's Redact for the service's, None when there is none."""
+    from ._arguments import Redact
+
+    if redact is None:
+        return None
+    return Redact(body=bool(optional(redact.body)), headers=tuple(optional(redact.headers) or ()))
 
 
 def _headers(

@@ -16,7 +16,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack, get_args
 
 from . import _endpoints
-from ._arguments import HttpMethod
+from ._arguments import HttpMethod, Redact
 from ._checks import check_count, check_resource_name, check_topic
 from ._codec import Codec, json_value
 from ._durations import Duration, to_seconds
@@ -25,6 +25,7 @@ from ._http import AsyncTransport, Call, SyncTransport, make_call, optional
 from ._limits import COUNT_MAX, DELAY_MAX_SECONDS
 from ._message_calls import MessageCalls
 from ._message_options import MessageOptions
+from ._message_reading import read_redact
 from ._pages import Page, aiterate_pages, iterate_pages
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class MessageDestination:
     timeout: Duration | None = field(default=None, kw_only=True)
     deduplication_id: str | None = field(default=None, kw_only=True)
     content_based_deduplication: bool = field(default=False, kw_only=True)
+    redact: Redact | Mapping[str, Any] | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +209,7 @@ class _ScheduleCalls:
                     timeout=destination.timeout,
                     deduplication_id=destination.deduplication_id,
                     content_based_deduplication=destination.content_based_deduplication,
+                    redact=destination.redact,
                 ),
                 as_json=as_json,
                 target=target,
@@ -595,6 +598,7 @@ def _read_destination(destination: GeneratedDestination) -> Destination:
         timeout=optional(message.timeout),
         deduplication_id=optional(message.deduplication_id),
         content_based_deduplication=bool(optional(message.content_based_deduplication)),
+        redact=read_redact(optional(message.redact)),
     )
 
 

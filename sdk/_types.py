@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from ._arguments import HttpMethod, JobState, MessageState, UrlEndpoint
+    from ._arguments import HttpMethod, JobState, MessageState, Redact, UrlEndpoint
     from ._schedules import JobDestination, MessageDestination, ScheduleCatchUp, StreamDestination
 
 __all__ = [
@@ -253,6 +253,7 @@ class Message:
     traceparent: str | None = None
     callback_headers: dict[str, str] | None = None
     failure_callback_headers: dict[str, str] | None = None
+    redact: Redact | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,6 +68,7 @@ from .queue_list import QueueList
 from .queue_settings import QueueSettings
 from .queue_stats import QueueStats
 from .read_group_request import ReadGroupRequest
+from .redact import Redact
 from .schedule import Schedule
 from .schedule_catch_up import ScheduleCatchUp
 from .schedule_destination import ScheduleDestination
@@ -153,6 +154,7 @@ __all__ = (
     "QueueSettings",
     "QueueStats",
     "ReadGroupRequest",
+    "Redact",
     "Schedule",
     "ScheduleCatchUp",
     "ScheduleDestination",

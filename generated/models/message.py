@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..models.message_callback_headers import MessageCallbackHeaders
     from ..models.message_failure_callback_headers import MessageFailureCallbackHeaders
     from ..models.message_headers import MessageHeaders
+    from ..models.redact import Redact
 
 
 T = TypeVar("T", bound="Message")
@@ -44,6 +45,15 @@ class Message:
         callback_headers (MessageCallbackHeaders | Unset): The headers sent to `callback`, when the message has any.
         failure_callback_headers (MessageFailureCallbackHeaders | Unset): The headers sent to `failure_callback`, when
             the message has any.
+        redact (Redact | Unset): Parts of a message that are delivered as published but never shown again. Wherever the
+            service shows the message (getMessage, listMessages, cancelMessage, the schedule
+            operations for a schedule's message, the console and the CLI, which read them), the
+            value of each header named in `headers` is `"[redacted]"`, in `headers`,
+            `callback_headers` and `failure_callback_headers` alike (names matched
+            case-insensitively), and with `body` a schedule's message shows the body as
+            `"[redacted]"` (getMessage never shows a body). The message's `redact` says what was
+            redacted, so a header whose value really is `"[redacted]"` can be told apart. The
+            callbacks of the message are redacted in the same way.
         deduplication_id (str | Unset):
         traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
             sent
@@ -69,6 +79,7 @@ class Message:
     failure_callback: str | Unset = UNSET
     callback_headers: MessageCallbackHeaders | Unset = UNSET
     failure_callback_headers: MessageFailureCallbackHeaders | Unset = UNSET
+    redact: Redact | Unset = UNSET
     deduplication_id: str | Unset = UNSET
     traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -119,6 +130,10 @@ class Message:
         if not isinstance(self.failure_callback_headers, Unset):
             failure_callback_headers = self.failure_callback_headers.to_dict()
 
+        redact: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.redact, Unset):
+            redact = self.redact.to_dict()
+
         deduplication_id = self.deduplication_id
 
         traceparent = self.traceparent
@@ -154,6 +169,8 @@ class Message:
             field_dict["callback_headers"] = callback_headers
         if failure_callback_headers is not UNSET:
             field_dict["failure_callback_headers"] = failure_callback_headers
+        if redact is not UNSET:
+            field_dict["redact"] = redact
         if deduplication_id is not UNSET:
             field_dict["deduplication_id"] = deduplication_id
         if traceparent is not UNSET:
@@ -169,6 +186,7 @@ class Message:
             MessageFailureCallbackHeaders,  # noqa: PLC0415
         )
         from ..models.message_headers import MessageHeaders  # noqa: PLC0415
+        from ..models.redact import Redact  # noqa: PLC0415
 
         d = dict(src_dict)
         message_id = d.pop("message_id")
@@ -229,6 +247,13 @@ class Message:
                 _failure_callback_headers
             )
 
+        _redact = d.pop("redact", UNSET)
+        redact: Redact | Unset
+        if isinstance(_redact, Unset):
+            redact = UNSET
+        else:
+            redact = Redact.from_dict(_redact)
+
         deduplication_id = d.pop("deduplication_id", UNSET)
 
         traceparent = d.pop("traceparent", UNSET)
@@ -252,6 +277,7 @@ class Message:
             failure_callback=failure_callback,
             callback_headers=callback_headers,
             failure_callback_headers=failure_callback_headers,
+            redact=redact,
             deduplication_id=deduplication_id,
             traceparent=traceparent,
         )

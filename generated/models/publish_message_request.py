@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         PublishMessageRequestFailureCallbackHeaders,
     )
     from ..models.publish_message_request_headers import PublishMessageRequestHeaders
+    from ..models.redact import Redact
 
 
 T = TypeVar("T", bound="PublishMessageRequest")
@@ -63,6 +64,15 @@ class PublishMessageRequest:
         deduplication_id (str | Unset):
         content_based_deduplication (bool | Unset): Deduplicate on a hash of destination, body, content type, method and
             headers. Default: False.
+        redact (Redact | Unset): Parts of a message that are delivered as published but never shown again. Wherever the
+            service shows the message (getMessage, listMessages, cancelMessage, the schedule
+            operations for a schedule's message, the console and the CLI, which read them), the
+            value of each header named in `headers` is `"[redacted]"`, in `headers`,
+            `callback_headers` and `failure_callback_headers` alike (names matched
+            case-insensitively), and with `body` a schedule's message shows the body as
+            `"[redacted]"` (getMessage never shows a body). The message's `redact` says what was
+            redacted, so a header whose value really is `"[redacted]"` can be told apart. The
+            callbacks of the message are redacted in the same way.
     """
 
     body: Any
@@ -84,6 +94,7 @@ class PublishMessageRequest:
     timeout: int | Unset = 30
     deduplication_id: str | Unset = UNSET
     content_based_deduplication: bool | Unset = False
+    redact: Redact | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         body = self.body
@@ -130,6 +141,10 @@ class PublishMessageRequest:
 
         content_based_deduplication = self.content_based_deduplication
 
+        redact: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.redact, Unset):
+            redact = self.redact.to_dict()
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -169,6 +184,8 @@ class PublishMessageRequest:
             field_dict["deduplication_id"] = deduplication_id
         if content_based_deduplication is not UNSET:
             field_dict["content_based_deduplication"] = content_based_deduplication
+        if redact is not UNSET:
+            field_dict["redact"] = redact
 
         return field_dict
 
@@ -183,6 +200,7 @@ class PublishMessageRequest:
         from ..models.publish_message_request_headers import (
             PublishMessageRequestHeaders,  # noqa: PLC0415
         )
+        from ..models.redact import Redact  # noqa: PLC0415
 
         d = dict(src_dict)
         body = d.pop("body")
@@ -250,6 +268,13 @@ class PublishMessageRequest:
 
         content_based_deduplication = d.pop("content_based_deduplication", UNSET)
 
+        _redact = d.pop("redact", UNSET)
+        redact: Redact | Unset
+        if isinstance(_redact, Unset):
+            redact = UNSET
+        else:
+            redact = Redact.from_dict(_redact)
+
         publish_message_request = cls(
             body=body,
             url=url,
@@ -268,6 +293,7 @@ class PublishMessageRequest:
             timeout=timeout,
             deduplication_id=deduplication_id,
             content_based_deduplication=content_based_deduplication,
+            redact=redact,
         )
 
         return publish_message_request

@@ -275,6 +275,10 @@ class Settler:
             timeout=message.timeout,
             dedup_key=f"spool-callback:{kind}:{message.message_id}:{attempt.attempt}",
             dedup_window=CALLBACK_DEDUP_WINDOW_SECONDS,
+            # The callback carries the message's body and its own headers: what the message
+            # keeps from readers, its callback keeps too.
+            redact_body=message.redact_body,
+            redact_headers=message.redact_headers,
         )
         try:
             await self._store.publish_messages(

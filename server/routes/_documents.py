@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from ..redaction import redact_headers, redact_message_request
 from ..stores.base import (
+    JSON,
     DeadLetterRecord,
     DeliveredEntry,
     DeliveryAttemptRecord,
@@ -401,15 +403,22 @@ def _attempt(attempt: DeliveryAttemptRecord) -> Document:
     }
 
 
+def _redact(record: MessageRecord) -> Document | None:
+    if not (record.redact_body or record.redact_headers):
+        return None
+    return {"body": record.redact_body, "headers": list(record.redact_headers)}
+
+
 @_answers("Message")
 def message(record: MessageRecord) -> Document:
-    """getMessage and cancelMessage."""
+    """getMessage and cancelMessage, the values of the headers it redacts hidden."""
+    hidden = record.redact_headers
     return {
         "message_id": record.message_id,
         "url": record.url,
         "method": record.method,
         "content_type": record.content_type,
-        "headers": record.headers,
+        "headers": redact_headers(record.headers, hidden),
         "state": record.state,
         "retries": record.retries,
         "timeout": record.timeout,
@@ -425,8 +434,10 @@ def message(record: MessageRecord) -> Document:
                 else rfc3339(record.next_attempt_at),
                 "callback": record.callback,
                 "failure_callback": record.failure_callback,
-                "callback_headers": record.callback_headers or None,
-                "failure_callback_headers": record.failure_callback_headers or None,
+                "callback_headers": redact_headers(record.callback_headers, hidden) or None,
+                "failure_callback_headers": redact_headers(record.failure_callback_headers, hidden)
+                or None,
+                "redact": _redact(record),
                 "deduplication_id": record.deduplication_id,
                 "traceparent": record.traceparent,
             }
@@ -501,6 +512,13 @@ def _schedule_run(run: ScheduleRun) -> Document:
     return document
 
 
+def _shown_destination(destination: JSON) -> JSON:
+    # The store keeps what each tick publishes; a message's redacted parts are only hidden here.
+    if isinstance(destination, dict) and isinstance(destination.get("message"), dict):
+        return {**destination, "message": redact_message_request(destination["message"])}
+    return destination
+
+
 @_answers("Schedule")
 def schedule(record: ScheduleRecord) -> Document:
     """putSchedule, getSchedule, pauseSchedule and resumeSchedule."""
@@ -510,7 +528,7 @@ def schedule(record: ScheduleRecord) -> Document:
         "cron": settings.cron,
         "timezone": settings.timezone,
         "catch_up": settings.catch_up,
-        "destination": settings.destination,
+        "destination": _shown_destination(settings.destination),
         "paused": record.paused,
         "created_at": rfc3339(record.created_at),
         "updated_at": rfc3339(record.updated_at),

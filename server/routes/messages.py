@@ -199,6 +199,12 @@ async def plan_message(
 
     body, content_type = _encode_body(item)
     window = context.settings.message_dedup_window_seconds
+    redact_body = item.redact is not None and item.redact.body
+    # Each name once, as first given: the reads match them in any letter case.
+    first_given: dict[str, str] = {}
+    for name in [] if item.redact is None else item.redact.headers or []:
+        first_given.setdefault(name.root.lower(), name.root)
+    redact_names = tuple(first_given.values())
     return [
         NewMessage(
             url=url,
@@ -221,6 +227,8 @@ async def plan_message(
             item=index,
             callback_headers=callback_headers,
             failure_callback_headers=failure_callback_headers,
+            redact_body=redact_body,
+            redact_headers=redact_names,
         )
         for url in urls
     ]

@@ -1,5 +1,5 @@
 """The options of a message that only some of its readers need, which either store keeps as one
-JSON document: the headers its callbacks are sent with.
+JSON document: the headers its callbacks are sent with, and what its reads redact.
 
 A message without any keeps no document (NULL in SQLite, no hash field in Redis), so messages that
 an earlier version stored read back with none.
@@ -20,6 +20,8 @@ class MessageOptionFields(TypedDict):
 
     callback_headers: dict[str, str]
     failure_callback_headers: dict[str, str]
+    redact_body: bool
+    redact_headers: tuple[str, ...]
 
 
 def dump_message_options(message: NewMessage) -> str | None:
@@ -29,6 +31,8 @@ def dump_message_options(message: NewMessage) -> str | None:
         document["callback_headers"] = message.callback_headers
     if message.failure_callback_headers:
         document["failure_callback_headers"] = message.failure_callback_headers
+    if message.redact_body or message.redact_headers:
+        document["redact"] = {"body": message.redact_body, "headers": list(message.redact_headers)}
     if not document:
         return None
     # ASCII escapes, as dump_json writes: header values are ASCII already, and either backend
@@ -39,7 +43,10 @@ def dump_message_options(message: NewMessage) -> str | None:
 def load_message_options(text: str | None) -> MessageOptionFields:
     """The record fields of a stored options document (None: a message without options)."""
     document: dict[str, Any] = {} if text is None else json.loads(text)
+    redact = document.get("redact", {})
     return MessageOptionFields(
         callback_headers=document.get("callback_headers", {}),
         failure_callback_headers=document.get("failure_callback_headers", {}),
+        redact_body=redact.get("body", False),
+        redact_headers=tuple(redact.get("headers", ())),
     )

@@ -309,6 +309,8 @@ class NewMessage:
     ``item`` is the caller's number for the request item the message came from (a URL group fans
     one item out to a message per endpoint); the receipt carries it back, replayed ones included.
     ``callback_headers`` and ``failure_callback_headers`` go with the callbacks of its outcome.
+    ``redact_body`` and ``redact_headers`` (names) say what reads must not show; the store keeps
+    the values as they are.
     """
 
     url: str
@@ -329,6 +331,8 @@ class NewMessage:
     item: int = 0
     callback_headers: dict[str, str] = dataclasses.field(default_factory=dict)
     failure_callback_headers: dict[str, str] = dataclasses.field(default_factory=dict)
+    redact_body: bool = False
+    redact_headers: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -393,6 +397,8 @@ class MessageRecord:
     traceparent: str | None = None
     callback_headers: dict[str, str] = dataclasses.field(default_factory=dict)
     failure_callback_headers: dict[str, str] = dataclasses.field(default_factory=dict)
+    redact_body: bool = False
+    redact_headers: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

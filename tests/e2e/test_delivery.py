@@ -324,6 +324,33 @@ async def test_callback_headers_reach_the_callback_receiver(client: AnyClient) -
     assert shown.failure_callback_headers == {"Authorization": "Bearer failure-secret"}
 
 
+async def test_redacted_parts_are_delivered_but_never_shown(client: AnyClient) -> None:
+    """`redact=` hides the body and the named headers from `messages.get`, while the receiver
+    and the callback get them as published.
+    """
+    with ScriptedReceiver() as callbacks, ScriptedReceiver(Answer(200, b"ok")) as working:
+        receipt = await resolve(
+            client.messages.publish_json(
+                url=working.url(),
+                body={"card": "4111"},
+                headers={"Authorization": "Bearer e2e-secret", "X-Tenant": "acme"},
+                callback=callbacks.url("/hooks/delivered"),
+                callback_headers={"authorization": "Bearer e2e-callback-secret"},
+                redact=sdk.Redact(body=True, headers=("AUTHORIZATION",)),
+            )
+        )
+        [delivery] = working.wait_for(1)
+        [callback] = callbacks.wait_for(1)
+    assert delivery.headers["authorization"] == "Bearer e2e-secret"
+    assert json.loads(delivery.body) == {"card": "4111"}
+    assert callback.headers["authorization"] == "Bearer e2e-callback-secret"
+    shown = await resolve(client.messages.get(receipt.message_id))
+    assert shown.headers == {"Authorization": "[redacted]", "X-Tenant": "acme"}
+    assert shown.callback_headers == {"authorization": "[redacted]"}
+    assert shown.redact == sdk.Redact(body=True, headers=("AUTHORIZATION",))
+    assert "secret" not in repr(shown) and "4111" not in repr(shown)
+
+
 async def test_method_headers_and_signature_arrive_as_published(client: AnyClient) -> None:
     """A PUT with custom headers arrives with them, its exact bytes signed for its URL and id."""
     trace = uuid.uuid4().hex

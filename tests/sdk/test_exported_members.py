@@ -86,6 +86,7 @@ PUBLIC_NAMES = [
     "RateLimitError",
     "RawResponse",
     "Receiver",
+    "Redact",
     "ReservedTopicError",
     "Schedule",
     "ScheduleCatchUp",

@@ -118,6 +118,7 @@ async def test_batch_returns_receipts_per_item(
                     delay="1m",
                     callback_headers={"X-A": "a"},
                     failure_callback_headers={"X-B": "b"},
+                    redact={"headers": ["X-A"]},
                 ),
             ]
         )
@@ -132,6 +133,7 @@ async def test_batch_returns_receipts_per_item(
                 "delay": 60,
                 "callback_headers": {"X-A": "a"},
                 "failure_callback_headers": {"X-B": "b"},
+                "redact": {"body": False, "headers": ["X-A"]},
             },
         ]
     }

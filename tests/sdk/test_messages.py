@@ -89,6 +89,50 @@ async def test_callback_headers_are_sent_and_read_back(
     assert len(publish.calls) == calls
 
 
+async def test_redact_is_sent_as_a_redact_or_a_dict_and_read_back(
+    client: sdk.Client | sdk.AsyncClient, publish: respx.Route, api: respx.MockRouter
+) -> None:
+    """`redact=` takes a `sdk.Redact` or a plain dict of its fields; the Message reads it back
+    as a Redact. A misspelled field or a lone header name is refused before any request.
+    """
+    for redact in (
+        sdk.Redact(body=True, headers=("Authorization",)),
+        {"body": True, "headers": ["Authorization"]},
+    ):
+        await resolve(
+            client.messages.publish(url="https://my-api.test/hook", body="hi", redact=redact)
+        )
+        assert sent_json(publish.calls.last)["redact"] == {
+            "body": True,
+            "headers": ["Authorization"],
+        }
+    shown = {
+        **MESSAGE,
+        "headers": {"Authorization": "[redacted]"},
+        "redact": {"body": False, "headers": ["authorization"]},
+    }
+    api.get("/v1/messages/msg_1").mock(return_value=httpx.Response(200, json=shown))
+    message = await resolve(client.messages.get("msg_1"))
+    assert message.redact == sdk.Redact(headers=("authorization",))
+    assert message.headers == {"Authorization": "[redacted]"}
+    calls = len(publish.calls)
+    for bad, complaint in (
+        ({"header": ["Authorization"]}, "'header'"),
+        ({"headers": "Authorization"}, "list of names"),
+        (sdk.Redact(body="yes"), "bool"),  # type: ignore[arg-type]
+        (["Authorization"], "Redact or a dict"),
+    ):
+        with pytest.raises(sdk.InvalidArgumentError, match=complaint):
+            await resolve(
+                client.messages.publish(
+                    url="https://my-api.test/hook",
+                    body="hi",
+                    redact=bad,  # type: ignore[arg-type]
+                )
+            )
+    assert len(publish.calls) == calls
+
+
 async def test_publish_to_a_url_group_returns_one_receipt_per_url(
     client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
 ) -> None:

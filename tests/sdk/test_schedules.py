@@ -97,6 +97,7 @@ async def test_set_sends_each_kind_of_destination(
                 failure_callback_headers={"Authorization": "Bearer ko"},
                 timeout="10s",
                 deduplication_id="tick",
+                redact=sdk.Redact(body=True),
             ),
         )
     )
@@ -116,6 +117,7 @@ async def test_set_sends_each_kind_of_destination(
                 "failure_callback_headers": {"Authorization": "Bearer ko"},
                 "timeout": 10,
                 "deduplication_id": "tick",
+                "redact": {"body": True, "headers": []},
             },
         },
     }
@@ -145,6 +147,7 @@ async def test_the_schedule_reads_back_every_destination(
             "content_based_deduplication": True,
             "callback_headers": {"X-A": "a"},
             "failure_callback_headers": {"X-B": "b"},
+            "redact": {"headers": ["x-a"]},
         },
     }
     stream = {"kind": "stream", "stream": "ticks", "entry": {"body": None, "nomkstream": True}}
@@ -157,6 +160,7 @@ async def test_the_schedule_reads_back_every_destination(
         content_based_deduplication=True,
         callback_headers={"X-A": "a"},
         failure_callback_headers={"X-B": "b"},
+        redact=sdk.Redact(headers=("x-a",)),
     )
     got = await resolve(client.schedules.get("s"))
     assert got.destination == sdk.StreamDestination("ticks", None, nomkstream=True)

@@ -81,6 +81,39 @@ async def test_the_page_shows_attempts_dead_letters_and_url_groups(store_url: st
         assert (await running.console.get("/console/messages?state=lost")).status_code == 422
 
 
+async def test_redacted_parts_never_reach_the_console(store_url: str) -> None:
+    """Neither the messages page, its live counts nor the schedules page show a redacted
+    header's value or a redacted body, of a message or of a schedule's message.
+    """
+    message = {
+        "url": BILLING_URL,
+        "body": {"card": "4111-secret-body"},
+        "headers": {"Authorization": "Bearer secret-header"},
+        "callback": BILLING_URL,
+        "callback_headers": {"authorization": "Bearer secret-callback"},
+        "delay": 3600,
+        "redact": {"body": True, "headers": ["Authorization"]},
+    }
+    async with console_app(store_url) as running:
+        published = await running.api.post("/v1/messages", json=message)
+        assert published.status_code == 202, published.text
+        message_id = published.json()["messages"][0]["message_id"]
+        scheduled = await running.api.put(
+            "/v1/schedules/redacted",
+            json={"cron": "0 0 * * *", "destination": {"kind": "message", "message": message}},
+        )
+        assert scheduled.status_code in (200, 201), scheduled.text
+        await sign_in(running.console, ADMIN_TOKEN)
+        pages = [
+            await running.console.get(path)
+            for path in ("/console/messages", "/console/live/messages", "/console/schedules")
+        ]
+    assert message_id in pages[0].text and "redacted" in pages[2].text
+    for page in pages:
+        assert page.status_code == 200
+        assert "secret" not in page.text
+
+
 async def test_a_scoped_token_sees_only_its_messages(store_url: str) -> None:
     """The billing token sees messages and dead letters to its URL only, and may not act on
     another's.

@@ -110,6 +110,8 @@ FULL_MESSAGE = MessageRecord(
     traceparent=TRACEPARENT,
     callback_headers={"Authorization": "Bearer ok"},
     failure_callback_headers={"Authorization": "Bearer ko"},
+    redact_body=True,
+    redact_headers=("x-api-key",),
 )
 BARE_MESSAGE = MessageRecord(
     message_id="msg_2",
@@ -155,6 +157,7 @@ EVERY_DESTINATION_FIELD = {
         "timeout": 10,
         "deduplication_id": "tick",
         "content_based_deduplication": True,
+        "redact": {"body": True, "headers": ["x-api-key"]},
     },
     "queue": "jobs",
     "job": {"topic": "email", "payload": [1], "delay": 1, "deduplication_id": "tick"},

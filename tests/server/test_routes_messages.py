@@ -115,6 +115,49 @@ async def test_callback_headers_are_kept_and_shown_per_callback(api: RunningApp)
     assert "callback_headers" not in plain and "failure_callback_headers" not in plain
 
 
+async def test_redacted_headers_are_never_shown_but_kept(api: RunningApp) -> None:
+    """The headers ``redact`` names (in any letter case) read ``[redacted]`` in getMessage,
+    listMessages and cancelMessage, across headers, callback_headers and
+    failure_callback_headers, while the store keeps their values for delivery.
+    """
+    message_id = await _publish(
+        api,
+        delay=3600,
+        headers={"Authorization": "Bearer secret", "X-Tenant": "acme"},
+        callback="https://example.com/done",
+        callback_headers={"AUTHORIZATION": "Bearer callback-secret"},
+        failure_callback="https://example.com/failed",
+        failure_callback_headers={"x-api-key": "key-secret"},
+        redact={"headers": ["authorization", "X-Api-Key", "Authorization"]},
+    )
+    stored = await api.store.get_message(message_id)
+    assert stored.headers["Authorization"] == "Bearer secret"
+    assert stored.callback_headers == {"AUTHORIZATION": "Bearer callback-secret"}
+    assert stored.failure_callback_headers == {"x-api-key": "key-secret"}
+    listed = (await api.client.get("/v1/messages")).json()["messages"]
+    [in_list] = [item for item in listed if item["message_id"] == message_id]
+    shown = (await api.client.get(f"/v1/messages/{message_id}")).json()
+    cancelled = (await api.client.post(f"/v1/messages/{message_id}/cancel")).json()
+    for document in (shown, in_list, cancelled):
+        Message.model_validate(document)
+        assert "secret" not in str(document)
+        assert document["headers"] == {"Authorization": "[redacted]", "X-Tenant": "acme"}
+        assert document["callback_headers"] == {"AUTHORIZATION": "[redacted]"}
+        assert document["failure_callback_headers"] == {"x-api-key": "[redacted]"}
+        assert document["redact"] == {"body": False, "headers": ["authorization", "X-Api-Key"]}
+    plain = (await api.client.get(f"/v1/messages/{await _publish(api)}")).json()
+    assert "redact" not in plain
+
+
+async def test_a_redacted_body_is_marked_on_the_message(api: RunningApp) -> None:
+    """``redact.body`` is kept and shown as the message's ``redact``; the body is delivered."""
+    message_id = await _publish(api, body={"card": "4111"}, redact={"body": True})
+    assert (await api.store.get_message(message_id)).body == b'{"card":"4111"}'
+    shown = (await api.client.get(f"/v1/messages/{message_id}")).json()
+    assert shown["redact"] == {"body": True, "headers": []}
+    assert "4111" not in str(shown)
+
+
 async def test_not_before_schedules_the_message(api: RunningApp) -> None:
     """``not_before`` is kept as the first delivery time; a past time means now."""
     later = datetime.now(UTC) + timedelta(hours=1)
@@ -497,6 +540,7 @@ async def test_a_batch_item_takes_every_option_a_single_message_does(api: Runnin
         "failure_callback_headers": {"Authorization": "Bearer ko"},
         "timeout": 10,
         "deduplication_id": "d-1",
+        "redact": {"body": True, "headers": ["x-tenant"]},
     }
     to_group = {
         "url_group": "partners",
@@ -511,7 +555,11 @@ async def test_a_batch_item_takes_every_option_a_single_message_does(api: Runnin
     shown = Message.model_validate(
         (await api.client.get(f"/v1/messages/{by_url['message_id']}")).json()
     )
-    assert (shown.url, shown.method.root, shown.headers) == (HOOK, "PUT", {"X-Tenant": "acme"})
+    assert (shown.url, shown.method.root, shown.headers) == (
+        HOOK,
+        "PUT",
+        {"X-Tenant": "[redacted]"},
+    )
     assert abs((shown.not_before - later).total_seconds()) < 1
     assert (shown.retries, shown.retry_delay, shown.timeout) == (5, "1000 * retried", 10)
     assert (shown.callback, shown.failure_callback, shown.deduplication_id) == (
@@ -520,6 +568,7 @@ async def test_a_batch_item_takes_every_option_a_single_message_does(api: Runnin
         "d-1",
     )
     stored = await api.store.get_message(by_url["message_id"])
+    assert (stored.headers, stored.redact_body) == ({"X-Tenant": "acme"}, True)
     assert stored.callback_headers == {"Authorization": "Bearer ok"}
     assert stored.failure_callback_headers == {"Authorization": "Bearer ko"}
     stored = await api.store.get_message(by_url["message_id"])

@@ -34,6 +34,26 @@ def test_get_and_cancel_a_scheduled_message(spool: Spool, client: sdk.Client) ->
     assert spool("messages", "get", "msg_0000000000000000000000000").exit_code == 3
 
 
+def test_a_redacted_header_is_never_shown(spool: Spool, client: sdk.Client) -> None:
+    """get and ls show a redacted header's value as [redacted], as text and as JSON."""
+    receipt = client.messages.publish_json(
+        url="http://localhost:8000/x",
+        body={},
+        delay="1h",
+        headers={"Authorization": "Bearer cli-secret"},
+        redact=sdk.Redact(headers=("authorization",)),
+    )
+    shown = parsed(spool("messages", "get", receipt.message_id, "--json"))
+    assert shown["headers"] == {"Authorization": "[redacted]"}
+    for output in (
+        spool("messages", "get", receipt.message_id).stdout,
+        spool("messages", "get", receipt.message_id, "--json").stdout,
+        spool("messages", "ls", "--json").stdout,
+        spool("messages", "ls").stdout,
+    ):
+        assert "cli-secret" not in output
+
+
 def test_dead_letters_are_listed_retried_and_deleted(spool: Spool, client: sdk.Client) -> None:
     """A message to a port where nothing listens, with no retries, becomes a dead letter that
     `dlq retry` sends again and `dlq delete` forgets.

@@ -103,6 +103,8 @@ class MemoryStore:
                 deduplication_id=new.deduplication_id,
                 callback_headers=dict(new.callback_headers),
                 failure_callback_headers=dict(new.failure_callback_headers),
+                redact_body=new.redact_body,
+                redact_headers=new.redact_headers,
             )
             if new.dedup_key is not None:
                 self.dedup[new.dedup_key] = (message_id, now)

@@ -206,6 +206,32 @@ async def test_each_callback_carries_its_own_headers_beside_the_services(
     assert all("authorization" not in request.headers for request in receiver.requests)
 
 
+async def test_a_callback_keeps_what_its_message_redacts(
+    store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
+) -> None:
+    """The callback message of a message with ``redact`` redacts the same body and headers,
+    and still sends their values.
+    """
+    receiver = await endpoint(Reply(200))
+    callbacks = await endpoint(Reply(200))
+    message_id = await publish(
+        store,
+        new_message(
+            receiver.url(),
+            callback=callbacks.url("/ok"),
+            callback_headers={"Authorization": "Bearer ok"},
+            redact_body=True,
+            redact_headers=("authorization",),
+        ),
+    )
+    await engine().start()
+    await eventually(lambda: len(callbacks.requests) == 1)
+    assert callbacks.requests[0].headers["authorization"] == "Bearer ok"
+    [callback] = store.callbacks()
+    assert (callback.redact_body, callback.redact_headers) == (True, ("authorization",))
+    assert store.messages[message_id].redact_headers == ("authorization",)
+
+
 async def test_failed_callback_is_retried_like_a_message(
     store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
 ) -> None:

@@ -121,6 +121,45 @@ async def test_a_message_schedule_publishes_with_every_option(
     assert stored.not_before == pytest.approx(time.time() + 30, abs=5)
 
 
+async def test_a_redacted_schedule_never_shows_its_secrets_but_publishes_them(
+    api: RunningApp, clock: FakeClock, scheduler: Scheduler
+) -> None:
+    """A schedule's message with ``redact`` shows its body and the named headers as
+    ``[redacted]`` in putSchedule, getSchedule and listSchedules; each tick publishes the real
+    ones, and the message it makes is redacted too.
+    """
+    message = {
+        "url": "https://example.com/hooks/tick",
+        "body": {"card": "4111"},
+        "headers": {"Authorization": "Bearer secret", "X-Tenant": "acme"},
+        "callback": "https://example.com/hooks/ok",
+        "callback_headers": {"authorization": "Bearer callback-secret"},
+        "redact": {"body": True, "headers": ["AUTHORIZATION"]},
+    }
+    put = await _put(
+        api, "r", {"cron": "* * * * *", "destination": {"kind": "message", "message": message}}
+    )
+    listed = (await api.client.get("/v1/schedules")).json()["schedules"]
+    [in_list] = [schedule for schedule in listed if schedule["name"] == "r"]
+    for document in (put, await _schedule(api, "r"), in_list):
+        shown = document["destination"]["message"]
+        assert "secret" not in str(shown) and "4111" not in str(shown)
+        assert shown["body"] == "[redacted]"
+        assert shown["headers"] == {"Authorization": "[redacted]", "X-Tenant": "acme"}
+        assert shown["callback_headers"] == {"authorization": "[redacted]"}
+        assert shown["redact"] == message["redact"]
+    await _at_first_tick(api, clock, "r")
+    assert await scheduler.run_due() == 1
+    [run] = (await _schedule(api, "r"))["recent_runs"]
+    [message_id] = run["ids"]
+    stored = await api.store.get_message(message_id)
+    assert stored.body == b'{"card":"4111"}'
+    assert stored.headers["Authorization"] == "Bearer secret"
+    assert stored.callback_headers == {"authorization": "Bearer callback-secret"}
+    published = (await api.client.get(f"/v1/messages/{message_id}")).json()
+    assert published["headers"]["Authorization"] == "[redacted]"
+
+
 async def test_a_url_group_schedule_fans_out_and_deduplicates_by_content(
     api: RunningApp, clock: FakeClock, scheduler: Scheduler
 ) -> None:

@@ -52,14 +52,17 @@ async def claim_lease(store: Store, clock: FakeClock, message_id: str) -> str:
 
 
 async def test_callback_headers_are_kept_for_every_read(store: Store, clock: FakeClock) -> None:
-    """``callback_headers`` and ``failure_callback_headers`` read back as published, from
-    get_message, list_messages and claim_due_messages; a message without them has none.
+    """``callback_headers``, ``failure_callback_headers`` and what the message redacts read back
+    as published, from get_message, list_messages and claim_due_messages; a message without
+    them has none.
     """
     message_id = await publish_one(
         store,
         clock,
         callback_headers={"Authorization": "Bearer ok", "X-Kind": "café"},
         failure_callback_headers={"Authorization": "Bearer ko"},
+        redact_body=True,
+        redact_headers=("Authorization", "x-api-key"),
     )
     plain = await publish_one(store, clock)
     page = await store.list_messages(state=None, url_group=None, limit=10, cursor=None)
@@ -71,8 +74,10 @@ async def test_callback_headers_are_kept_for_every_read(store: Store, clock: Fak
     ):
         assert record.callback_headers == {"Authorization": "Bearer ok", "X-Kind": "café"}
         assert record.failure_callback_headers == {"Authorization": "Bearer ko"}
+        assert (record.redact_body, record.redact_headers) == (True, ("Authorization", "x-api-key"))
     without = await store.get_message(plain)
     assert (without.callback_headers, without.failure_callback_headers) == ({}, {})
+    assert (without.redact_body, without.redact_headers) == (False, ())
 
 
 async def test_publish_answers_one_receipt_per_message_in_order(
