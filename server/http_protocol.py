@@ -53,6 +53,7 @@ def _problem_response(detail: str) -> bytes:
     return (
         b"HTTP/1.1 400 Bad Request\r\n"
         b"content-type: application/problem+json\r\n"
+        b"x-should-retry: false\r\n"
         b"connection: close\r\n"
         b"content-length: " + str(len(document)).encode() + b"\r\n\r\n" + document
     )

@@ -2,7 +2,8 @@
 
 Routes raise :class:`ProblemError` with an ``ErrorCode`` of openapi.yaml; the app turns it into an
 ``application/problem+json`` response that also names the request path and the request id, so a
-client can quote exactly which call failed.
+client can quote exactly which call failed, and says with ``X-Should-Retry`` whether repeating the
+request can help, so that a client need not guess from the status.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from .encoding import json_bytes
 __all__ = [
     "PROBLEM_MEDIA_TYPE",
     "PROBLEM_TYPE_BASE",
+    "RETRYABLE_CODES",
+    "SHOULD_RETRY_HEADER",
     "TITLES",
     "FieldIssue",
     "ProblemError",
     "problem_response",
+    "should_retry",
 ]
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -62,6 +66,14 @@ TITLES: dict[str, str] = {
 }
 
 
+SHOULD_RETRY_HEADER = "X-Should-Retry"
+
+# The refusals that pass with time: a rate limit refills, a store comes back or gets room, and an
+# unexpected failure may not happen again. Every other refusal (a 429 quota_exceeded among them)
+# answers the same until the request or the service's state changes.
+RETRYABLE_CODES = frozenset({"rate_limited", "unavailable", "store_full", "internal_error"})
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class FieldIssue:
     """One invalid part of a request, such as ``body.maxlen`` or ``query.count``."""
@@ -92,8 +104,15 @@ class ProblemError(Exception):
         self.headers = dict(headers or {})
 
 
+def should_retry(error: ProblemError) -> bool:
+    """Whether sending the request refused with ``error`` again may succeed."""
+    return error.code in RETRYABLE_CODES
+
+
 def problem_response(error: ProblemError, *, instance: str, request_id: str) -> Response:
-    """The ``application/problem+json`` response for ``error`` raised while serving ``instance``."""
+    """The ``application/problem+json`` response for ``error`` raised while serving ``instance``,
+    with ``X-Should-Retry``.
+    """
     document: dict[str, object] = {
         "type": PROBLEM_TYPE_BASE + error.code,
         "title": TITLES[error.code],
@@ -107,9 +126,10 @@ def problem_response(error: ProblemError, *, instance: str, request_id: str) -> 
         document["errors"] = [
             {"location": issue.location, "message": issue.message} for issue in error.errors
         ]
+    headers = {SHOULD_RETRY_HEADER: "true" if should_retry(error) else "false", **error.headers}
     return Response(
         json_bytes(document),
         status_code=error.status,
-        headers=error.headers,
+        headers=headers,
         media_type=PROBLEM_MEDIA_TYPE,
     )

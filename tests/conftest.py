@@ -406,6 +406,9 @@ def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str
     assert problem["title"]
     assert problem["request_id"] == response.headers["x-request-id"]
     assert problem["instance"] == response.request.url.raw_path.decode().partition("?")[0]
+    # openapi.yaml's ShouldRetry: only the refusals that pass with time are worth repeating.
+    retryable = code in {"rate_limited", "unavailable", "store_full", "internal_error"}
+    assert response.headers["x-should-retry"] == ("true" if retryable else "false"), code
     return problem
 
 

@@ -80,6 +80,8 @@ def _problem(response: bytes) -> tuple[str, dict[str, Any]]:
     head, _, body = response.partition(b"\r\n\r\n")
     status_line = head.split(b"\r\n", 1)[0].decode()
     assert b"content-type: application/problem+json" in head.lower(), head
+    # Malformed HTTP is refused for good, as the app says of its own 400s.
+    assert b"x-should-retry: false" in head.lower(), head
     problem: dict[str, Any] = json.loads(body)
     return status_line, problem
 
