@@ -22,7 +22,8 @@ of its context, if any (sdk/_response.py): so logging and `with_raw_response` co
 from here. `with_settings` makes a transport for `with_options` on the same HTTP client.
 
 With OpenTelemetry in use (sdk/_tracing.py), every publish request, retries included, runs in a
-PRODUCER span whose W3C trace context it sends as ``traceparent`` (sdk/_otel.py).
+PRODUCER span whose W3C trace context it sends as ``traceparent``, and every other request sends
+the context of the span current then, if any (sdk/_otel.py).
 
 The generated modules are imported when a call first needs them (sdk/_endpoints.py), so
 `import sdk` stays cheap.
@@ -448,8 +449,8 @@ class SyncTransport(_Transport):
 
     def send(self, call: Call[T]) -> T:
         """The call's result, retried as the policy allows; failures raise typed errors."""
-        if self._tracing is not None and call.publish_target is not None:
-            with self._tracing.publishing(call) as traced:
+        if self._tracing is not None:
+            with self._tracing.sending(call) as traced:
                 return self._send(traced)
         return self._send(call)
 
@@ -509,8 +510,8 @@ class AsyncTransport(_Transport):
 
     async def send(self, call: Call[T]) -> T:
         """The call's result, retried as the policy allows; failures raise typed errors."""
-        if self._tracing is not None and call.publish_target is not None:
-            with self._tracing.publishing(call) as traced:
+        if self._tracing is not None:
+            with self._tracing.sending(call) as traced:
                 return await self._send(traced)
         return await self._send(call)
 

@@ -1,19 +1,25 @@
 """Whether the SDK traces: only when OpenTelemetry is installed and the application uses it.
 
-Nothing here imports OpenTelemetry. A client (for its publishes) and a worker (for its handlers)
-ask once, when made; only when tracing is in use do they load sdk/_otel.py, which imports it. So
-without OpenTelemetry, or with it installed but unused, a publish costs one ``None`` check.
+Nothing here imports OpenTelemetry. A client (for its requests) and a worker (for its fetches,
+handlers and acknowledgements) ask once, when made; only when tracing is in use do they load
+sdk/_otel.py, which imports it. So without OpenTelemetry, or with it installed but unused, a
+request costs one ``None`` check.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._otel import ConsumeTracing, PublishTracing
+    from contextlib import AbstractContextManager
 
-__all__ = ["consume_tracing", "publish_tracing", "tracing_in_use"]
+    from ._otel import ConsumeTracing, PublishTracing
+    from ._subscriptions import Subscription
+    from ._worker_sources import Delivery
+
+__all__ = ["acking", "consume_tracing", "nacking", "publish_tracing", "tracing_in_use"]
 
 
 def tracing_in_use() -> bool:
@@ -46,3 +52,21 @@ def consume_tracing() -> ConsumeTracing | None:
     from ._otel import ConsumeTracing
 
     return ConsumeTracing()
+
+
+def nacking(
+    tracing: ConsumeTracing | None, subscription: Subscription, delivery: Delivery
+) -> AbstractContextManager[None]:
+    """Where a job is given back: its span when tracing is in use, else nothing."""
+    if tracing is None:
+        return contextlib.nullcontext()
+    return tracing.nacking(subscription, delivery)
+
+
+def acking(
+    tracing: ConsumeTracing | None, subscription: Subscription, deliveries: list[Delivery]
+) -> AbstractContextManager[None]:
+    """Where a batch of acknowledgements is sent: its span when tracing is in use, else nothing."""
+    if tracing is None:
+        return contextlib.nullcontext()
+    return tracing.acking(subscription, deliveries)

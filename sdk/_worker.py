@@ -44,6 +44,8 @@ from ._worker_sources import (
     QueueSource,
     Source,
     StreamSource,
+    afetch,
+    fetch,
 )
 
 if TYPE_CHECKING:
@@ -235,7 +237,7 @@ class SyncWorker(_WorkerBase):
                 if self._closing:
                     return
             try:
-                deliveries = source.fetch(count, self._run.wait_ms())
+                deliveries = fetch(source, count, self._run.wait_ms())
                 failures = 0
             except APIError as error:
                 try:
@@ -274,6 +276,7 @@ class SyncWorker(_WorkerBase):
                     delivery.body,
                     message_id=delivery.message_id,
                     trace=delivery.traceparent,
+                    fetched_in=delivery.fetched_in,
                 )
             except Exception as failure:  # a misuse that ends the run
                 self._fail_from_thread(failure)
@@ -409,7 +412,7 @@ class AsyncWorker(_WorkerBase):
                 return
             self._requesting.add(task)
             try:
-                deliveries = await source.fetch(count, self._run.wait_ms())
+                deliveries = await afetch(source, count, self._run.wait_ms())
                 failures = 0
             except APIError as error:
                 try:
@@ -457,6 +460,7 @@ class AsyncWorker(_WorkerBase):
                     delivery.body,
                     message_id=delivery.message_id,
                     trace=delivery.traceparent,
+                    fetched_in=delivery.fetched_in,
                 )
             except Exception as failure:  # a misuse that ends the run
                 self._fail_and_wake(failure)

@@ -11,6 +11,9 @@ request lands leaves it leased or pending, and it is delivered again. A request 
 reason the service may recover from is sent again after a wait for as long as the run goes on;
 once it is ending, one more try, then those messages are given up with a warning: they will be
 delivered again.
+
+With OpenTelemetry in use, each request runs in an ack span linked to the trace of each message
+it acknowledges (sdk/_otel.py): a batch belongs to no one message's trace.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from . import _retry
 from ._exceptions import APIError
 from ._limits import BATCH_MAX
 from ._retry import RetryPolicy, is_retryable
+from ._tracing import acking
 from ._worker_handlers import describe
 from ._worker_sources import (
     AsyncQueueSource,
@@ -43,27 +47,31 @@ logger = logging.getLogger("spool")
 Failed: TypeAlias = Callable[[BaseException], None]
 
 
-def _send(source: Source, items: list[Any]) -> None:
-    if isinstance(source, QueueSource):
-        log_unacked(source.subscription, source.queue.ack_many(items))
-    else:
-        sub = source.subscription
-        source.streams.ack(sub.stream, sub.group, items)
+def _send(source: Source, deliveries: list[Delivery]) -> None:
+    items = [source.ack_item(delivery) for delivery in deliveries]
+    with acking(source.tracing, source.subscription, deliveries):
+        if isinstance(source, QueueSource):
+            log_unacked(source.subscription, source.queue.ack_many(items))
+        else:
+            sub = source.subscription
+            source.streams.ack(sub.stream, sub.group, items)
 
 
-async def _asend(source: AsyncSource, items: list[Any]) -> None:
-    if isinstance(source, AsyncQueueSource):
-        log_unacked(source.subscription, await source.queue.ack_many(items))
-    else:
-        sub = source.subscription
-        await source.streams.ack(sub.stream, sub.group, items)
+async def _asend(source: AsyncSource, deliveries: list[Delivery]) -> None:
+    items = [source.ack_item(delivery) for delivery in deliveries]
+    with acking(source.tracing, source.subscription, deliveries):
+        if isinstance(source, AsyncQueueSource):
+            log_unacked(source.subscription, await source.queue.ack_many(items))
+        else:
+            sub = source.subscription
+            await source.streams.ack(sub.stream, sub.group, items)
 
 
 class _AcksBase:
     def __init__(self, failed: Failed) -> None:
-        # Sources by id, and each one's acknowledgements not yet sent.
+        # Sources by id, and each one's handled messages not yet acknowledged.
         self._sources: dict[int, Any] = {}
-        self._pending: dict[int, list[Any]] = {}
+        self._pending: dict[int, list[Delivery]] = {}
         self._closing = False
         self._failed = failed
         self._policy = RetryPolicy(max_retries=0)
@@ -71,9 +79,9 @@ class _AcksBase:
     def _queue(self, source: Any, delivery: Delivery) -> None:
         key = id(source)
         self._sources[key] = source
-        self._pending.setdefault(key, []).append(source.ack_item(delivery))
+        self._pending.setdefault(key, []).append(delivery)
 
-    def _take(self) -> list[tuple[Any, list[Any]]]:
+    def _take(self) -> list[tuple[Any, list[Delivery]]]:
         """Every source's pending acknowledgements, in requests of at most BATCH_MAX."""
         batches = [
             (self._sources[key], items[start : start + BATCH_MAX])
@@ -83,7 +91,9 @@ class _AcksBase:
         self._pending = {}
         return batches
 
-    def _retry_delay(self, source: Any, items: list[Any], error: APIError, failures: int) -> float:
+    def _retry_delay(
+        self, source: Any, items: list[Delivery], error: APIError, failures: int
+    ) -> float:
         """Seconds to wait before sending `items` again, or -1 to give them up: the run is
         closing and they failed twice, or the error is one no wait will cure (which also ends
         the run).
@@ -136,7 +146,7 @@ class SyncAcks(_AcksBase):
             for source, items in batches:
                 self._send_batch(source, items)
 
-    def _send_batch(self, source: Source, items: list[Any]) -> None:
+    def _send_batch(self, source: Source, items: list[Delivery]) -> None:
         failures = 0
         while True:
             try:
@@ -185,7 +195,7 @@ class AsyncAcks(_AcksBase):
             for source, items in self._take():
                 await self._send_batch(source, items)
 
-    async def _send_batch(self, source: AsyncSource, items: list[Any]) -> None:
+    async def _send_batch(self, source: AsyncSource, items: list[Delivery]) -> None:
         failures = 0
         while True:
             try:

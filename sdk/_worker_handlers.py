@@ -4,8 +4,8 @@ A handler's non-None return value goes to every publisher stacked on it; a Publi
 fails the message like any exception, so it is delivered again and every publisher runs again.
 
 With OpenTelemetry in use (sdk/_tracing.py), each handler runs, with its publishers, in a
-CONSUMER span ``spool process <stream or queue>`` linked to the trace the entry or job was
-published under.
+CONSUMER span ``spool process <stream or queue>`` in the trace the entry or job was published
+under (sdk/_otel.py).
 """
 
 from __future__ import annotations
@@ -13,12 +13,15 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._exceptions import ConfigurationError
 from ._publisher import AsyncPublisher, Publisher, publishers_of
 from ._subscriptions import StreamSubscription, Subscription
 from ._tracing import consume_tracing
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import SpanContext
 
 __all__ = ["AsyncHandlers", "SyncHandlers", "describe", "error_text", "log_failure"]
 
@@ -80,12 +83,20 @@ class SyncHandlers:
         self._tracing = consume_tracing()
 
     def handle(
-        self, sub: Subscription, body: Any, *, message_id: str, trace: str | None
+        self,
+        sub: Subscription,
+        body: Any,
+        *,
+        message_id: str,
+        trace: str | None,
+        fetched_in: SpanContext | None = None,
     ) -> Exception | None:
         """``_call``, in its CONSUMER span when tracing is in use."""
         if self._tracing is None:
             return self._call(sub, body)
-        with self._tracing.processing(sub, message_id=message_id, traceparent=trace) as span:
+        with self._tracing.processing(
+            sub, message_id=message_id, traceparent=trace, fetched_in=fetched_in
+        ) as span:
             return span.outcome(self._call(sub, body))
 
     def _call(self, sub: Subscription, body: Any) -> Exception | None:
@@ -118,12 +129,20 @@ class AsyncHandlers:
         self._tracing = consume_tracing()
 
     async def handle(
-        self, sub: Subscription, body: Any, *, message_id: str, trace: str | None
+        self,
+        sub: Subscription,
+        body: Any,
+        *,
+        message_id: str,
+        trace: str | None,
+        fetched_in: SpanContext | None = None,
     ) -> Exception | None:
         """``_call``, in its CONSUMER span when tracing is in use."""
         if self._tracing is None:
             return await self._call(sub, body)
-        with self._tracing.processing(sub, message_id=message_id, traceparent=trace) as span:
+        with self._tracing.processing(
+            sub, message_id=message_id, traceparent=trace, fetched_in=fetched_in
+        ) as span:
             return span.outcome(await self._call(sub, body))
 
     async def _call(self, sub: Subscription, body: Any) -> Exception | None:

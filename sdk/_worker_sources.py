@@ -13,6 +13,9 @@ scans the pending list for entries idle long enough when a scan is due: a pendin
 away meanwhile comes back from the claim as deleted and is no longer pending, so there is nothing
 left to do; nor is one that used up the group's `max_deliveries`, which the claim moved to the
 stream's dead-letter stream instead.
+
+With OpenTelemetry in use, `fetch` and `afetch` run a fetch in its receive span, and a job given
+back runs in its nack span (sdk/_otel.py names them all and their parents).
 """
 
 from __future__ import annotations
@@ -24,10 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ConflictError
 from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
+from ._tracing import consume_tracing, nacking
 from ._worker_handlers import describe, error_text, log_failure
 from ._worker_run import Pace, StreamState
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import SpanContext
+
+    from ._otel import ConsumeTracing
     from ._queues import AsyncQueue, Queue
     from ._streams import AsyncStreams, Streams
     from ._types import DeliveredEntry, JobAckResult, LeasedJob
@@ -41,6 +48,8 @@ __all__ = [
     "QueueSource",
     "Source",
     "StreamSource",
+    "afetch",
+    "fetch",
     "log_unacked",
 ]
 
@@ -59,6 +68,8 @@ class Delivery:
     body: Any
     traceparent: str | None
     message: LeasedJob | DeliveredEntry
+    # The span of the fetch that brought it, when traced: its process span links to it.
+    fetched_in: SpanContext | None = None
 
 
 def _jobs(sub: QueueSubscription, jobs: list[LeasedJob]) -> list[Delivery]:
@@ -100,6 +111,7 @@ class _QueueSourceBase:
         self._consumer = consumer
         self.ack_target = ("queue", sub.queue)
         self.pace = Pace(budget_seconds=sub.lease_seconds)
+        self.tracing: ConsumeTracing | None = consume_tracing()
 
     @property
     def _needs_lease(self) -> bool:
@@ -139,7 +151,8 @@ class QueueSource(_QueueSourceBase):
         sub = self.subscription
         log_failure(sub, f"job {job.job_id} (attempt {job.attempt})", error)
         try:
-            self.queue.nack(job, retry_delay=sub.retry_delay_seconds, error=error_text(error))
+            with nacking(self.tracing, sub, delivery):
+                self.queue.nack(job, retry_delay=sub.retry_delay_seconds, error=error_text(error))
         except ConflictError as conflict:
             _lease_ended(sub, job.job_id, conflict)
 
@@ -147,7 +160,8 @@ class QueueSource(_QueueSourceBase):
         """Give back a job leased but not handled: ready again at once."""
         job: LeasedJob = delivery.message  # type: ignore[assignment]
         try:
-            self.queue.nack(job, error=STOPPED)
+            with nacking(self.tracing, self.subscription, delivery):
+                self.queue.nack(job, error=STOPPED)
         except ConflictError:
             # Its lease ended already: it is ready for others as it is.
             pass
@@ -173,7 +187,10 @@ class AsyncQueueSource(_QueueSourceBase):
         sub = self.subscription
         log_failure(sub, f"job {job.job_id} (attempt {job.attempt})", error)
         try:
-            await self.queue.nack(job, retry_delay=sub.retry_delay_seconds, error=error_text(error))
+            with nacking(self.tracing, sub, delivery):
+                await self.queue.nack(
+                    job, retry_delay=sub.retry_delay_seconds, error=error_text(error)
+                )
         except ConflictError as conflict:
             _lease_ended(sub, job.job_id, conflict)
 
@@ -181,7 +198,8 @@ class AsyncQueueSource(_QueueSourceBase):
         """`QueueSource.release`, awaited."""
         job: LeasedJob = delivery.message  # type: ignore[assignment]
         try:
-            await self.queue.nack(job, error=STOPPED)
+            with nacking(self.tracing, self.subscription, delivery):
+                await self.queue.nack(job, error=STOPPED)
         except ConflictError:
             pass
 
@@ -193,6 +211,7 @@ class _StreamSourceBase:
         self._state = StreamState()
         self.ack_target = ("stream", sub.stream.name, sub.group)
         self.pace = Pace(budget_seconds=sub.redeliver_after_ms / 1000)
+        self.tracing: ConsumeTracing | None = consume_tracing()
 
     @staticmethod
     def ack_item(delivery: Delivery) -> Any:
@@ -307,3 +326,19 @@ class AsyncStreamSource(_StreamSourceBase):
 
 Source = QueueSource | StreamSource
 AsyncSource = AsyncQueueSource | AsyncStreamSource
+
+
+def fetch(source: Source, count: int, wait_ms: int) -> list[Delivery]:
+    """``source.fetch(count, wait_ms)``, in its receive span when tracing is in use."""
+    if source.tracing is None:
+        return source.fetch(count, wait_ms)
+    with source.tracing.receiving(source.subscription) as receiving:
+        return receiving.received(source.fetch(count, wait_ms))
+
+
+async def afetch(source: AsyncSource, count: int, wait_ms: int) -> list[Delivery]:
+    """`fetch`, awaited."""
+    if source.tracing is None:
+        return await source.fetch(count, wait_ms)
+    with source.tracing.receiving(source.subscription) as receiving:
+        return receiving.received(await source.fetch(count, wait_ms))
