@@ -248,6 +248,8 @@ def test_the_console_layout_links_to_the_reference_when_given_its_path(
         status=200,
         error="",
         next_page="/console/streams",
+        development=False,
+        development_token=None,
         **values,
     )
     assert ("/docs" in _Page(text).links) is linked
