@@ -177,6 +177,7 @@ class AsyncClient:
         token: str | None = None,
         allow_destinations: Iterable[str] = LOOPBACK_DESTINATIONS,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        tracing: bool = False,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         retry_timeout: Duration | None = None,
@@ -213,6 +214,7 @@ class AsyncClient:
                 token=token,
                 allow_destinations=allow_destinations,
                 startup_timeout=startup_timeout,
+                tracing=tracing,
             )
         )
         try:

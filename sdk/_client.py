@@ -202,6 +202,7 @@ class Client:
         token: str | None = None,
         allow_destinations: Iterable[str] = LOOPBACK_DESTINATIONS,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        tracing: bool = False,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         retry_timeout: Duration | None = None,
@@ -227,6 +228,9 @@ class Client:
           loopback by default, so messages reach an app on this machine; `()` refuses them too.
         * `startup_timeout` - seconds to wait for the service; then EmbeddedServiceError, with
           the end of its log. A missing `server` extra is a ConfigurationError.
+        * `tracing` - run the service with OpenTelemetry configured from the `OTEL_*`
+          environment variables, as `opentelemetry-instrument` would (OTLP over HTTP unless they
+          say otherwise), its spans named `spool-server`; needs `pip install 'spool[otel]'`.
         * `timeout`, `max_retries`, `retry_timeout`, `codec`, `batching` - as for `Client`.
 
         Returns:
@@ -248,6 +252,7 @@ class Client:
             token=token,
             allow_destinations=allow_destinations,
             startup_timeout=startup_timeout,
+            tracing=tracing,
         )
         # The service is on loopback: no proxy the environment names could reach it.
         http = own_client(None, trust_env=False)

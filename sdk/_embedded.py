@@ -8,10 +8,16 @@ when the client closes, or at interpreter exit if the client never did. If this 
 without either (SIGKILL, a crash), the child stops itself: its stdin is a pipe from this process
 that nothing writes to, and it runs with `--exit-on-stdin-eof`. However this process ends, the
 operating system then closes the pipe, and the service shuts down gracefully.
+
+With `tracing=True` the child is `python -m server.traced`, which configures OpenTelemetry from
+the `OTEL_*` variables it inherits before serving, so its spans go where this process's are sent
+when those variables configure it too (an OTLP endpoint, say), under the service name
+`spool-server`.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import queue
@@ -40,6 +46,10 @@ __all__ = ["EmbeddedService"]
 # Long enough for in-flight requests to finish and the store to close cleanly.
 STOP_GRACE_SECONDS = 10.0
 SERVER_EXTRA_HINT = "pip install 'spool[server]'"
+OTEL_EXTRA_HINT = "pip install 'spool[otel]'"
+# What server/traced.py configures OpenTelemetry with.
+_TRACING_MODULES = ("opentelemetry.distro", "opentelemetry.instrumentation.auto_instrumentation")
+TRACED_SERVICE_NAME = "spool-server"
 
 _READY_LINE = re.compile(r"spool-server listening on (http://\S+)")
 _MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")
@@ -124,12 +134,14 @@ class EmbeddedService:
         token: str | None = None,
         allow_destinations: Iterable[str] = LOOPBACK_DESTINATIONS,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        tracing: bool = False,
     ) -> EmbeddedService:
         """Start a service and return once it accepts requests.
 
         `path` is the SQLite file to keep data in; without it (and without `store`, any store
         URL) the data lives in a temporary directory removed by `stop()`. `token` defaults to a
-        random one.
+        random one. `tracing` runs the service with OpenTelemetry configured from the `OTEL_*`
+        environment variables (server/traced.py).
 
         Returns:
             The running EmbeddedService, with its `base_url` and `token`.
@@ -137,7 +149,8 @@ class EmbeddedService:
         Raises:
             ConfigurationError: a bad argument (both `path` and `store`, a token that is not
                 printable ASCII, a `startup_timeout` that is not a positive number, ...), the
-                `server` extra is missing, or the service refused its settings.
+                `server` extra (or, for `tracing`, the `otel` extra) is missing, or the service
+                refused its settings.
             EmbeddedServiceError: the service could not be started, exited before it was
                 ready, or took longer than `startup_timeout`; `log` holds the end of its log.
         """
@@ -145,15 +158,16 @@ class EmbeddedService:
         destinations = _check_destinations(allow_destinations)
         deadline = _check_timeout(startup_timeout)
         _check_server_installed()
+        _check_tracing(tracing)
         store_url, data_dir = _store(path, store)
         log = tempfile.TemporaryFile(mode="a+b", prefix="spool-embedded-log-")
         try:
             process = subprocess.Popen(
-                _command(store_url),
+                _command(store_url, tracing=tracing),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=log,
-                env=_environment(secret, destinations),
+                env=_environment(secret, destinations, tracing=tracing),
                 # Its own session: Ctrl+C in a terminal reaches the app, which then stops the
                 # service in order, instead of killing the service under a running worker loop.
                 start_new_session=True,
@@ -256,13 +270,30 @@ def _check_server_installed() -> None:
         )
 
 
-def _command(store_url: str) -> list[str]:
+def _check_tracing(tracing: bool) -> None:
+    if not isinstance(tracing, bool):
+        raise ConfigurationError(f"tracing must be True or False, got {tracing!r}")
+    if tracing and not all(_installed(module) for module in _TRACING_MODULES):
+        raise ConfigurationError(
+            f"tracing=True needs OpenTelemetry's distro and instrumentation: {OTEL_EXTRA_HINT}"
+        )
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:
+        # A parent package that is missing altogether.
+        return False
+
+
+def _command(store_url: str, *, tracing: bool) -> list[str]:
     # -P: a module named `server` in the app's working directory must not shadow Spool's.
     return [
         sys.executable,
         "-P",
         "-m",
-        "server",
+        "server.traced" if tracing else "server",
         "--store",
         store_url,
         "--host",
@@ -275,13 +306,16 @@ def _command(store_url: str) -> list[str]:
     ]
 
 
-def _environment(token: str, destinations: tuple[str, ...]) -> dict[str, str]:
+def _environment(token: str, destinations: tuple[str, ...], *, tracing: bool) -> dict[str, str]:
     # The caller's own Spool settings (a token file, a store, signing keys) are for some other
     # service; inheriting them would take this one out of development mode.
     environment = {key: value for key, value in os.environ.items() if not key.startswith("SPOOL_")}
     environment["SPOOL_DEV_TOKEN"] = token
     if destinations:
         environment["SPOOL_ALLOW_DESTINATIONS"] = ",".join(destinations)
+    if tracing:
+        # The caller's own service name names the caller, not this service.
+        environment["OTEL_SERVICE_NAME"] = TRACED_SERVICE_NAME
     installed = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}
     if str(_SOURCE_ROOT) not in installed:
         # A source tree (or an app that put it on sys.path): the child finds it the same way.

@@ -2,8 +2,9 @@
 
 Nothing here imports OpenTelemetry; server/otel.py does, once the app or the delivery engine
 finds tracing in use. It is in use once a tracer provider was set before the app was made:
-``opentelemetry-instrument spool-server`` sets one, as does any code that configures tracing.
-Otherwise a request costs nothing more than it did.
+``opentelemetry-instrument spool-server`` sets one, as does ``python -m server.traced`` (what
+``Client.embedded(tracing=True)`` runs) and any code that configures tracing. Otherwise a
+request costs nothing more than it did.
 """
 
 from __future__ import annotations
