@@ -877,6 +877,27 @@ class ScheduleRun(SchemaModel):
     error: ScheduleRunError | None = None
 
 
+class TokenPermission(SchemaModel):
+    resource: Literal["stream", "queue", "message", "url_group", "schedule", "*"]
+    """
+    The kind of resource, or `*` for every kind.
+    """
+    name: str
+    """
+    The glob the resources' names (for messages, their URLs or URL groups) must match.
+    """
+    actions: list[Literal["publish", "consume", "admin"]]
+
+
+class TokenRateLimit(SchemaModel):
+    """
+    The token's rate limit, a bucket of `burst` requests refilled at `per_second`.
+    """
+
+    per_second: float
+    burst: int
+
+
 class Entry(SchemaModel):
     id: EntryId
     body: Any
@@ -1141,6 +1162,26 @@ class Schedule(SchemaModel):
     """
     The most recent runs, newest first; older ones are forgotten.
     """
+
+
+class TokenInfo(SchemaModel):
+    id: str
+    """
+    The token's id in the service's configuration.
+    """
+    development: bool
+    """
+    Whether this is the token of a service in development mode, which holds every permission.
+    """
+    permissions: list[TokenPermission]
+    """
+    What the token may do, as configured.
+    """
+    quota: Annotated[int | None, Field(ge=0)] = None
+    """
+    The most items the token may publish in all, when it has a quota.
+    """
+    rate_limit: TokenRateLimit | None = None
 
 
 class ScheduleList(SchemaModel):

@@ -23,6 +23,7 @@ from ._client_common import (
     health_call,
     publisher_stream,
     stream_subscription,
+    whoami_call,
 )
 from ._codec import Codec
 from ._config import (
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     from asyncio import Future as AsyncFuture
 
     from ._embedded import EmbeddedService
-    from ._types import Health
+    from ._types import Health, TokenInfo
 
 __all__ = ["AsyncClient"]
 
@@ -597,6 +598,20 @@ class AsyncClient:
             APIConnectionError: the service does not answer.
         """
         return await self._transport.send(health_call())
+
+    async def whoami(self) -> TokenInfo:
+        """The token this client sends, as the service knows it: a check of the key at
+        startup (`health()` needs none, so it cannot tell a bad key).
+
+        Returns:
+            A TokenInfo: the token's id (never its secret), its permissions as configured,
+            its quota and rate limit, and whether it is a development mode service's token.
+
+        Raises:
+            AuthenticationError: no key, or one the service does not know (401).
+            APIConnectionError: the service does not answer.
+        """
+        return await self._transport.send(whoami_call())
 
 
 async def _called(callback: Callable[[], object]) -> None:

@@ -1,5 +1,5 @@
 """What `Client` and `AsyncClient` share: their settings and codec, the stream subscription
-decorator, a Publisher's stream, the health call and the repr. The two clients are twins, one per
+decorator, a Publisher's stream, the health and whoami calls and the repr. The two clients are twins, one per
 module (sdk/_client.py, sdk/_async_client.py); tests/sdk/test_exported_members.py holds them to
 the same surface.
 """
@@ -19,13 +19,15 @@ from ._codec import Codec, JsonCodec
 from ._config import Settings, resolve_settings
 from ._durations import Duration, to_millis
 from ._exceptions import ConfigurationError
-from ._http import Call, make_call
+from ._http import Call, make_call, optional
 from ._limits import COUNT_MAX, MIN_IDLE_MS_MAX
 from ._stream import Stream, as_stream, check_max_deliveries, check_maxlen
 from ._subscriptions import StreamSubscription, Subscription, check_handler
 
 if TYPE_CHECKING:
-    from ._types import Health
+    from generated.models import TokenInfo as GeneratedTokenInfo
+
+    from ._types import Health, TokenInfo
 
 __all__ = [
     "HandlerT",
@@ -34,7 +36,9 @@ __all__ = [
     "client_settings",
     "health_call",
     "publisher_stream",
+    "read_token_info",
     "stream_subscription",
+    "whoami_call",
 ]
 
 HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
@@ -133,6 +137,34 @@ def health_call() -> Call[Health]:
     return make_call(
         _endpoints.get_health,
         lambda health: Health(status=health.status, store=health.store, version=health.version),
+    )
+
+
+def whoami_call() -> Call[TokenInfo]:
+    """One getToken call: the token the client sends, as the service knows it."""
+    return make_call(_endpoints.get_token, read_token_info)
+
+
+def read_token_info(token: GeneratedTokenInfo) -> TokenInfo:
+    """The SDK's TokenInfo for the service's."""
+    from ._types import TokenInfo, TokenPermission, TokenRateLimit
+
+    rate_limit = optional(token.rate_limit)
+    return TokenInfo(
+        id=token.id,
+        development=token.development,
+        permissions=[
+            TokenPermission(
+                resource=permission.resource,
+                name=permission.name,
+                actions=list(permission.actions),
+            )
+            for permission in token.permissions
+        ],
+        quota=optional(token.quota),
+        rate_limit=None
+        if rate_limit is None
+        else TokenRateLimit(per_second=rate_limit.per_second, burst=rate_limit.burst),
     )
 
 

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
         read_group,
         trim_stream,
     )
-    from generated.api.system import get_health
+    from generated.api.system import get_health, get_token
 
 __all__ = [
     "ack_entries",
@@ -93,6 +93,7 @@ __all__ = [
     "get_schedule",
     "get_signing_keys",
     "get_stream",
+    "get_token",
     "get_url_group",
     "lease_jobs",
     "list_dead_letters",

@@ -410,6 +410,7 @@ class ClientWithRawResponse:
         self.publish_many = raw_sync(client.publish_many)
         self.init_queue = raw_sync(client.init_queue)
         self.health = raw_sync(client.health)
+        self.whoami = raw_sync(client.whoami)
         self._queue = queue
 
     def queue(self, name: str) -> QueueWithRawResponse:
@@ -441,6 +442,7 @@ class AsyncClientWithRawResponse:
         self.publish_many = raw_async(client.publish_many)
         self.init_queue = raw_async(client.init_queue)
         self.health = raw_async(client.health)
+        self.whoami = raw_async(client.whoami)
         self._queue = queue
 
     def queue(self, name: str) -> AsyncQueueWithRawResponse:

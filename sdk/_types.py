@@ -41,6 +41,9 @@ __all__ = [
     "SigningKeys",
     "StreamInfo",
     "StreamSummary",
+    "TokenInfo",
+    "TokenPermission",
+    "TokenRateLimit",
     "TrimResult",
     "UrlGroup",
 ]
@@ -293,6 +296,39 @@ class Health:
     status: Literal["ok"]
     store: Literal["sqlite", "redis"]
     version: str
+
+
+@dataclass(frozen=True, slots=True)
+class TokenPermission:
+    """One permission of a token: the actions it may take on the resources of a kind (`*`:
+    every kind) whose names (for messages, their URLs or URL groups) match the glob `name`.
+    """
+
+    resource: Literal["stream", "queue", "message", "url_group", "schedule", "*"]
+    name: str
+    actions: list[Literal["publish", "consume", "admin"]]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRateLimit:
+    """A token's rate limit: a bucket of `burst` requests, refilled at `per_second`."""
+
+    per_second: float
+    burst: int
+
+
+@dataclass(frozen=True, slots=True)
+class TokenInfo:
+    """The token a client calls with, as the service knows it (`client.whoami()`): its id,
+    never its secret; its permissions as configured; its quota and rate limit, when it has them;
+    and whether it is the token of a service in development mode, which may do everything.
+    """
+
+    id: str
+    development: bool
+    permissions: list[TokenPermission]
+    quota: int | None
+    rate_limit: TokenRateLimit | None
 
 
 @dataclass(frozen=True, slots=True)

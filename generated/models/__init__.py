@@ -82,6 +82,11 @@ from .signing_keys import SigningKeys
 from .stream_info import StreamInfo
 from .stream_list import StreamList
 from .stream_summary import StreamSummary
+from .token_info import TokenInfo
+from .token_permission import TokenPermission
+from .token_permission_actions_item import TokenPermissionActionsItem
+from .token_permission_resource import TokenPermissionResource
+from .token_rate_limit import TokenRateLimit
 from .trim_request import TrimRequest
 from .trim_result import TrimResult
 from .url_endpoint import UrlEndpoint
@@ -168,6 +173,11 @@ __all__ = (
     "StreamInfo",
     "StreamList",
     "StreamSummary",
+    "TokenInfo",
+    "TokenPermission",
+    "TokenPermissionActionsItem",
+    "TokenPermissionResource",
+    "TokenRateLimit",
     "TrimRequest",
     "TrimResult",
     "UrlEndpoint",

@@ -74,5 +74,6 @@ for _command in (
     _console.console,
     _system.verify,
     _system.health,
+    _system.whoami,
 ):
     cli.add_command(_command)

@@ -1,5 +1,5 @@
-"""`spool serve` (the reference service), `spool verify` (a delivery's signature) and
-`spool health`.
+"""`spool serve` (the reference service), `spool verify` (a delivery's signature),
+`spool health` and `spool whoami`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ._context import State, common_options, pass_state
 from ._errors import CliError, ExitCode
 from ._output import error_console, print_json, show
 
-__all__ = ["health", "serve", "verify"]
+__all__ = ["health", "serve", "verify", "whoami"]
 
 # What each reason a signature fails means, for people reading the terminal.
 _REASONS = {
@@ -245,3 +245,36 @@ def health(state: State) -> None:
       spool health --base-url http://127.0.0.1:8321
     """
     show(state.client().health(), as_json=state.as_json)
+
+
+@click.command()
+@common_options
+@pass_state
+def whoami(state: State) -> None:
+    """The token this command sends: its id, permissions and limits.
+
+    Never its secret. A key the service does not know exits with 5, as for any command, so
+    this checks a key before anything uses it (health needs none).
+
+    \b
+    Example:
+      SPOOL_API_KEY=... spool whoami
+    """
+    token = state.client().whoami()
+    if state.as_json:
+        print_json(token)
+        return
+    rate = token.rate_limit
+    show(
+        {
+            "id": token.id,
+            "development": "yes: every permission" if token.development else "no",
+            "permissions": "\n".join(
+                f"{p.resource} {p.name}: {', '.join(p.actions)}" for p in token.permissions
+            )
+            or "none",
+            "quota": "none" if token.quota is None else token.quota,
+            "rate limit": "none" if rate is None else f"{rate.per_second:g}/s, burst {rate.burst}",
+        },
+        as_json=False,
+    )

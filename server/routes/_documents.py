@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from ..auth import Principal
 from ..redaction import redact_headers, redact_message_request
 from ..stores.base import (
     JSON,
@@ -68,6 +69,7 @@ __all__ = [
     "signing_keys",
     "stream_info",
     "stream_list",
+    "token_info",
     "trim_result",
     "url_group",
     "url_group_list",
@@ -97,6 +99,31 @@ def _answers(schema: str) -> Callable[[BuilderT], BuilderT]:
 def health(store: str, version: str) -> Document:
     """getHealth: the store answers."""
     return {"status": "ok", "store": store, "version": version}
+
+
+@_answers("TokenInfo")
+def token_info(principal: Principal, development: bool) -> Document:
+    """getToken: the calling token as configured, without its secret."""
+    document: Document = {
+        "id": principal.token_id,
+        "development": development,
+        "permissions": [
+            {
+                "resource": permission.resource,
+                "name": permission.name,
+                "actions": sorted(permission.actions),
+            }
+            for permission in principal.permissions
+        ],
+    }
+    if principal.quota is not None:
+        document["quota"] = principal.quota
+    if principal.rate_limit is not None:
+        document["rate_limit"] = {
+            "per_second": principal.rate_limit.per_second,
+            "burst": principal.rate_limit.burst,
+        }
+    return document
 
 
 # Streams ---------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ The route modules declare their handlers by path and method (:func:`operations`,
 operation in the document and refuses to build an app whose routes and document disagree. Before a
 handler of a secured operation runs, its request passes, in this order: the bearer token (401),
 every name in the path against its pattern (400), and the operation's ``x-spool-permission`` (403).
-Scopes ``path`` and ``every`` are checked there in full. Scopes ``destination``, ``message`` and
+Scopes ``path`` and ``every`` are checked there in full, and scope ``token`` (the caller's own
+token) lets every token through. Scopes ``destination``, ``message`` and
 ``listed`` name resources that only the body or the store knows, so there the token must hold the
 stated action on some resource of the kind, and the handler checks the rest through its
 :class:`Access`.
@@ -207,6 +208,8 @@ def authorize(
 def _check_operation(access: Access, purpose: str | None) -> None:
     """403 ``permission_denied`` before anything is looked up, unless the token may go on."""
     permission = access.permission
+    if permission.scope == "token":
+        return
     if permission.scope == "path":
         access.check(access.names[permission.resource])
     elif permission.scope == "every":

@@ -27,7 +27,7 @@ __all__ = [
     "load_spec_facts",
 ]
 
-PermissionScope = Literal["path", "destination", "message", "listed", "every"]
+PermissionScope = Literal["path", "destination", "message", "listed", "every", "token"]
 
 _HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 _PERMISSION_KEYS = {"resource", "action", "scope"}
@@ -56,6 +56,7 @@ _SCOPES: dict[str, PermissionScope] = {
     "message": "message",
     "listed": "listed",
     "every": "every",
+    "token": "token",
 }
 
 
@@ -164,6 +165,11 @@ def _required_permission(stated: Any, where: str) -> RequiredPermission:
             f"not {stated!r}"
         )
     resource, action, scope = stated["resource"], stated["action"], stated["scope"]
+    if scope == "token":
+        # The caller's own token, which every token may read: no kind or action to check.
+        if resource != "*" or action != "any":
+            raise SpecError(f"{where}: scope token needs resource '*' and action any")
+        return RequiredPermission("*", None, "token")
     for name, value, allowed in (
         ("resource", resource, _RESOURCES),
         ("action", action, _ACTIONS),

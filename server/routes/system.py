@@ -1,4 +1,6 @@
-"""System: health, the API document itself and its rendered reference (none needs a token)."""
+"""System: health, the API document itself and its rendered reference (none needs a token), and
+the calling token (any token may read itself).
+"""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import __version__
+from ..config import DEV_TOKEN_ID
 from ..docs import DOCS_PATH, reference_page
 from ..problems import ProblemError
 from . import _documents as documents
 from ._context import context_of
-from ._operations import public_operations
+from ._operations import Access, operations, public_operations
 from ._responses import json_response
 
 __all__ = ["routes"]
@@ -47,8 +50,16 @@ async def get_api_reference(_request: Request) -> Response:
     return reference_page()
 
 
+async def get_token(request: Request, access: Access) -> Response:
+    """getToken: the token's id, permissions and limits, never its secret."""
+    principal = access.principal
+    development = context_of(request).settings.development and principal.token_id == DEV_TOKEN_ID
+    return json_response(documents.token_info(principal, development=development))
+
+
 routes = [
     public_operations("/v1/health", GET=get_health),
     public_operations("/openapi.yaml", GET=get_openapi_document),
     public_operations(DOCS_PATH, GET=get_api_reference),
+    operations("/v1/token", GET=get_token),
 ]

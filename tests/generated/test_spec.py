@@ -178,6 +178,11 @@ def test_every_secured_operation_states_its_permission(operation: Operation) -> 
         return
     assert permission is not None, f"{operation.operation_id} has no x-spool-permission"
     assert set(permission) == {"resource", "action", "scope"}
+    if permission["scope"] == "token":
+        # The caller's own token, which every token may read, whatever its permissions.
+        assert (permission["resource"], permission["action"]) == ("*", "any")
+        assert "Any token may read itself" in " ".join(operation.raw["description"].split())
+        return
     assert permission["resource"] in PERMISSION_RESOURCES
     assert permission["action"] in PERMISSION_ACTIONS
     assert permission["scope"] in PERMISSION_SCOPES

@@ -49,6 +49,9 @@ WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
     "SigningKeys": ("SigningKeys", {}, frozenset()),
     "StreamInfo": ("StreamInfo", {"stream": "name"}, frozenset()),
     "StreamSummary": ("StreamSummary", {"stream": "name"}, frozenset()),
+    "TokenInfo": ("TokenInfo", {}, frozenset()),
+    "TokenPermission": ("TokenPermission", {}, frozenset()),
+    "TokenRateLimit": ("TokenRateLimit", {}, frozenset()),
     "TrimResult": ("TrimResult", {}, frozenset({"stream"})),
     "UrlGroup": ("UrlGroup", {}, frozenset()),
 }

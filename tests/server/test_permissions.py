@@ -36,7 +36,17 @@ from tests.conftest import TEST_DESTINATIONS, assert_problem
 from tests.generated._spec import YAML_DUMPER, Operation, example_request, load_spec, operations
 
 KINDS: tuple[Resource, ...] = ("stream", "queue", "message", "url_group", "schedule")
-SECURED = [operation for operation in operations() if operation.security]
+# Scope token is the caller's own token, which every token may read: nothing to refuse.
+SECURED = [
+    operation
+    for operation in operations()
+    if operation.security and operation.raw["x-spool-permission"]["scope"] != "token"
+]
+OWN_TOKEN = [
+    operation
+    for operation in operations()
+    if operation.security and operation.raw["x-spool-permission"]["scope"] == "token"
+]
 
 
 def _token(token_id: str, rules: Iterable[tuple[Resource, str, frozenset[Action]]]) -> TokenConfig:
@@ -202,6 +212,26 @@ REFUSALS_OF_NO_PERMISSION = {
 }
 
 
+@pytest.mark.parametrize("operation", OWN_TOKEN, ids=[op.operation_id for op in OWN_TOKEN])
+async def test_every_token_may_read_itself(operation: Operation, store_url: str) -> None:
+    """Scope token lets a token with no permission at all through; no token, or an unknown
+    one, is still 401.
+    """
+    nothing = _token("nothing", [])
+    async with _app([nothing], store_url) as client:
+        for secret in (None, "not-a-known-token"):
+            assert_problem(await _send(client, operation, secret), 401, "unauthenticated")
+        response = await _send(client, operation, nothing.secret)
+        assert response.status_code == 200, response.text
+
+
+def test_the_document_reads_a_token_with_scope_token_only() -> None:
+    """getToken is the one operation of scope token, stated as resource `*` and action any."""
+    assert [(op.operation_id, op.raw["x-spool-permission"]) for op in OWN_TOKEN] == [
+        ("getToken", {"resource": "*", "action": "any", "scope": "token"})
+    ]
+
+
 async def test_a_refusal_says_what_the_token_lacks(sqlite_store_url: str) -> None:
     """Every secured operation is listed, and its 403 reads as clients have always seen it."""
     assert sorted(REFUSALS_OF_NO_PERMISSION) == sorted(op.operation_id for op in SECURED)
@@ -309,6 +339,10 @@ def _every_name_with_any_action(spec: dict[str, Any]) -> None:
     _permission_of(spec, "/v1/signing-keys", "get")["action"] = "any"
 
 
+def _token_scope_on_a_kind(spec: dict[str, Any]) -> None:
+    _permission_of(spec, "/v1/token", "get")["resource"] = "queue"
+
+
 def _operation_gone(spec: dict[str, Any]) -> None:
     del spec["paths"]["/v1/signing-keys"]
 
@@ -345,6 +379,10 @@ UNENFORCEABLE: list[tuple[SpecEdit, str]] = [
         "has no {queue} parameter",
     ),
     (_every_name_with_any_action, ": getSigningKeys (GET /v1/signing-keys): scope every needs"),
+    (
+        _token_scope_on_a_kind,
+        ": getToken (GET /v1/token): scope token needs resource '*' and action any",
+    ),
     (
         _operation_gone,
         " has no operation GET /v1/signing-keys, which the service serves with get_signing_keys",

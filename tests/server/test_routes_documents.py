@@ -12,6 +12,8 @@ import pytest
 from pydantic import BaseModel, RootModel
 
 from generated import pydantic_models
+from server.auth import Principal
+from server.config import Permission, RateLimit
 from server.routes import _documents as documents
 from server.stores.base import (
     DeadLetterRecord,
@@ -199,6 +201,18 @@ BARE_SCHEDULE = ScheduleRecord(
 # leave them out.
 CASES: dict[str, list[tuple[Any, ...]]] = {
     "health": [("redis", "1.0.0"), ("sqlite", "1.0.0")],
+    "token_info": [
+        (
+            Principal(
+                "billing",
+                (Permission("queue", "billing-*", frozenset({"publish", "consume"})),),
+                quota=10,
+                rate_limit=RateLimit(per_second=1.5, burst=3),
+            ),
+            False,
+        ),
+        (Principal("dev", ()), True),
+    ],
     "group_info": [(FULL_GROUP,), (BARE_GROUP,)],
     "stream_info": [
         (StreamInfo("orders", 2, "1-0", "1-1", [FULL_GROUP, BARE_GROUP]),),

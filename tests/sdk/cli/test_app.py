@@ -71,6 +71,7 @@ def test_the_command_tree_is_what_the_readme_documents() -> None:
             "url-groups ls",
             "url-groups set",
             "verify",
+            "whoami",
             "work",
         ]
     )

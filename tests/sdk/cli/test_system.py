@@ -85,6 +85,22 @@ def test_health_reports_the_store(spool: Spool) -> None:
     assert "sqlite" in spool("health").stdout
 
 
+def test_whoami_shows_the_token_and_tells_a_bad_key(spool: Spool) -> None:
+    """whoami shows the development token's id and permissions, as text and as JSON; an
+    unknown key exits with 5, as any command refused a token does.
+    """
+    token = parsed(spool("whoami", "--json"))
+    assert (token["id"], token["development"]) == ("dev", True)
+    assert token["permissions"] == [
+        {"resource": "*", "name": "*", "actions": ["admin", "consume", "publish"]}
+    ]
+    shown = spool("whoami")
+    assert shown.exit_code == 0, shown.output
+    assert "dev" in shown.stdout and "* *: admin, consume, publish" in shown.stdout
+    wrong = spool("whoami", SPOOL_API_KEY="not-the-key")
+    assert wrong.exit_code == 5, wrong.output
+
+
 def test_serve_runs_the_service_entry_point_with_the_arguments(
     spool: Spool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
