@@ -56,6 +56,7 @@ from starlette.routing import Route
 from . import __version__
 from .config import MetricsSettings
 from .problems import ProblemError
+from .rates import MinuteRates, RateSeries
 from .routes._context import context_of
 from .stores.base import (
     MessageRecord,
@@ -104,7 +105,7 @@ _STATUS_CLASSES = ("1xx", "2xx", "3xx", "4xx", "5xx", "client_closed")
 _CLIENT_CLOSED = _STATUS_CLASSES.index("client_closed")
 # Exported from the start, at 0, so that rate() sees the first error; the API answers no other.
 _ANSWERED_CLASSES = ("2xx", "4xx", "5xx")
-_PUBLISH_KINDS: Final = {
+_PUBLISH_KINDS: Final[dict[str, RateSeries]] = {
     "appendEntry": "entries",
     "appendEntries": "entries",
     "publishJob": "jobs",
@@ -128,9 +129,18 @@ _running: Metrics | None = None
 class PublishCounters:
     """One kind's published-item counters, labelled once, for a publishing route to bump."""
 
-    __slots__ = ("_over_quota", "_replays", "_replayed", "_refused", "_written")
+    __slots__ = ("_kind", "_over_quota", "_rates", "_replays", "_replayed", "_refused", "_written")
 
-    def __init__(self, items: Counter, replays: Counter, over_quota: Counter, kind: str) -> None:
+    def __init__(
+        self,
+        items: Counter,
+        replays: Counter,
+        over_quota: Counter,
+        kind: RateSeries,
+        rates: MinuteRates,
+    ) -> None:
+        self._kind = kind
+        self._rates = rates
         self._written = items.labels(kind, "written")
         self._replayed = items.labels(kind, "replayed")
         self._refused = items.labels(kind, "refused")
@@ -144,6 +154,7 @@ class PublishCounters:
             self._replays.inc()
         else:
             self._written.inc(items)
+            self._rates.count(self._kind, items)
 
     def refused(self, items: int, *, quota: bool = False) -> None:
         """A publish of ``items`` wrote nothing: refused by the store, a key reuse or (``quota``)
@@ -257,8 +268,10 @@ class Metrics:
         )
         self.rate_limited = refusals.labels("rate_limited")
         over_quota = refusals.labels("quota_exceeded")
+        # The console's charts of the last hour in this process (server/rates.py).
+        self.rates = MinuteRates()
         self.publishing = {
-            operation: PublishCounters(published, replays, over_quota, kind)
+            operation: PublishCounters(published, replays, over_quota, kind, self.rates)
             for operation, kind in _PUBLISH_KINDS.items()
         }
         self._attempts = Counter(
@@ -334,6 +347,9 @@ class Metrics:
         outcome = "delivered" if succeeded else "dead" if last else "retry"
         self._attempts.labels(outcome, _delivery_error(error, status)).inc()
         self._attempt_seconds.labels(outcome).observe(seconds)
+        self.rates.count("delivered" if succeeded else "failed")
+        if outcome == "dead":
+            self.rates.count("dead_letters")
 
     def messages_claimed(self, messages: Sequence[MessageRecord], *, now: float) -> None:
         """Observe the lag of every first attempt among ``messages``."""
