@@ -1,5 +1,6 @@
-"""The console's message page: recent messages by state with their attempts, dead letters and URL
-groups, and the actions on them (cancel; retry or delete a dead letter).
+"""The console's message pages: recent messages by state with their attempts, dead letters and URL
+groups; one message with its headers (as the API shows them, redactions applied), callbacks and
+every attempt; and the actions on them (cancel; retry or delete a dead letter).
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..problems import ProblemError
+from ..routes import _documents as documents
 from ..routes._context import context_of
 from ..routes.messages import check_message, dead_letter_message, may_see_message
 from ..stores.base import DeadLetterRecord, MessageRecord, MessageState, UrlGroupRecord
 from ._pages import PREFIX, Visit, action, back_to, live, page, render
 
-__all__ = ["routes"]
+__all__ = ["outcome", "routes"]
 
 MESSAGE_STATES: tuple[MessageState, ...] = get_args(MessageState)
 # The page shows, and counts by state, this many of the newest messages.
@@ -69,6 +71,29 @@ def _counts(messages: list[MessageRecord], dead: list[DeadLetterRecord]) -> dict
     return counts
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def outcome(message: MessageRecord) -> str:
+    """What happened to ``message`` so far, in words: the attempts it used, not its budget."""
+    made = len(message.attempts)
+    allowed = message.retries + 1
+    if message.state == "delivered":
+        return f"delivered on attempt {made}"
+    if message.state == "failed":
+        return f"failed after {_plural(made, 'attempt')}; its retries ran out"
+    if message.state == "cancelled":
+        return "cancelled" if made == 0 else f"cancelled after {_plural(made, 'attempt')}"
+    if message.state == "delivering":
+        return f"attempt {message.retries_used + 1} of {allowed} under way"
+    if message.retries_used == 0 and made:
+        return f"retried after {_plural(made, 'attempt')}; up to {allowed} more"
+    if message.retries_used == 0:
+        return f"not tried yet; up to {_plural(allowed, 'attempt')}"
+    return f"{message.retries_used} of {allowed} attempts failed; trying again"
+
+
 async def messages_page(request: Request, visit: Visit) -> Response:
     """Recent messages (of one state when asked) with their attempts, dead letters, URL groups."""
     state = _state(request)
@@ -83,7 +108,7 @@ async def messages_page(request: Request, visit: Visit) -> Response:
         state=state,
         counts=_counts(recent, dead),
         recent_limit=RECENT_MESSAGES,
-        messages=shown,
+        messages=[(message, outcome(message)) for message in shown],
         dead_letters=dead,
         url_groups=await _url_groups(request, visit),
         poll=f"{PREFIX}/live/messages",
@@ -95,6 +120,21 @@ async def messages_live(request: Request, visit: Visit) -> dict[str, object]:
     recent = await _recent(request, visit)
     dead = await _dead_letters(request, visit)
     return dict(_counts(recent, dead))
+
+
+async def message_page(request: Request, visit: Visit) -> Response:
+    """One message: what it is sent with, what happened to each attempt, and its actions."""
+    access = visit.access("GET", "/v1/messages/{message_id}")
+    message = await context_of(request).store.get_message(access.names["message_id"])
+    check_message(access, message)
+    return render(
+        request,
+        "message.html",
+        session=visit.session,
+        message=message,
+        shown=documents.message(message),
+        outcome=outcome(message),
+    )
 
 
 async def cancel_message(request: Request, visit: Visit) -> Response:
@@ -127,6 +167,7 @@ async def delete_dead_letter(request: Request, visit: Visit) -> Response:
 
 routes = [
     Route(_PAGE_PATH, page(messages_page), methods=["GET"]),
+    Route(f"{_PAGE_PATH}/{{message_id}}", page(message_page), methods=["GET"]),
     Route(f"{_PAGE_PATH}/{{message_id}}/cancel", action(cancel_message), methods=["POST"]),
     Route(
         f"{PREFIX}/dead-letters/{{message_id}}/retry", action(retry_dead_letter), methods=["POST"]

@@ -64,6 +64,12 @@ def _time(timestamp: float) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def _entry_time(entry_id: str) -> str:
+    """When a stream entry was added, from its id's milliseconds."""
+    milliseconds, _, _ = entry_id.partition("-")
+    return _time(int(milliseconds) / 1000) if milliseconds.isdigit() else ""
+
+
 def _pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
 
@@ -83,6 +89,7 @@ _environment = jinja2.Environment(
 )
 _environment.filters["time"] = _time
 _environment.filters["pretty"] = _pretty
+_environment.filters["entry_time"] = _entry_time
 _environment.filters["excerpt"] = _excerpt
 
 
@@ -105,6 +112,21 @@ class Visit:
             if f"{{{parameter}}}" in template
         }
         return authorize(self.session.principal, operation, names, purpose=purpose)
+
+    def access_to(self, method: str, template: str, **names: str) -> Access | None:
+        """The visitor's access to ``method template`` for the path ``names`` given (not this
+        page's), or None when a name does not match its pattern or the API would refuse it.
+        """
+        context = context_of(self.request)
+        patterns = context.spec.path_patterns
+        if not all(patterns[name].fullmatch(value) for name, value in names.items()):
+            return None
+        try:
+            return authorize(
+                self.session.principal, context.spec.operations[(method, template)], names
+            )
+        except ProblemError:
+            return None
 
 
 View = Callable[[Request, Visit], Awaitable[Response]]

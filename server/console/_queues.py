@@ -1,4 +1,6 @@
-"""The console's queue pages: every visible queue's counts, and one queue's jobs by state."""
+"""The console's queue pages: every visible queue's counts, one queue's jobs by state, and one job
+with its payload, attempts, lease and why it died.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from starlette.routing import Route
 
 from ..problems import ProblemError
 from ..routes._context import context_of
-from ..stores.base import JobState, QueueRecord
+from ..stores.base import JobRecord, JobState, QueueRecord
 from ._pages import PREFIX, Visit, action, back_to, live, page, render
 
 __all__ = ["routes"]
@@ -19,14 +21,22 @@ JOB_STATES: tuple[JobState, ...] = get_args(JobState)
 _JOBS_SHOWN = 100
 
 
+# The states a queue counts, in the API's words, on the cards and the tabs alike.
+_COUNTED = ("ready", "leased", "delayed", "dead")
+
+
 def _counts(queue: QueueRecord) -> dict[str, int]:
-    # "scheduled" is what the console calls jobs waiting for their delay ("delayed" in the API).
-    return {
-        "ready": queue.stats.ready,
-        "leased": queue.stats.leased,
-        "scheduled": queue.stats.delayed,
-        "dead": queue.stats.dead,
-    }
+    stats = queue.stats
+    return dict(zip(_COUNTED, (stats.ready, stats.leased, stats.delayed, stats.dead), strict=True))
+
+
+def _dead_reason(job: JobRecord) -> str:
+    """Why a dead job is dead: its last error (both stores record a lease that ran out as one),
+    or that its last attempt was nacked without one.
+    """
+    if job.last_error:
+        return job.last_error
+    return f"attempt {job.attempts} of {job.max_attempts} failed and gave no error"
 
 
 async def queues_page(request: Request, visit: Visit) -> Response:
@@ -39,6 +49,7 @@ async def queues_page(request: Request, visit: Visit) -> Response:
         "queues.html",
         session=visit.session,
         queues=[(queue, _counts(queue)) for queue in visible],
+        states=_COUNTED,
         poll=f"{PREFIX}/live/queues",
     )
 
@@ -81,7 +92,7 @@ async def queue_page(request: Request, visit: Visit) -> Response:
         counts=_counts(queue),
         states=JOB_STATES,
         state=state,
-        jobs=jobs,
+        jobs=[(job, _dead_reason(job) if job.state == "dead" else job.last_error) for job in jobs],
         poll=f"{PREFIX}/live/queues/{queue.name}",
     )
 
@@ -91,6 +102,21 @@ async def queue_live(request: Request, visit: Visit) -> dict[str, object]:
     visit.access("GET", "/v1/queues/{queue}")
     queue = await context_of(request).store.get_queue(request.path_params["queue"])
     return dict(_counts(queue))
+
+
+async def job_page(request: Request, visit: Visit) -> Response:
+    """One job: its payload, attempts, lease, timeline and, when dead, why."""
+    visit.access("GET", "/v1/queues/{queue}/jobs/{job_id}")
+    job = await context_of(request).store.get_job(
+        request.path_params["queue"], request.path_params["job_id"]
+    )
+    return render(
+        request,
+        "job.html",
+        session=visit.session,
+        job=job,
+        reason=_dead_reason(job) if job.state == "dead" else None,
+    )
 
 
 async def retry_job(request: Request, visit: Visit) -> Response:
@@ -112,6 +138,7 @@ async def delete_job(request: Request, visit: Visit) -> Response:
 routes = [
     Route(f"{PREFIX}/queues", page(queues_page), methods=["GET"]),
     Route(f"{PREFIX}/queues/{{queue}}", page(queue_page), methods=["GET"]),
+    Route(f"{PREFIX}/queues/{{queue}}/jobs/{{job_id}}", page(job_page), methods=["GET"]),
     Route(f"{PREFIX}/queues/{{queue}}/jobs/{{job_id}}/retry", action(retry_job), methods=["POST"]),
     Route(
         f"{PREFIX}/queues/{{queue}}/jobs/{{job_id}}/delete", action(delete_job), methods=["POST"]

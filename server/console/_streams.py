@@ -1,4 +1,6 @@
-"""The console's stream pages: every visible stream, and one stream's groups, lag and entries."""
+"""The console's stream pages: every visible stream, one stream's groups, lag and entries, and one
+entry with its body and which groups have been given it.
+"""
 
 from __future__ import annotations
 
@@ -114,6 +116,35 @@ async def stream_live(request: Request, visit: Visit) -> dict[str, object]:
     return document
 
 
+def _order(entry_id: str) -> tuple[int, int]:
+    milliseconds, sequence = entry_id_parts(entry_id)
+    return milliseconds, sequence or 0
+
+
+def _delivered_to(entry_id: str, group: GroupInfo) -> bool:
+    return _order(entry_id) <= _order(group.last_delivered_id)
+
+
+async def entry_page(request: Request, visit: Visit) -> Response:
+    """One entry: its body, its time, and for each group whether it has been given it yet."""
+    visit.access("GET", "/v1/streams/{stream}")
+    visit.access("GET", "/v1/streams/{stream}/entries")
+    stream, entry_id = request.path_params["stream"], request.path_params["entry_id"]
+    store = context_of(request).store
+    found = await store.range(stream, start=entry_id, end=entry_id, count=1, reverse=False)
+    if not found or found[0].id != entry_id:
+        raise ProblemError(404, "not_found", f"stream {stream!r} has no entry {entry_id!r}")
+    info = await store.stream_info(stream)
+    return render(
+        request,
+        "entry.html",
+        session=visit.session,
+        stream=stream,
+        entry=found[0],
+        groups=[(group, _delivered_to(entry_id, group)) for group in info.groups],
+    )
+
+
 async def trim_stream(request: Request, visit: Visit) -> Response:
     """Trim the stream to the newest ``maxlen`` entries."""
     visit.access("POST", "/v1/streams/{stream}/trim")
@@ -132,6 +163,7 @@ async def trim_stream(request: Request, visit: Visit) -> Response:
 routes = [
     Route(f"{PREFIX}/streams", page(streams_page), methods=["GET"]),
     Route(f"{PREFIX}/streams/{{stream}}", page(stream_page), methods=["GET"]),
+    Route(f"{PREFIX}/streams/{{stream}}/entries/{{entry_id}}", page(entry_page), methods=["GET"]),
     Route(f"{PREFIX}/streams/{{stream}}/trim", action(trim_stream), methods=["POST"]),
     Route(f"{PREFIX}/live/streams", live(streams_live), methods=["GET"]),
     Route(f"{PREFIX}/live/streams/{{stream}}", live(stream_live), methods=["GET"]),

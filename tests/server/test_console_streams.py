@@ -108,3 +108,31 @@ def test_the_id_after_another_carries_into_the_milliseconds() -> None:
     assert _after("5-7") == "5-8"
     assert _after(f"5-{MAX_ID_PART}") == "6-0"
     assert _after(f"{MAX_ID_PART}-{MAX_ID_PART}") is None
+
+
+async def test_an_entry_has_a_page_that_ids_link_to(store_url: str) -> None:
+    """Entry ids on the stream pages link to the entry's page: its body, its time, and which
+    groups have been given it; another namespace's entry is 403, an unknown one 404.
+    """
+    async with console_app(store_url) as running:
+        await _seed(running.api)
+        await sign_in(running.console, BILLING_TOKEN)
+        info = (await running.api.get("/v1/streams/billing-events")).json()
+        first, last = info["first_id"], info["last_id"]
+        stream_page = await running.console.get("/console/streams/billing-events")
+        listing = await running.console.get("/console/streams")
+        for page in (stream_page, listing):
+            assert f'href="/console/streams/billing-events/entries/{last}"' in page.text
+        entry = await running.console.get(f"/console/streams/billing-events/entries/{first}")
+        assert entry.status_code == 200
+        assert "&#34;n&#34;: 0" in entry.text and "UTC" in entry.text
+        assert "given to the group" in entry.text
+        later = await running.console.get(f"/console/streams/billing-events/entries/{last}")
+        assert "not given to the group yet" in later.text
+        gone = await running.console.get("/console/streams/billing-events/entries/1-0")
+        assert gone.status_code == 404 and "has no entry" in gone.text
+        bad = await running.console.get("/console/streams/billing-events/entries/nope")
+        assert bad.status_code == 422
+        other = (await running.api.get("/v1/streams/orders")).json()["first_id"]
+        refused = await running.console.get(f"/console/streams/orders/entries/{other}")
+        assert refused.status_code == 403

@@ -43,3 +43,54 @@
 
   window.setTimeout(poll, intervalMs);
 })();
+
+// Copies an id: the button beside it (data-copy) puts it on the clipboard where the browser
+// allows that (a secure context), and otherwise selects it for the visitor to copy. A cut-short
+// id shows whole when tapped or focused (the CSS), so a phone can read it too.
+(function () {
+  function select(element) {
+    var range = document.createRange();
+    range.selectNodeContents(element);
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+
+  function done(button, text) {
+    var before = button.textContent;
+    button.textContent = text;
+    window.setTimeout(function () {
+      button.textContent = before;
+    }, 1500);
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    var button = target && target.closest ? target.closest("button.copy") : null;
+    if (button) {
+      var value = button.getAttribute("data-copy");
+      var shown = button.parentNode.querySelector(".cut");
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(value).then(
+          function () {
+            done(button, "Copied");
+          },
+          function () {
+            if (shown) {
+              select(shown);
+            }
+          }
+        );
+      } else if (shown) {
+        shown.classList.add("whole");
+        select(shown);
+        done(button, "Selected");
+      }
+      return;
+    }
+    var cut = target && target.closest ? target.closest("span.cut") : null;
+    if (cut) {
+      cut.classList.toggle("whole");
+    }
+  });
+})();
