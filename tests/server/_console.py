@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import httpx
 
 from server.app import create_app, lifespan
-from server.config import ALL_ACTIONS, Permission, Settings, TokenConfig
+from server.config import ALL_ACTIONS, MetricsSettings, Permission, Settings, TokenConfig
 from server.stores.base import Store
 from tests.conftest import TEST_DESTINATIONS
 
@@ -89,15 +89,17 @@ async def console_app(
     console: bool = True,
     base_url: str = "http://spool.test",
     tokens: tuple[TokenConfig, ...] = CONSOLE_TOKENS,
+    metrics: bool = False,
 ) -> AsyncIterator[ConsoleApp]:
     """The app on ``store_url`` with ``tokens`` (:data:`CONSOLE_TOKENS` unless told), the console
-    on unless told.
+    on unless told, metrics (and so the dashboard's rates) off unless told.
     """
     settings = Settings(
         tokens=tokens,
         store_url=store_url,
         allowed_destinations=TEST_DESTINATIONS,
         console=console,
+        metrics=MetricsSettings(enabled=metrics),
     )
     app = create_app(settings, services=())
     async with lifespan(app):
