@@ -14,7 +14,7 @@ __all__ = ["CHART_HEIGHT", "CHART_WIDTH", "Chart", "Line", "chart"]
 
 CHART_WIDTH = 600
 CHART_HEIGHT = 180
-_LEFT, _RIGHT, _TOP, _BOTTOM = 44, 8, 10, 22
+_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 8, 12, 26
 # The y axis ends at the first of these (times a power of ten) at or above the largest count.
 _STEPS = (1, 2, 5, 10)
 

@@ -211,15 +211,42 @@ def _wait_for_text(browser: WebDriver, selector: str, expected: str) -> None:
     WebDriverWait(browser, _WAIT_SECONDS).until(lambda _: _text(browser, selector) == expected)
 
 
-def _check_page(browser: WebDriver, data: Seeded, shot: Path) -> None:
-    """Usable at phone width (nothing wider than the screen), and nothing loaded from elsewhere."""
-    browser.save_screenshot(str(shot.with_name(shot.stem + "-desktop.png")))
+def _screenshot(browser: WebDriver, shot: Path) -> None:
+    """The window at ``shot``, and in $SPOOL_SCREENSHOT_DIR too when that is set."""
+    browser.save_screenshot(str(shot))
+    if os.environ.get("SPOOL_SCREENSHOT_DIR"):
+        kept = Path(os.environ["SPOOL_SCREENSHOT_DIR"])
+        kept.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, kept / shot.name)
+
+
+def _within_screen(browser: WebDriver, selector: str) -> bool:
+    """Whether every element matching ``selector`` lies inside the window's width."""
+    return bool(
+        browser.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0])).every(function (e) {"
+            " var r = e.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth; })",
+            selector,
+        )
+    )
+
+
+def _check_page(
+    browser: WebDriver, data: Seeded, shot: Path, *, reachable: tuple[str, ...] = ()
+) -> None:
+    """Usable at phone width (nothing wider than the screen, and each of ``reachable`` on it),
+    and nothing loaded from elsewhere.
+    """
+    _screenshot(browser, shot.with_name(shot.stem + "-desktop.png"))
     try:
         browser.set_window_size(*_PHONE)
         width = browser.execute_script("return document.documentElement.scrollWidth")
         viewport = browser.execute_script("return window.innerWidth")
         assert width <= viewport, f"the page is {width}px wide at a {viewport}px screen"
-        browser.save_screenshot(str(shot.with_name(shot.stem + "-phone.png")))
+        for selector in reachable:
+            assert browser.find_elements(By.CSS_SELECTOR, selector), selector
+            assert _within_screen(browser, selector), f"{selector} is off the screen"
+        _screenshot(browser, shot.with_name(shot.stem + "-phone.png"))
     finally:
         browser.set_window_size(*_DESKTOP)
     loaded = browser.execute_script(
@@ -275,17 +302,18 @@ def test_queue_pages_show_counts_and_retry_a_dead_job(
     browser.get(f"{base}/console/queues")
     row = f'[data-queue="{seeded.queue}"]'
     counts = {
-        state: _text(browser, f"{row} .{state}")
-        for state in ("ready", "leased", "scheduled", "dead")
+        state: _text(browser, f"{row} .{state}") for state in ("ready", "leased", "delayed", "dead")
     }
-    assert counts == {"ready": "1", "leased": "0", "scheduled": "1", "dead": "1"}
+    assert counts == {"ready": "1", "leased": "0", "delayed": "1", "dead": "1"}
     _check_page(browser, seeded, tmp_path / "queues.png")
 
     _follow(browser, By.LINK_TEXT, seeded.queue)
     job = f'[data-job="{seeded.dead_job_id}"]'
     assert "printer on fire" in _text(browser, job)
     assert "1/1" in _text(browser, job)
-    _check_page(browser, seeded, tmp_path / "queue.png")
+    _check_page(
+        browser, seeded, tmp_path / "queue.png", reachable=(f"{job} button.retry", f"{job} a.id")
+    )
 
     _follow(browser, By.CSS_SELECTOR, f"{job} button.retry")
     assert f"job {seeded.dead_job_id} is ready again" in _text(browser, ".notice")
@@ -355,3 +383,62 @@ def test_signing_out_ends_the_session_the_browser_held(
     assert browser.get_cookie("spool_console") is None
     browser.save_screenshot(str(tmp_path / "signed-out.png"))
     _sign_in(browser, seeded)
+
+
+def test_a_job_whose_lease_ran_out_has_a_page_saying_why(
+    browser: WebDriver, seeded: Seeded, tmp_path: Path
+) -> None:
+    """A job leased by a worker that never answers: found by its id in the search box, its page
+    shows the payload and that the lease ran out on its last attempt, usable at 1280 and 390 px
+    with its actions on the screen.
+    """
+    name = f"lost-{uuid.uuid4().hex[:8]}"
+    seeded.client.queues.create(name, max_attempts=1)
+    queue = seeded.client.init_queue(name)
+    published = queue.publish("invoice", {"customer": "c-42", "lines": [{"sku": "tea", "n": 2}]})
+    [leased] = queue.lease(consumer="worker-lost", lease=1)
+    assert leased.job_id == published.job_id
+    job = _until(lambda: queue.job(published.job_id), lambda found: found.state == "dead")
+    assert job.last_error == "lease expired after 1 s, attempt 1 of 1"
+
+    base = seeded.service.base_url
+    browser.get(f"{base}/console/streams")
+    browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]").send_keys(job.job_id)
+    _follow(browser, By.CSS_SELECTOR, "form.search button")
+    assert browser.current_url == f"{base}/console/queues/{name}/jobs/{job.job_id}"
+    assert _text(browser, "#job-state") == "dead"
+    assert _text(browser, "#job-attempts") == "1 of 1"
+    assert "lease expired after 1 s, attempt 1 of 1" in _text(browser, "#dead-reason")
+    assert '"customer": "c-42"' in _text(browser, "#job-payload")
+    _check_page(
+        browser,
+        seeded,
+        tmp_path / "job.png",
+        reachable=("#dead-reason button.retry", "#dead-reason button.delete", "h1 button.copy"),
+    )
+
+    browser.get(f"{base}/console/queues/{name}?state=dead")
+    row = f'[data-job="{job.job_id}"]'
+    assert "lease expired after 1 s" in _text(browser, row)
+    _follow(browser, By.CSS_SELECTOR, f"{row} a.id")
+    assert browser.current_url == f"{base}/console/queues/{name}/jobs/{job.job_id}"
+
+    browser.get(f"{base}/console/search?q=no-such-name")
+    assert "Not found" in _text(browser, "#not-found")
+
+
+def test_the_dashboard_charts_the_last_hour(
+    browser: WebDriver, seeded: Seeded, tmp_path: Path
+) -> None:
+    """The dashboard draws publishes and deliveries as inline SVG, fits a phone's screen, and
+    counts the seeded publishes in this process's hour.
+    """
+    base = seeded.service.base_url
+    browser.get(f"{base}/console/streams")
+    _follow(browser, By.LINK_TEXT, "Dashboard")
+    assert browser.current_url == f"{base}/console/dashboard"
+    legend = _text(browser, '#chart-published [data-series="entries"]')
+    assert int(legend.split(": ", 1)[1].split(" ", 1)[0]) >= 5
+    assert browser.find_elements(By.CSS_SELECTOR, "#chart-deliveries svg polyline")
+    assert "this page" in _text(browser, "#rates-scope")
+    _check_page(browser, seeded, tmp_path / "dashboard.png", reachable=("#chart-published svg",))
