@@ -30,10 +30,11 @@ major bump of `info.version`, other changes at least a minor one. Semver promise
 1.0.0, and the usual 0.x reading (0.y as the major) would let a breaking change ship as 0.2.0,
 which a pip pin `spool~=0.1` still accepts.
 
-The base is `--base REF` when given; otherwise HEAD when openapi.yaml has uncommitted changes,
-and the parent of the last commit that changed it when it has none, so a clean checkout checks
-the latest change of the spec. Exits 1 when the version does not follow the changes, 2 when the
-comparison cannot be made.
+The base is `--base REF` when given; otherwise the newest commit whose openapi.yaml has another
+`info.version` than the one checked (the last document of the previous version), so every change
+made under a version, in however many commits, is held to that version's bump; when the version
+never changed, the document as first committed. Exits 1 when the version does not follow the
+changes, 2 when the comparison cannot be made.
 """
 
 from __future__ import annotations
@@ -1016,9 +1017,9 @@ def _git_out(directory: Path, *arguments: str) -> str:
 
 
 def find_base(spec: Path, ref: str | None = None) -> Base | None:
-    """The committed document ``spec`` is compared with: at ``ref`` when given; otherwise at HEAD
-    when ``spec`` has uncommitted changes, else before the last commit that changed it. None
-    when there is no earlier version.
+    """The committed document ``spec`` is compared with: at ``ref`` when given; otherwise at the
+    newest commit whose ``spec`` has another ``info.version`` than the file's, or, when the
+    version never changed, as first committed. None when nothing of ``spec`` is committed.
     """
     directory = spec.resolve().parent
     top = Path(_git_out(directory, "rev-parse", "--show-toplevel")).resolve()
@@ -1026,31 +1027,42 @@ def find_base(spec: Path, ref: str | None = None) -> Base | None:
     if ref is None:
         if _git(top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").returncode != 0:
             return None
-        if _git_out(top, "status", "--porcelain", "--", name):
-            ref = "HEAD"
-        else:
-            last = _git_out(top, "log", "-1", "--format=%H", "--", name)
-            if not last:
-                return None
-            parents = _git_out(top, "rev-list", "--parents", "-n", "1", last).split()[1:]
-            if not parents:
-                if _git_out(top, "rev-parse", "--is-shallow-repository") == "true":
-                    raise SpecDiffError(
-                        f"{last[:12]} last changed {name} and its parent is not in this shallow"
-                        " clone: fetch more history or give BASE"
-                    )
-                return None
-            ref = f"{last[:12]}^"
+        ref = _previous_version_commit(top, name, spec)
+        if ref is None:
+            return None
     named = _git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     if named.returncode != 0:
         raise SpecDiffError(f"the base {ref!r} names no commit")
     commit = named.stdout.strip()
     shown = _git(top, "show", f"{commit}:{name}")
     if shown.returncode != 0:
-        if ref == "HEAD":
-            return None
         raise SpecDiffError(f"{name} is not in {ref}: {shown.stderr.strip()}")
     return Base(ref, commit, shown.stdout)
+
+
+def _previous_version_commit(top: Path, name: str, spec: Path) -> str | None:
+    """The newest commit changing ``name`` whose document is of another version than ``spec``'s;
+    the oldest such commit when every one is of the same version; None when there is none.
+    """
+    try:
+        current = load_document(spec.read_text(encoding="utf-8"), str(spec))["info"].get("version")
+    except OSError as error:
+        raise SpecDiffError(f"cannot read {spec}: {error}") from error
+    commits = _git_out(top, "log", "--format=%H", "--", name).split()
+    for commit in commits:
+        text = _git_out(top, "show", f"{commit}:{name}")
+        if load_document(text, f"{name} at {commit[:12]}")["info"].get("version") != current:
+            return commit[:12]
+    if not commits:
+        return None
+    oldest = commits[-1]
+    parents = _git_out(top, "rev-list", "--parents", "-n", "1", oldest).split()[1:]
+    if not parents and _git_out(top, "rev-parse", "--is-shallow-repository") == "true":
+        raise SpecDiffError(
+            f"{name} has version {current} as far back as this shallow clone goes"
+            f" ({oldest[:12]}): fetch more history or give BASE"
+        )
+    return oldest[:12]
 
 
 def load_document(text: str, source: str) -> dict[str, Any]:

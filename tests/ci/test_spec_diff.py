@@ -540,11 +540,11 @@ def _write(path: Path, document: Document) -> None:
 
 
 @pytest.mark.slow
-def test_the_script_checks_the_last_spec_change_of_a_repository(
+def test_the_script_checks_every_change_since_the_previous_version(
     tmp_path: Path, document: Document
 ) -> None:
-    """On a clean tree the base is the parent of the last commit that changed the spec; with
-    uncommitted changes it is HEAD; BASE overrides both.
+    """The base is the newest commit of another version than the file's (the document as first
+    committed while there is none), however many commits changed the spec since; BASE overrides.
     """
     repository = tmp_path / "repository"
     repository.mkdir()
@@ -556,10 +556,9 @@ def test_the_script_checks_the_last_spec_change_of_a_repository(
     first = _git(repository, "rev-parse", "HEAD").strip()
 
     result = _spec_diff(repository)
-    assert (result.returncode, result.stdout.strip()) == (
-        0,
-        "spec-diff: openapi.yaml has no earlier version to compare with",
-    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"against {first[:12]} (" in result.stdout.splitlines()[0]
+    assert "spec-diff: passed (0 breaking, 0 compatible, 0 documentation)" in result.stdout
 
     removed = copy.deepcopy(document)
     remove_delete_stream(removed)
@@ -569,9 +568,10 @@ def test_the_script_checks_the_last_spec_change_of_a_repository(
     _git(repository, "add", "notes.txt")
     _git(repository, "commit", "--quiet", "-m", "Notes")
 
+    removal = _git(repository, "rev-parse", "HEAD~1").strip()
     result = _spec_diff(repository)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert f"^ ({first[:12]})," in result.stdout.splitlines()[0]
+    assert f"against {first[:12]} (" in result.stdout.splitlines()[0]
     assert "  DELETE /v1/streams/{stream} (deleteStream): operation removed" in result.stdout
     assert "spec-diff: FAILED: breaking changes need a major bump of info.version" in result.stdout
 
@@ -580,12 +580,25 @@ def test_the_script_checks_the_last_spec_change_of_a_repository(
     _write(spec, removed)
     result = _spec_diff(repository)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "against HEAD " in result.stdout.splitlines()[0]
+    assert f"against {removal[:12]} (" in result.stdout.splitlines()[0]
+    _git(repository, "commit", "--quiet", "-m", "Version 2", "--", "openapi.yaml")
+
+    added = copy.deepcopy(removed)
+    added["paths"]["/v1/extra"] = copy.deepcopy(document["paths"]["/v1/health"])
+    added["paths"]["/v1/extra"]["get"]["operationId"] = "getExtra"
+    _write(spec, added)
+    _git(
+        repository, "commit", "--quiet", "-m", "An operation under version 2", "--", "openapi.yaml"
+    )
+    result = _spec_diff(repository)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"against {removal[:12]} (" in result.stdout.splitlines()[0]
+    assert "spec-diff: passed (0 breaking, 1 compatible, 0 documentation)" in result.stdout
 
     result = _spec_diff(repository, "--base", first)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "operation removed" in result.stdout
-    assert "spec-diff: passed (1 breaking, 0 compatible, 0 documentation)" in result.stdout
+    assert "spec-diff: passed (1 breaking, 1 compatible, 0 documentation)" in result.stdout
 
     result = _spec_diff(repository, "--base", "no-such-ref")
     assert (result.returncode, result.stderr.strip()) == (
