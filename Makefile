@@ -37,8 +37,8 @@ generate: $(STAMP) ## Regenerate generated/ from openapi.yaml
 check-generated: $(STAMP) ## Fail with a diff when generated/ differs from a fresh generation
 	PATH="$(CURDIR)/$(BIN):$$PATH" ./.ci/check-generated
 
-# BASE is a git ref; without it the base is HEAD when openapi.yaml has uncommitted changes, and the
-# parent of the last commit that changed it otherwise (.ci/spec_diff.py says why and what breaks).
+# BASE is a git ref; without it the base is the last document of the previous info.version
+# (.ci/spec_diff.py says why and what breaks).
 spec-diff: $(STAMP) ## Classify openapi.yaml's changes since BASE; fail when info.version's bump is too small
 	$(BIN)/python .ci/spec_diff.py $(if $(BASE),--base '$(BASE)')
 
