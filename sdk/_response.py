@@ -125,11 +125,22 @@ class RawResponse(Generic[T]):
         return self.http_response.text
 
     def json(self) -> Any:
-        """The answer's body as parsed JSON, exactly as the service wrote it."""
+        """The response's body as parsed JSON, exactly as the service wrote it.
+
+        Returns:
+            The decoded JSON value.
+
+        Raises:
+            json.JSONDecodeError: The body is not JSON (a `ValueError`).
+        """
         return self.http_response.json()
 
     def parse(self) -> T:
-        """What the plain call returns, such as the entry id of a publish."""
+        """What the plain call returns, such as the entry id of a publish.
+
+        Returns:
+            The plain call's result, read when the response arrived.
+        """
         return self._parsed
 
     def __repr__(self) -> str:

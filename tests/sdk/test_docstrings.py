@@ -42,6 +42,8 @@ DOCUMENTED = (
     "sdk._queue_calls",
     "sdk._queues",
     "sdk._receiver",
+    "sdk._response",
+    "sdk._schedules",
     "sdk._stream",
     "sdk._stream_calls",
     "sdk._streams",
