@@ -74,8 +74,9 @@ class AsyncClient:
     Resources, as on `Client`: `streams` (`AsyncStreams`), `queues` (`AsyncQueues`, and
     `await aclient.init_queue(name)` for an `AsyncQueue`), `messages` (`AsyncMessages`),
     `url_groups` (`AsyncUrlGroups`), `dead_letters` (`AsyncDeadLetters`) and `schedules`
-    (`AsyncSchedules`), and the worker:
-    `subscribe`, `publisher`, `run`, `stop`.
+    (`AsyncSchedules`), and the worker: `subscribe`, `publisher`, `run`, `stop`. `with_options(...)`
+    gives the same client with another timeout, retries or headers, `with_raw_response` every
+    call's HTTP response, and `await client.whoami()` the token sent.
 
     `spool-dev-token` is the token of a service in development mode.
 

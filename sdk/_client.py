@@ -75,6 +75,8 @@ class Client:
     * `client.dead_letters` - `DeadLetters`: messages that used up their retries.
     * `client.schedules` - `Schedules`: publish a message, a job or an entry on a cron timetable.
     * `client.subscribe`, `client.publisher`, `client.run`, `client.stop` - the worker.
+    * `client.with_options(...)` - the same client with another timeout, retries or headers;
+      `client.with_raw_response` - every call's HTTP response; `client.whoami()` - the token sent.
 
     `spool-dev-token` is the token of a service in development mode.
 
