@@ -839,6 +839,14 @@ class Message(SchemaModel):
     deduplication_id: str | None = None
     attempts: list[DeliveryAttempt]
     traceparent: Traceparent | None = None
+    labels: list[str] | None = None
+    """
+    The labels the message was published with, when it has any.
+    """
+    schedule: str | None = None
+    """
+    The schedule that published the message, when one did.
+    """
 
 
 class MessageList(SchemaModel):
@@ -892,6 +900,191 @@ class DeadLetter(SchemaModel):
 
 class DeadLetterList(SchemaModel):
     dead_letters: list[DeadLetter]
+
+
+class Label(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
+        ),
+    ]
+    """
+    A label of a message, to find it and its events by. Names follow the rules of topics, without wildcards.
+    """
+
+
+class QueryTime(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=40,
+            min_length=20,
+            pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$",
+        ),
+    ]
+    """
+    An RFC 3339 date-time with its offset, such as `2026-11-29T12:00:00Z`, as a query parameter.
+    """
+
+
+class LogEventKind(
+    RootModel[
+        Literal[
+            "created",
+            "scheduled",
+            "retry",
+            "delivered",
+            "failed",
+            "dead_letter",
+            "cancelled",
+        ]
+    ]
+):
+    root: Literal[
+        "created",
+        "scheduled",
+        "retry",
+        "delivered",
+        "failed",
+        "dead_letter",
+        "cancelled",
+    ]
+    """
+    What happened: `created` (published), `scheduled` (a dead letter retried), `retry` (an
+    attempt failed, another is scheduled), `delivered`, `failed` (the last attempt failed),
+    `dead_letter` (filed as a dead letter) or `cancelled`.
+
+    """
+
+
+class LogEvent(SchemaModel):
+    event: LogEventKind
+    at: AwareDatetime
+    message_id: str
+    state: MessageState
+    url: str
+    url_group: str | None = None
+    labels: list[str]
+    schedule: str | None = None
+    """
+    The schedule that published the message, when one did.
+    """
+    attempt: Annotated[int | None, Field(ge=1)] = None
+    """
+    The attempt's number, for `retry`, `delivered` and `failed`.
+    """
+    status_code: int | None = None
+    """
+    The attempt's HTTP status, when it got a response.
+    """
+    error: str | None = None
+    """
+    Why the attempt failed, when it did.
+    """
+
+
+class LogEventList(SchemaModel):
+    events: list[LogEvent]
+    next_cursor: str | None
+    """
+    The `cursor` of the next page, or null after the last page.
+    """
+
+
+class DeadLetterFilter(SchemaModel):
+    """
+    Which dead letters to act on; every member given must match.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    url: Annotated[str | None, Field(max_length=2048, min_length=1)] = None
+    url_group: ResourceName | None = None
+    label: Label | None = None
+    schedule: ResourceName | None = None
+    since: AwareDatetime | None = None
+    """
+    Only dead letters that failed at or after this time.
+    """
+    until: AwareDatetime | None = None
+    """
+    Only dead letters that failed before this time.
+    """
+
+
+class Id(RootModel[str]):
+    root: Annotated[str, Field(max_length=128, min_length=1)]
+
+
+class DeleteDeadLettersRequest(SchemaModel):
+    """
+    Give exactly one of `ids`, `filter` and `all` (`all` must be true).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    ids: Annotated[list[Id] | None, Field(max_length=1000, min_length=1)] = None
+    filter: DeadLetterFilter | None = None
+    all: bool | None = None
+    limit: Annotated[int, Field(ge=1, le=1000)] = 100
+    """
+    Most dead letters to look at in this request.
+    """
+    cursor: ListCursor | None = None
+
+
+class RetryDeadLettersRequest(SchemaModel):
+    """
+    Give exactly one of `ids`, `filter` and `all` (`all` must be true).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    ids: Annotated[list[Id] | None, Field(max_length=1000, min_length=1)] = None
+    filter: DeadLetterFilter | None = None
+    all: bool | None = None
+    limit: Annotated[int, Field(ge=1, le=1000)] = 100
+    """
+    Most dead letters to look at in this request.
+    """
+    cursor: ListCursor | None = None
+    headers: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[!#$%&\'*+\-.^_`|~0-9A-Za-z]+$", max_length=256
+                ),
+            ],
+            HeadersAdditionalProperty,
+        ]
+        | None,
+        Field(max_length=50),
+    ] = None
+    """
+    Forwarded headers to set on every retried message, replacing a header of the same
+    name (in any letter case) or adding it, by the rules of a publish's `headers`.
+
+    """
+
+
+class DeadLetterBulkResult(SchemaModel):
+    acted: Annotated[int, Field(ge=0)]
+    """
+    How many dead letters this request retried or deleted.
+    """
+    message_ids: list[str]
+    """
+    Their messages, oldest dead letter first.
+    """
+    next_cursor: str | None
+    """
+    The `cursor` to send next, or null when no dead letter is left to look at.
+    """
 
 
 class SigningKeys(SchemaModel):
@@ -1239,6 +1432,12 @@ class PublishMessageRequest(SchemaModel):
     """
     redact: Redact | None = None
     flow_control: FlowControl | None = None
+    labels: Annotated[list[Label] | None, Field(max_length=10)] = None
+    """
+    Labels to find the message and its events by (`listMessages`, `listLogs`, the dead
+    letters' bulk operations); a label given twice counts once.
+
+    """
 
 
 class PublishMessagesRequest(SchemaModel):

@@ -13,7 +13,10 @@ from .claim_request import ClaimRequest
 from .claim_result import ClaimResult
 from .create_group_request import CreateGroupRequest
 from .dead_letter import DeadLetter
+from .dead_letter_bulk_result import DeadLetterBulkResult
+from .dead_letter_filter import DeadLetterFilter
 from .dead_letter_list import DeadLetterList
+from .delete_dead_letters_request import DeleteDeadLettersRequest
 from .delivered_entry import DeliveredEntry
 from .delivered_entry_list import DeliveredEntryList
 from .delivery_attempt import DeliveryAttempt
@@ -43,6 +46,9 @@ from .lease_ref import LeaseRef
 from .lease_request import LeaseRequest
 from .leased_job import LeasedJob
 from .leased_job_list import LeasedJobList
+from .log_event import LogEvent
+from .log_event_kind import LogEventKind
+from .log_event_list import LogEventList
 from .message import Message
 from .message_batch_result import MessageBatchResult
 from .message_callback_headers import MessageCallbackHeaders
@@ -73,6 +79,8 @@ from .queue_settings import QueueSettings
 from .queue_stats import QueueStats
 from .read_group_request import ReadGroupRequest
 from .redact import Redact
+from .retry_dead_letters_request import RetryDeadLettersRequest
+from .retry_dead_letters_request_headers import RetryDeadLettersRequestHeaders
 from .schedule import Schedule
 from .schedule_catch_up import ScheduleCatchUp
 from .schedule_destination import ScheduleDestination
@@ -112,7 +120,10 @@ __all__ = (
     "ClaimResult",
     "CreateGroupRequest",
     "DeadLetter",
+    "DeadLetterBulkResult",
+    "DeadLetterFilter",
     "DeadLetterList",
+    "DeleteDeadLettersRequest",
     "DeliveredEntry",
     "DeliveredEntryList",
     "DeliveryAttempt",
@@ -142,6 +153,9 @@ __all__ = (
     "LeasedJobList",
     "LeaseRef",
     "LeaseRequest",
+    "LogEvent",
+    "LogEventKind",
+    "LogEventList",
     "Message",
     "MessageBatchResult",
     "MessageCallbackHeaders",
@@ -168,6 +182,8 @@ __all__ = (
     "QueueStats",
     "ReadGroupRequest",
     "Redact",
+    "RetryDeadLettersRequest",
+    "RetryDeadLettersRequestHeaders",
     "Schedule",
     "ScheduleCatchUp",
     "ScheduleDestination",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -61,6 +61,8 @@ class Message:
             sent
             a valid one: a consumer links its processing to that trace.
              Example: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01.
+        labels (list[str] | Unset): The labels the message was published with, when it has any.
+        schedule (str | Unset): The schedule that published the message, when one did.
     """
 
     message_id: str
@@ -85,6 +87,8 @@ class Message:
     flow_control: FlowControlLimits | Unset = UNSET
     deduplication_id: str | Unset = UNSET
     traceparent: str | Unset = UNSET
+    labels: list[str] | Unset = UNSET
+    schedule: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -145,6 +149,12 @@ class Message:
 
         traceparent = self.traceparent
 
+        labels: list[str] | Unset = UNSET
+        if not isinstance(self.labels, Unset):
+            labels = self.labels
+
+        schedule = self.schedule
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -184,6 +194,10 @@ class Message:
             field_dict["deduplication_id"] = deduplication_id
         if traceparent is not UNSET:
             field_dict["traceparent"] = traceparent
+        if labels is not UNSET:
+            field_dict["labels"] = labels
+        if schedule is not UNSET:
+            field_dict["schedule"] = schedule
 
         return field_dict
 
@@ -275,6 +289,10 @@ class Message:
 
         traceparent = d.pop("traceparent", UNSET)
 
+        labels = cast(list[str], d.pop("labels", UNSET))
+
+        schedule = d.pop("schedule", UNSET)
+
         message = cls(
             message_id=message_id,
             url=url,
@@ -298,6 +316,8 @@ class Message:
             flow_control=flow_control,
             deduplication_id=deduplication_id,
             traceparent=traceparent,
+            labels=labels,
+            schedule=schedule,
         )
 
         message.additional_properties = d

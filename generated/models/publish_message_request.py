@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -84,6 +84,8 @@ class PublishMessageRequest:
             With `parallelism: 1` the key's messages are delivered one at a time in publish order: a
             message waiting for its delay or its next retry holds back the ones published after it
             (until it is delivered, dead or cancelled).
+        labels (list[str] | Unset): Labels to find the message and its events by (`listMessages`, `listLogs`, the dead
+            letters' bulk operations); a label given twice counts once.
     """
 
     body: Any
@@ -107,6 +109,7 @@ class PublishMessageRequest:
     content_based_deduplication: bool | Unset = False
     redact: Redact | Unset = UNSET
     flow_control: FlowControl | Unset = UNSET
+    labels: list[str] | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         body = self.body
@@ -161,6 +164,10 @@ class PublishMessageRequest:
         if not isinstance(self.flow_control, Unset):
             flow_control = self.flow_control.to_dict()
 
+        labels: list[str] | Unset = UNSET
+        if not isinstance(self.labels, Unset):
+            labels = self.labels
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -204,6 +211,8 @@ class PublishMessageRequest:
             field_dict["redact"] = redact
         if flow_control is not UNSET:
             field_dict["flow_control"] = flow_control
+        if labels is not UNSET:
+            field_dict["labels"] = labels
 
         return field_dict
 
@@ -301,6 +310,8 @@ class PublishMessageRequest:
         else:
             flow_control = FlowControl.from_dict(_flow_control)
 
+        labels = cast(list[str], d.pop("labels", UNSET))
+
         publish_message_request = cls(
             body=body,
             url=url,
@@ -321,6 +332,7 @@ class PublishMessageRequest:
             content_based_deduplication=content_based_deduplication,
             redact=redact,
             flow_control=flow_control,
+            labels=labels,
         )
 
         return publish_message_request
