@@ -525,34 +525,15 @@ class JobState(RootModel[Literal["ready", "delayed", "leased", "succeeded", "dea
     root: Literal["ready", "delayed", "leased", "succeeded", "dead"]
 
 
-class Job(SchemaModel):
-    job_id: str
-    queue: str
-    topic: str
-    payload: Any
+class JobAttemptOutcome(
+    RootModel[Literal["succeeded", "failed", "lease_expired", "released"]]
+):
+    root: Literal["succeeded", "failed", "lease_expired", "released"]
     """
-    The JSON value that was published.
-    """
-    state: JobState
-    attempts: Annotated[int, Field(ge=0)]
-    max_attempts: Annotated[int, Field(ge=1)]
-    published_at: AwareDatetime
-    available_at: AwareDatetime
-    """
-    When the job is (or was) ready to lease.
-    """
-    lease_expires_at: AwareDatetime | None = None
-    leased_by: str | None = None
-    """
-    The `consumer` that leased the job, while it is leased and if the lease named one.
-    """
-    last_error: str | None = None
-    deduplication_id: str | None = None
-    traceparent: Traceparent | None = None
+    How a lease ended: `succeeded` (acked), `failed` (nacked with an error), `released`
+    (nacked without one), `lease_expired` (it ran out before an ack or a nack).
 
-
-class JobList(SchemaModel):
-    jobs: list[Job]
+    """
 
 
 class LeaseRequest(SchemaModel):
@@ -1218,6 +1199,27 @@ class CreateGroupRequest(SchemaModel):
     max_deliveries: MaxDeliveries | None = None
 
 
+class JobAttempt(SchemaModel):
+    number: Annotated[int, Field(ge=1)]
+    """
+    Which attempt of the job this lease was (its `attempts` then).
+    """
+    leased_at: AwareDatetime
+    ended_at: AwareDatetime | None = None
+    """
+    When the lease ended; absent while it holds.
+    """
+    outcome: JobAttemptOutcome | None = None
+    error: str | None = None
+    """
+    The error the nack gave, or why the lease ran out.
+    """
+    consumer: str | None = None
+    """
+    The `consumer` that leased the job, if the lease named one.
+    """
+
+
 class AckJobsRequest(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1281,6 +1283,52 @@ class TokenInfo(SchemaModel):
     The most items the token may publish in all, when it has a quota.
     """
     rate_limit: TokenRateLimit | None = None
+
+
+class Job(SchemaModel):
+    job_id: str
+    queue: str
+    topic: str
+    payload: Any
+    """
+    The JSON value that was published.
+    """
+    state: JobState
+    attempts: Annotated[int, Field(ge=0)]
+    max_attempts: Annotated[int, Field(ge=1)]
+    published_at: AwareDatetime
+    available_at: AwareDatetime
+    """
+    When the job is (or was) ready to lease.
+    """
+    lease_expires_at: AwareDatetime | None = None
+    leased_by: str | None = None
+    """
+    The `consumer` that leased the job, while it is leased and if the lease named one.
+    """
+    last_error: str | None = None
+    deduplication_id: str | None = None
+    traceparent: Traceparent | None = None
+    leased_at: AwareDatetime | None = None
+    """
+    When the current or last lease began; absent for a job never leased.
+    """
+    finished_at: AwareDatetime | None = None
+    """
+    When the job succeeded or died; absent while it may still run.
+    """
+    attempt_history: Annotated[list[JobAttempt] | None, Field(max_length=20)] = None
+    """
+    The job's last attempts (at most 20), oldest first: who leased it, when, how each
+    lease ended and with what error. The attempt in progress has no `ended_at` or
+    `outcome`. A retried job keeps the attempts before its retry, numbered from 1 again
+    after it.
+
+    """
+
+
+class JobList(SchemaModel):
+    jobs: list[Job]
 
 
 class PublishMessageRequest(SchemaModel):

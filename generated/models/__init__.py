@@ -37,6 +37,8 @@ from .http_method import HttpMethod
 from .job import Job
 from .job_ack_result import JobAckResult
 from .job_ack_result_code import JobAckResultCode
+from .job_attempt import JobAttempt
+from .job_attempt_outcome import JobAttemptOutcome
 from .job_lease import JobLease
 from .job_list import JobList
 from .job_receipt import JobReceipt
@@ -144,6 +146,8 @@ __all__ = (
     "Job",
     "JobAckResult",
     "JobAckResultCode",
+    "JobAttempt",
+    "JobAttemptOutcome",
     "JobLease",
     "JobList",
     "JobReceipt",

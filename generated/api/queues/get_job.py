@@ -90,7 +90,8 @@ def sync_detailed(
 ) -> Response[Job | Problem]:
     """Show a job's state and attempts
 
-     Its state, attempts, availability and last error. Needs `consume` on the queue.
+     Its state, attempts, availability, last error and the history of its last attempts. Needs `consume`
+    on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -124,7 +125,8 @@ def sync(
 ) -> Job | Problem | None:
     """Show a job's state and attempts
 
-     Its state, attempts, availability and last error. Needs `consume` on the queue.
+     Its state, attempts, availability, last error and the history of its last attempts. Needs `consume`
+    on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -153,7 +155,8 @@ async def asyncio_detailed(
 ) -> Response[Job | Problem]:
     """Show a job's state and attempts
 
-     Its state, attempts, availability and last error. Needs `consume` on the queue.
+     Its state, attempts, availability, last error and the history of its last attempts. Needs `consume`
+    on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -185,7 +188,8 @@ async def asyncio(
 ) -> Job | Problem | None:
     """Show a job's state and attempts
 
-     Its state, attempts, availability and last error. Needs `consume` on the queue.
+     Its state, attempts, availability, last error and the history of its last attempts. Needs `consume`
+    on the queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
