@@ -20,6 +20,8 @@ __all__ = [
     "GroupInfo",
     "IdempotencyClaim",
     "JobAckOutcome",
+    "JobAttemptOutcome",
+    "JobAttemptRecord",
     "JobReceipt",
     "JobRecord",
     "JobState",
@@ -55,6 +57,8 @@ JSON = Any
 JobState = Literal["ready", "delayed", "leased", "succeeded", "dead"]
 # What ``ack_jobs`` says of each job: acknowledged now, or why not.
 JobAckOutcome = Literal["acked", "lease_expired", "job_not_found"]
+# How one lease of a job ended (server/stores/job_history.py).
+JobAttemptOutcome = Literal["succeeded", "failed", "lease_expired", "released"]
 MessageState = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
 ScheduleCatchUp = Literal["once", "skip"]
 ScheduleOutcome = Literal["published", "failed", "skipped"]
@@ -261,6 +265,21 @@ class JobRecord:
     last_error: str | None = None
     deduplication_id: str | None = None
     traceparent: str | None = None
+    leased_at: float | None = None
+    finished_at: float | None = None
+    attempt_history: tuple[JobAttemptRecord, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class JobAttemptRecord:
+    """One lease of a job: who took it and when, and (once it ended) when and how."""
+
+    number: int
+    leased_at: float
+    consumer: str | None = None
+    ended_at: float | None = None
+    outcome: JobAttemptOutcome | None = None
+    error: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -22,8 +22,10 @@ from ..base import (
     UrlEndpoint,
     UrlGroupRecord,
 )
+from ..job_history import as_read, leased_at
 from ..lease_expiry import lease_expired_error
 from ..message_options import dump_message_options, load_message_options
+from ..records import JobAttemptOutcome, JobAttemptRecord
 from .arguments import number_text
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "job_record",
     "message_fields",
     "message_record",
+    "optional_float",
     "optional_int",
     "pairs",
     "queue_record",
@@ -87,11 +90,24 @@ def job_record(queue: str, fields: Mapping[str, str], now: float) -> JobRecord:
     state = _job_state(fields, now)
     attempts, max_attempts = int(fields["attempts"]), int(fields["max_attempts"])
     last_error = fields.get("last_error")
+    finished_at = optional_float(fields.get("finished_at"))
     if state == "dead" and fields["state"] == "leased":
-        # Dead by the clock alone: the error the next script to settle the queue will record.
+        # Dead by the clock alone: the error and end the next script to settle the queue will
+        # record.
+        finished_at = float(fields["lease_expires_at"])
         last_error = lease_expired_error(
-            fields.get("lease_id"), float(fields["lease_expires_at"]), attempts, max_attempts
+            fields.get("lease_id"), finished_at, attempts, max_attempts
         )
+    lease_id = fields.get("lease_id")
+    history = as_read(
+        _attempt_history(fields.get("attempt_history")),
+        state=state,
+        stored_state=fields["state"],
+        lease_id=lease_id,
+        lease_expires_at=optional_float(fields.get("lease_expires_at")),
+        attempts=attempts,
+        max_attempts=max_attempts,
+    )
     return JobRecord(
         job_id=fields["id"],
         queue=queue,
@@ -108,7 +124,34 @@ def job_record(queue: str, fields: Mapping[str, str], now: float) -> JobRecord:
         last_error=last_error,
         deduplication_id=fields.get("deduplication_id"),
         traceparent=fields.get("traceparent"),
+        leased_at=leased_at(history, state=state, lease_id=lease_id),
+        finished_at=finished_at,
+        attempt_history=history,
     )
+
+
+def optional_float(text: str | None) -> float | None:
+    """A number a hash may lack."""
+    return None if text is None else float(text)
+
+
+def _attempt_history(text: str | None) -> list[JobAttemptRecord]:
+    """A job's attempts from the JSON that ``lua/lib/queue.lua`` keeps (``begin_attempt``)."""
+    if text is None:
+        return []
+    attempts: list[dict[str, Any]] = json.loads(text)
+    return [
+        JobAttemptRecord(
+            number=int(attempt["n"]),
+            leased_at=float(attempt["at"]),
+            # An anonymous lease stores its consumer as "".
+            consumer=attempt.get("c") or None,
+            ended_at=optional_float(attempt.get("end")),
+            outcome=cast("JobAttemptOutcome | None", attempt.get("out")),
+            error=attempt.get("err"),
+        )
+        for attempt in attempts
+    ]
 
 
 def queue_record(name: str, answer: Sequence[Any]) -> QueueRecord:

@@ -27,7 +27,9 @@ from ..base import (
     QueueSettings,
     QueueStats,
 )
+from ..job_history import JOB_HISTORY_LIMIT, as_read, leased_at, nack_outcome
 from ..lease_expiry import lease_expired_error
+from ..records import JobAttemptOutcome, JobAttemptRecord
 from ._common import PURGE_BATCH
 from ._core import SQLiteCore
 from ._idempotency import write_once
@@ -48,7 +50,7 @@ _JOB_COLUMNS = f"""
     jobs.job_id, jobs.queue, jobs.topic, jobs.payload, jobs.attempts, jobs.published_at,
     jobs.available_at, jobs.lease_expires_at, jobs.lease_consumer, jobs.last_error,
     jobs.deduplication_id, jobs.traceparent, jobs.state AS stored_state, jobs.lease_id,
-    queues.max_attempts, {_EFFECTIVE_JOB_STATE} AS effective_state
+    jobs.finished_at, queues.max_attempts, {_EFFECTIVE_JOB_STATE} AS effective_state
 """
 
 
@@ -227,7 +229,8 @@ class QueuesMixin(SQLiteCore):
                 topic_filter = f"AND topic IN ({', '.join('?' * len(wanted_topics))})"
                 parameters.extend(wanted_topics)
             rows = connection.execute(
-                f"""SELECT seq, job_id, topic, payload, attempts, published_at, traceparent
+                f"""SELECT seq, job_id, topic, payload, attempts, published_at, traceparent,
+                        state, lease_id, lease_expires_at
                     FROM jobs
                     WHERE queue = ?
                       AND ((state = 'ready' AND available_at <= ?)
@@ -238,6 +241,20 @@ class QueuesMixin(SQLiteCore):
             ).fetchall()
             leased = []
             for row in rows:
+                if row["state"] == "leased":
+                    _end_attempt(
+                        connection,
+                        row["job_id"],
+                        row["lease_id"],
+                        row["lease_expires_at"],
+                        "lease_expired",
+                        lease_expired_error(
+                            row["lease_id"],
+                            row["lease_expires_at"],
+                            row["attempts"],
+                            settings["max_attempts"],
+                        ),
+                    )
                 lease_id = new_id("lease", now=now)
                 expires_at = now + seconds
                 connection.execute(
@@ -245,6 +262,9 @@ class QueuesMixin(SQLiteCore):
                            lease_expires_at = ?, lease_consumer = ?
                        WHERE seq = ?""",
                     (lease_id, expires_at, consumer, row["seq"]),
+                )
+                _begin_attempt(
+                    connection, row["job_id"], lease_id, row["attempts"] + 1, now, consumer
                 )
                 leased.append(
                     LeasedJob(
@@ -274,6 +294,7 @@ class QueuesMixin(SQLiteCore):
                    WHERE job_id = ?""",
                 (now, job_id),
             )
+            _end_attempt(connection, job_id, lease_id, now, "succeeded", None)
             return _job_record(connection, queue, job_id, now)
 
         return await self.run_transaction(work)
@@ -293,6 +314,7 @@ class QueuesMixin(SQLiteCore):
                     {"now": now, "job_id": job_id, "queue": queue, "lease_id": lease_id},
                 ).rowcount
                 if acked:
+                    _end_attempt(connection, job_id, lease_id, now, "succeeded", None)
                     outcomes.append("acked")
                     continue
                 exists = connection.execute(
@@ -326,6 +348,7 @@ class QueuesMixin(SQLiteCore):
                        WHERE job_id = ?""",
                     (now + retry_delay, error, job_id),
                 )
+            _end_attempt(connection, job_id, lease_id, now, nack_outcome(error), error)
             return _job_record(connection, queue, job_id, now)
 
         record = await self.run_transaction(work)
@@ -370,7 +393,8 @@ class QueuesMixin(SQLiteCore):
                     ORDER BY jobs.seq LIMIT :limit""",
                 {"queue": queue, "now": now, "state": state, "limit": limit},
             ).fetchall()
-            return [_job_from_row(row) for row in rows]
+            histories = _attempt_histories(connection, [row["job_id"] for row in rows])
+            return [_job_from_row(row, histories.get(row["job_id"], [])) for row in rows]
 
         return await self.run_transaction(work, write=False)
 
@@ -385,6 +409,8 @@ class QueuesMixin(SQLiteCore):
                     "invalid_state", f"job {job_id!r} is {job.state}; only dead jobs can be retried"
                 )
             # The error as read: a job whose lease ran out is dead before any write says so.
+            if job.attempt_history:
+                _close_read_attempt(connection, job_id, job.attempt_history[-1])
             connection.execute(
                 """UPDATE jobs SET state = 'ready', attempts = 0, available_at = ?,
                        finished_at = NULL, lease_id = NULL, lease_expires_at = NULL,
@@ -476,7 +502,84 @@ def _job_row(connection: sqlite3.Connection, queue: str, job_id: str, now: float
 
 
 def _job_record(connection: sqlite3.Connection, queue: str, job_id: str, now: float) -> JobRecord:
-    return _job_from_row(_job_row(connection, queue, job_id, now))
+    row = _job_row(connection, queue, job_id, now)
+    return _job_from_row(row, _attempt_histories(connection, [job_id]).get(job_id, []))
+
+
+def _begin_attempt(
+    connection: sqlite3.Connection,
+    job_id: str,
+    lease_id: str,
+    number: int,
+    now: float,
+    consumer: str | None,
+) -> None:
+    """Record the lease's start and drop what falls out of the job's last attempts."""
+    connection.execute(
+        """INSERT INTO job_attempts (job_id, lease_id, number, leased_at, consumer)
+           VALUES (?, ?, ?, ?, ?)""",
+        (job_id, lease_id, number, now, consumer),
+    )
+    connection.execute(
+        """DELETE FROM job_attempts WHERE job_id = :job_id AND id <= (
+               SELECT id FROM job_attempts WHERE job_id = :job_id
+               ORDER BY id DESC LIMIT 1 OFFSET :keep)""",
+        {"job_id": job_id, "keep": JOB_HISTORY_LIMIT},
+    )
+
+
+def _end_attempt(
+    connection: sqlite3.Connection,
+    job_id: str,
+    lease_id: str | None,
+    ended_at: float,
+    outcome: JobAttemptOutcome,
+    error: str | None,
+) -> None:
+    connection.execute(
+        """UPDATE job_attempts SET ended_at = ?, outcome = ?, error = ?
+           WHERE job_id = ? AND lease_id = ? AND ended_at IS NULL""",
+        (ended_at, outcome, error, job_id, lease_id),
+    )
+
+
+def _close_read_attempt(
+    connection: sqlite3.Connection, job_id: str, attempt: JobAttemptRecord
+) -> None:
+    """Store the end that readers gave the job's last attempt, if it is still open."""
+    connection.execute(
+        """UPDATE job_attempts SET ended_at = ?, outcome = ?, error = ?
+           WHERE id = (SELECT MAX(id) FROM job_attempts WHERE job_id = ?)
+               AND ended_at IS NULL""",
+        (attempt.ended_at, attempt.outcome, attempt.error, job_id),
+    )
+
+
+def _attempt_histories(
+    connection: sqlite3.Connection, job_ids: Sequence[str]
+) -> dict[str, list[JobAttemptRecord]]:
+    """The stored attempts of each of ``job_ids`` that has any, oldest first."""
+    histories: dict[str, list[JobAttemptRecord]] = {}
+    if not job_ids:
+        return histories
+    rows = connection.execute(
+        """SELECT job_id, number, leased_at, consumer, ended_at, outcome, error
+           FROM job_attempts WHERE job_id IN (SELECT value FROM json_each(?))
+           ORDER BY job_id, id""",
+        (json.dumps(list(job_ids)),),
+    ).fetchall()
+    for row in rows:
+        histories.setdefault(row["job_id"], []).append(
+            JobAttemptRecord(
+                number=row["number"],
+                leased_at=row["leased_at"],
+                consumer=row["consumer"],
+                ended_at=row["ended_at"],
+                outcome=row["outcome"],
+                error=row["error"],
+            )
+        )
+    return histories
 
 
 def _bury_ended_leases(
@@ -484,34 +587,50 @@ def _bury_ended_leases(
 ) -> None:
     """Make dead the jobs whose last allowed lease has ended, saying so as their last error."""
     ended = connection.execute(
-        """SELECT seq, lease_id, lease_expires_at, attempts FROM jobs
+        """SELECT seq, job_id, lease_id, lease_expires_at, attempts FROM jobs
            WHERE queue = ? AND state = 'leased' AND lease_expires_at <= ? AND attempts >= ?""",
         (queue, now, max_attempts),
     ).fetchall()
+    errors = [
+        lease_expired_error(row["lease_id"], row["lease_expires_at"], row["attempts"], max_attempts)
+        for row in ended
+    ]
     connection.executemany(
         """UPDATE jobs SET state = 'dead', finished_at = lease_expires_at, last_error = ?,
                lease_id = NULL, lease_expires_at = NULL, lease_consumer = NULL
            WHERE seq = ?""",
-        [
-            (
-                lease_expired_error(
-                    row["lease_id"], row["lease_expires_at"], row["attempts"], max_attempts
-                ),
-                row["seq"],
-            )
-            for row in ended
-        ],
+        [(error, row["seq"]) for error, row in zip(errors, ended, strict=True)],
     )
+    for error, row in zip(errors, ended, strict=True):
+        _end_attempt(
+            connection,
+            row["job_id"],
+            row["lease_id"],
+            row["lease_expires_at"],
+            "lease_expired",
+            error,
+        )
 
 
-def _job_from_row(row: sqlite3.Row) -> JobRecord:
+def _job_from_row(row: sqlite3.Row, stored_history: Sequence[JobAttemptRecord]) -> JobRecord:
     state: JobState = row["effective_state"]
     last_error = row["last_error"]
+    finished_at = row["finished_at"]
     if state == "dead" and row["stored_state"] == "leased":
-        # Dead by the clock alone: the error the next write to the queue will record.
+        # Dead by the clock alone: the error and end the next write to the queue will record.
+        finished_at = row["lease_expires_at"]
         last_error = lease_expired_error(
             row["lease_id"], row["lease_expires_at"], row["attempts"], row["max_attempts"]
         )
+    history = as_read(
+        stored_history,
+        state=state,
+        stored_state=row["stored_state"],
+        lease_id=row["lease_id"],
+        lease_expires_at=row["lease_expires_at"],
+        attempts=row["attempts"],
+        max_attempts=row["max_attempts"],
+    )
     return JobRecord(
         job_id=row["job_id"],
         queue=row["queue"],
@@ -527,6 +646,9 @@ def _job_from_row(row: sqlite3.Row) -> JobRecord:
         last_error=last_error,
         deduplication_id=row["deduplication_id"],
         traceparent=row["traceparent"],
+        leased_at=leased_at(history, state=state, lease_id=row["lease_id"]),
+        finished_at=finished_at,
+        attempt_history=history,
     )
 
 

@@ -11,7 +11,7 @@ import sqlite3
 
 __all__ = ["SCHEMA_VERSION", "create_schema"]
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 # An idempotency record keeps the result of the write that made it, as JSON. Its scope is what
 # the write changed (``stream:<name>``, ``queue:<name>`` or ``messages``), as Redis keeps each
@@ -31,6 +31,23 @@ _MESSAGE_LISTING_INDEXES = (
     "CREATE INDEX IF NOT EXISTS messages_by_state ON messages (state, seq)",
     """CREATE INDEX IF NOT EXISTS messages_by_url_group ON messages (url_group, seq)
         WHERE url_group IS NOT NULL""",
+)
+
+# A job's last attempts (server/stores/job_history.py): one row per lease, ended by the ack, nack
+# or expiry that ended it; rows go with their job.
+_JOB_ATTEMPTS = (
+    """CREATE TABLE IF NOT EXISTS job_attempts (
+        id INTEGER PRIMARY KEY,
+        job_id TEXT NOT NULL REFERENCES jobs (job_id) ON DELETE CASCADE,
+        lease_id TEXT NOT NULL,
+        number INTEGER NOT NULL,
+        leased_at REAL NOT NULL,
+        consumer TEXT,
+        ended_at REAL,
+        outcome TEXT,
+        error TEXT
+    )""",
+    "CREATE INDEX IF NOT EXISTS job_attempts_by_job ON job_attempts (job_id, id)",
 )
 
 _SCHEMA: tuple[str, ...] = (
@@ -115,6 +132,7 @@ _SCHEMA: tuple[str, ...] = (
         PRIMARY KEY (queue, deduplication_id)
     ) WITHOUT ROWID""",
     "CREATE INDEX IF NOT EXISTS job_deduplication_by_age ON job_deduplication (queue, seen_at)",
+    *_JOB_ATTEMPTS,
     # Messages --------------------------------------------------------------------------
     """CREATE TABLE IF NOT EXISTS messages (
         seq INTEGER PRIMARY KEY,
@@ -265,6 +283,10 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     6: _MESSAGE_LISTING_INDEXES,
     # Messages published before callback headers have no options (server/stores/message_options).
     7: ("ALTER TABLE messages ADD COLUMN options TEXT",),
+    # Jobs leased before attempts were kept start their history with their next lease. A new
+    # version, not just a new table, so that an older Spool, which would lease without recording,
+    # refuses the file.
+    8: _JOB_ATTEMPTS,
 }
 
 

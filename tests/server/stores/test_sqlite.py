@@ -203,7 +203,7 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         def version(connection: sqlite3.Connection, _now: float) -> int:
             return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
 
-        assert await upgraded.run_transaction(version, write=False) == SCHEMA_VERSION == 7
+        assert await upgraded.run_transaction(version, write=False) == SCHEMA_VERSION == 8
 
 
 async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_store_url: str) -> None:

@@ -14,6 +14,7 @@ for i = 3, #ARGV, 2 do
     outcomes[#outcomes + 1] = 'lease_expired'
   else
     end_lease(key, job_id)
+    end_attempt(key, lease_id, NOW_TEXT, 'succeeded', nil)
     redis.call('HSET', key, 'state', 'succeeded', 'finished_at', NOW_TEXT)
     redis.call('ZADD', DONE, NOW_TEXT, job_id)
     outcomes[#outcomes + 1] = 'acked'

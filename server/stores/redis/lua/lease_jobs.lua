@@ -47,6 +47,7 @@ for index, job_id in ipairs(chosen) do
   local attempts = redis.call('HINCRBY', key, 'attempts', 1)
   redis.call('HSET', key, 'state', 'leased', 'lease_id', lease_id, 'lease_expires_at', expires_at,
     'consumer', consumer)
+  begin_attempt(key, attempts, lease_id, consumer)
   redis.call('ZREM', AVAIL, job_id)
   redis.call('ZADD', LEASED, expires_at, job_id)
   local job = redis.call('HMGET', key, 'topic', 'payload', 'published_at', 'traceparent')

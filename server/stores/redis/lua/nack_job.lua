@@ -9,7 +9,14 @@ require_queue()
 local key = require_job(job_id)
 require_lease(key, lease_id)
 end_lease(key, job_id)
-if last_error ~= '' then redis.call('HSET', key, 'last_error', string.sub(last_error, 2)) end
+-- A nack with an error is a failure; one without gives the job back untried.
+if last_error ~= '' then
+  local err = string.sub(last_error, 2)
+  redis.call('HSET', key, 'last_error', err)
+  end_attempt(key, lease_id, NOW_TEXT, 'failed', err)
+else
+  end_attempt(key, lease_id, NOW_TEXT, 'released', nil)
+end
 if tonumber(redis.call('HGET', key, 'attempts')) >= max_attempts() then
   make_dead(key, job_id, NOW_TEXT)
 else

@@ -45,6 +45,31 @@ local function job_answer(key)
   return fields
 end
 
+-- A job's last attempts, as JSON in its hash's 'attempt_history' field (so they go with the hash):
+-- oldest first, each {n = number, at = leased at, id = lease id, c = consumer, and once ended
+-- end = ended at, out = outcome, err = error}; server/stores/job_history.py reads them.
+local HISTORY_LIMIT = 20
+
+local function begin_attempt(key, number, lease_id, consumer)
+  local text = redis.call('HGET', key, 'attempt_history')
+  local history = {}
+  if text then history = cjson.decode(text) end
+  history[#history + 1] = {n = number, at = NOW_TEXT, id = lease_id, c = consumer}
+  while #history > HISTORY_LIMIT do table.remove(history, 1) end
+  redis.call('HSET', key, 'attempt_history', cjson.encode(history))
+end
+
+-- Ends the attempt of lease ``lease_id`` if it is the job's last and still open.
+local function end_attempt(key, lease_id, ended_at, outcome, err)
+  local text = redis.call('HGET', key, 'attempt_history')
+  if not text then return end
+  local history = cjson.decode(text)
+  local last = history[#history]
+  if last == nil or last.id ~= lease_id or last['end'] ~= nil then return end
+  last['end'], last.out, last.err = ended_at, outcome, err
+  redis.call('HSET', key, 'attempt_history', cjson.encode(history))
+end
+
 local function end_lease(key, job_id)
   redis.call('HDEL', key, 'lease_id', 'lease_expires_at', 'consumer')
   redis.call('ZREM', LEASED, job_id)
@@ -99,10 +124,11 @@ local function settle()
     local job = redis.call('HMGET', key, 'attempts', 'lease_expires_at', 'lease_id')
     end_lease(key, job_id)
     local attempts = tonumber(job[1])
+    local reason = lease_expired_error(job[3], job[2], attempts, attempts_allowed)
+    end_attempt(key, job[3], job[2], 'lease_expired', reason)
     if attempts >= attempts_allowed then
       make_dead(key, job_id, job[2])
-      redis.call('HSET', key, 'last_error',
-        lease_expired_error(job[3], job[2], attempts, attempts_allowed))
+      redis.call('HSET', key, 'last_error', reason)
     else
       redis.call('HSET', key, 'state', 'ready')
       make_available(key, job_id)
