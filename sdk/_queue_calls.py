@@ -448,7 +448,7 @@ class QueueCalls:
         )
 
     def _job_info(self, job: GeneratedJob) -> Job:
-        from ._types import Job
+        from ._types import Job, JobAttempt
 
         return Job(
             job_id=job.job_id,
@@ -465,6 +465,19 @@ class QueueCalls:
             last_error=optional(job.last_error),
             deduplication_id=optional(job.deduplication_id),
             traceparent=optional(job.traceparent),
+            leased_at=optional(job.leased_at),
+            finished_at=optional(job.finished_at),
+            attempt_history=tuple(
+                JobAttempt(
+                    number=attempt.number,
+                    leased_at=attempt.leased_at,
+                    ended_at=optional(attempt.ended_at),
+                    outcome=optional(attempt.outcome),
+                    error=optional(attempt.error),
+                    consumer=optional(attempt.consumer),
+                )
+                for attempt in optional(job.attempt_history) or ()
+            ),
         )
 
     def _leased(self, job: GeneratedLeasedJob) -> LeasedJob:

@@ -28,6 +28,7 @@ __all__ = [
     "Health",
     "Job",
     "JobAckResult",
+    "JobAttempt",
     "JobReceipt",
     "LeasedJob",
     "Message",
@@ -183,6 +184,23 @@ class Job:
     last_error: str | None
     deduplication_id: str | None
     traceparent: str | None = None
+    leased_at: datetime | None = None
+    finished_at: datetime | None = None
+    attempt_history: tuple[JobAttempt, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class JobAttempt:
+    """One lease of a job, oldest first in `Job.attempt_history`: who took it and when, and once
+    it ended, when and how (`succeeded`, `failed`, `released` or `lease_expired`) with its error.
+    """
+
+    number: int
+    leased_at: datetime
+    ended_at: datetime | None = None
+    outcome: Literal["succeeded", "failed", "lease_expired", "released"] | None = None
+    error: str | None = None
+    consumer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

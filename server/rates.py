@@ -2,7 +2,7 @@
 
 Prometheus holds the history a dashboard needs, but an operator looking at the console should not
 need one to see whether publishes stopped or failures began a few minutes ago. So the places that
-count for ``/metrics`` (server/metrics.py) also bump these: one ring of sixty one-minute slots per
+count for ``/metrics`` (server/metrics.py), and the queue routes that end jobs' leases, bump these: one ring of sixty one-minute slots per
 series, each slot tagged with its minute and zeroed when the ring comes round to it again. That is
 a few hundred integers per process and one dictionary lookup per count; nothing goes to the store.
 With several worker processes each keeps its own, so the console shows the view of the process
@@ -17,9 +17,22 @@ from typing import Final, Literal
 
 __all__ = ["MINUTES", "RATE_SERIES", "MinuteRates", "RateSeries"]
 
-RateSeries = Literal["entries", "jobs", "messages", "delivered", "failed", "dead_letters"]
+RateSeries = Literal[
+    "entries",
+    "jobs",
+    "messages",
+    "delivered",
+    "failed",
+    "dead_letters",
+    "jobs_acked",
+    "jobs_nacked",
+    "jobs_dead",
+]
 # Items published by kind, then HTTP delivery outcomes: attempts delivered, attempts failed (a
-# retry or the last try) and messages that went to the dead letters.
+# retry or the last try) and messages that went to the dead letters; then what workers did with
+# jobs, as the queue routes see it (server/routes/queues.py): jobs acked, jobs nacked, and jobs a
+# nack left dead. A job whose last lease runs out dies by the clock, in no request, so it is not
+# among them.
 RATE_SERIES: Final[tuple[RateSeries, ...]] = (
     "entries",
     "jobs",
@@ -27,6 +40,9 @@ RATE_SERIES: Final[tuple[RateSeries, ...]] = (
     "delivered",
     "failed",
     "dead_letters",
+    "jobs_acked",
+    "jobs_nacked",
+    "jobs_dead",
 )
 MINUTES = 60
 

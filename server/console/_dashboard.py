@@ -1,4 +1,5 @@
-"""The console's dashboard: publishes and HTTP deliveries per minute over the last hour.
+"""The console's dashboard: publishes, HTTP deliveries and jobs' outcomes per minute over the last
+hour.
 
 The counts are the ones this process keeps beside its metrics (server/rates.py), so they are there
 when metrics are on (``--metrics``; on in development mode) and cover what this process did. A
@@ -30,6 +31,11 @@ _DELIVERIES: tuple[tuple[RateSeries, str, Resource], ...] = (
     ("failed", "Attempts failed", "message"),
     ("dead_letters", "Dead letters", "message"),
 )
+_JOBS: tuple[tuple[RateSeries, str, Resource], ...] = (
+    ("jobs_acked", "Acked", "queue"),
+    ("jobs_nacked", "Nacked", "queue"),
+    ("jobs_dead", "Dead after a nack", "queue"),
+)
 
 
 async def dashboard_page(request: Request, visit: Visit) -> Response:
@@ -43,6 +49,7 @@ async def dashboard_page(request: Request, visit: Visit) -> Response:
         for key, title, members in (
             ("published", "Published", _PUBLISHED),
             ("deliveries", "HTTP deliveries", _DELIVERIES),
+            ("jobs", "Jobs", _JOBS),
         ):
             shown = [
                 (series, label, counts[series])

@@ -37,6 +37,7 @@ from ..stores.base import (
     StreamSummary,
     UrlGroupRecord,
 )
+from ..stores.records import JobAttemptRecord
 from ._responses import rfc3339, without_none
 
 __all__ = [
@@ -328,6 +329,10 @@ def job(record: JobRecord) -> Document:
             "last_error": record.last_error,
             "deduplication_id": record.deduplication_id,
             "traceparent": record.traceparent,
+            "leased_at": None if record.leased_at is None else rfc3339(record.leased_at),
+            "finished_at": None if record.finished_at is None else rfc3339(record.finished_at),
+            "attempt_history": [_job_attempt(attempt) for attempt in record.attempt_history]
+            or None,
         }
     )
     return {
@@ -341,6 +346,21 @@ def job(record: JobRecord) -> Document:
         "published_at": rfc3339(record.published_at),
         "available_at": rfc3339(record.available_at),
         **optional,
+    }
+
+
+def _job_attempt(attempt: JobAttemptRecord) -> Document:
+    return {
+        "number": attempt.number,
+        "leased_at": rfc3339(attempt.leased_at),
+        **without_none(
+            {
+                "ended_at": None if attempt.ended_at is None else rfc3339(attempt.ended_at),
+                "outcome": attempt.outcome,
+                "error": attempt.error,
+                "consumer": attempt.consumer,
+            }
+        ),
     }
 
 

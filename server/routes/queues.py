@@ -20,6 +20,7 @@ from generated.pydantic_models import (
 )
 
 from ..problems import ProblemError
+from ..rates import RateSeries
 from ..stores.base import NewJob, QueueSettings
 from . import _documents as documents
 from ._body import ensure_finite, may_hold_non_finite, read_json
@@ -139,6 +140,12 @@ async def list_jobs(request: Request, access: Access) -> Response:
     return json_response(documents.job_list(jobs))
 
 
+def _count(context: AppContext, series: RateSeries, amount: int = 1) -> None:
+    """Count for the console's dashboard, when this process keeps the counts."""
+    if context.metrics is not None and amount:
+        context.metrics.rates.count(series, amount)
+
+
 async def lease_jobs(request: Request, access: Access) -> Response:
     """leaseJobs: hand ready jobs to a worker, waiting up to wait_ms."""
     name = access.names["queue"]
@@ -165,7 +172,9 @@ async def ack_job(request: Request, access: Access) -> Response:
     """ackJob: the lease holder marks the job done."""
     name, job_id = access.names["queue"], access.names["job_id"]
     body, _ = await read_json(request, LeaseRef)
-    job = await context_of(request).store.ack_job(name, job_id, body.lease_id)
+    context = context_of(request)
+    job = await context.store.ack_job(name, job_id, body.lease_id)
+    _count(context, "jobs_acked")
     return json_response(documents.job(job))
 
 
@@ -174,7 +183,9 @@ async def ack_jobs(request: Request, access: Access) -> Response:
     name = access.names["queue"]
     body, _ = await read_json(request, AckJobsRequest)
     leases = [(lease.job_id, lease.lease_id) for lease in body.jobs]
-    outcomes = await context_of(request).store.ack_jobs(name, leases)
+    context = context_of(request)
+    outcomes = await context.store.ack_jobs(name, leases)
+    _count(context, "jobs_acked", outcomes.count("acked"))
     return json_response(documents.job_ack_results([job_id for job_id, _ in leases], outcomes))
 
 
@@ -182,9 +193,13 @@ async def nack_job(request: Request, access: Access) -> Response:
     """nackJob: the lease holder gives the job back for a retry."""
     name, job_id = access.names["queue"], access.names["job_id"]
     body, _ = await read_json(request, NackRequest)
-    job = await context_of(request).store.nack_job(
+    context = context_of(request)
+    job = await context.store.nack_job(
         name, job_id, body.lease_id, retry_delay=body.retry_delay, error=body.error
     )
+    _count(context, "jobs_nacked")
+    if job.state == "dead":
+        _count(context, "jobs_dead")
     return json_response(documents.job(job))
 
 

@@ -59,6 +59,7 @@ PUBLIC_NAMES = [
     "InvalidTopicError",
     "Job",
     "JobAckResult",
+    "JobAttempt",
     "JobDestination",
     "JobReceipt",
     "JobRequest",

@@ -28,6 +28,7 @@ WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
     "Health": ("Health", {}, frozenset()),
     "Job": ("Job", {}, frozenset()),
     "JobAckResult": ("JobAckResult", {}, frozenset()),
+    "JobAttempt": ("JobAttempt", {}, frozenset()),
     "JobReceipt": ("JobReceipt", {}, frozenset()),
     "LeasedJob": ("LeasedJob", {}, frozenset()),
     "Message": ("Message", {}, frozenset()),
@@ -57,7 +58,11 @@ WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
 }
 
 # Optional on the wire (a service from before them leaves them out) but always there in the SDK.
-ALWAYS_GIVEN = {("ClaimResult", "dead_lettered_ids"), ("ScheduleRun", "ids")}
+ALWAYS_GIVEN = {
+    ("ClaimResult", "dead_lettered_ids"),
+    ("Job", "attempt_history"),
+    ("ScheduleRun", "ids"),
+}
 
 
 def _sdk_fields(cls: type) -> dict[str, bool]:

@@ -54,4 +54,7 @@ def test_metrics_feed_the_rates_with_what_they_count() -> None:
         "delivered": 1,
         "failed": 2,
         "dead_letters": 1,
+        "jobs_acked": 0,
+        "jobs_nacked": 0,
+        "jobs_dead": 0,
     }

@@ -38,6 +38,7 @@ from server.stores.base import (
     UrlEndpoint,
     UrlGroupRecord,
 )
+from server.stores.records import JobAttemptRecord
 from tests.generated._spec import load_spec
 
 NOW = 1796472000.25
@@ -65,6 +66,12 @@ FULL_JOB = JobRecord(
     last_error="SMTP timeout",
     deduplication_id="welcome-42",
     traceparent=TRACEPARENT,
+    leased_at=NOW,
+    finished_at=NOW + 60,
+    attempt_history=(
+        JobAttemptRecord(1, NOW - 60, "worker-1", NOW - 30, "failed", "SMTP timeout"),
+        JobAttemptRecord(2, NOW),
+    ),
 )
 BARE_JOB = JobRecord(
     job_id="job_2",
