@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, cast, get_args
 
 import click
@@ -190,13 +191,28 @@ def list_jobs(state: State, queue: str, job_state: str | None, limit: int) -> No
 @common_options
 @pass_state
 def get(state: State, queue: str, job_id: str) -> None:
-    """One job's payload, state, attempts and last error.
+    """One job's payload, state, last error and last attempts.
 
     \b
     Example:
       spool jobs get emails job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
     """
-    show(state.client().init_queue(queue).job(job_id), as_json=state.as_json)
+    job = state.client().init_queue(queue).job(job_id)
+    if state.as_json:
+        print_json(job)
+        return
+    fields = {field.name: getattr(job, field.name) for field in dataclasses.fields(job)}
+    del fields["attempt_history"]
+    show(fields, as_json=False)
+    if job.attempt_history:
+        print_table(
+            ("attempt", "leased at", "consumer", "ended at", "outcome", "error"),
+            (
+                (a.number, a.leased_at, a.consumer, a.ended_at, a.outcome or "leased", a.error)
+                for a in job.attempt_history
+            ),
+            title="attempt history",
+        )
 
 
 @jobs.command()
