@@ -647,79 +647,6 @@ FailureCallbackHeadersAdditionalProperty = TypeAliasType(
 )
 
 
-class Period(RootModel[int]):
-    root: Annotated[int, Field(ge=1, le=86400)]
-    """
-    The window of `rate`: seconds (1 to 86400), or a number with `s`, `m` or `h`
-    (`"30s"`, `"1m"`, `"1h"`) within that. Default 1 second.
-
-    """
-
-
-class Period1(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            pattern="^(?:[1-9][0-9]{0,3}s|[1-9][0-9]{0,2}m|(?:[1-9]|1[0-9]|2[0-4])h)$"
-        ),
-    ]
-    """
-    The window of `rate`: seconds (1 to 86400), or a number with `s`, `m` or `h`
-    (`"30s"`, `"1m"`, `"1h"`) within that. Default 1 second.
-
-    """
-
-
-class FlowControlKey(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
-        ),
-    ]
-    """
-    A flow control key, by the rules of URL group names.
-    """
-
-
-class FlowControlLimits(SchemaModel):
-    """
-    A message's flow control as it was published, `period` in seconds.
-    """
-
-    key: str
-    rate: int | None = None
-    period: int
-    parallelism: int | None = None
-
-
-class FlowControlState(SchemaModel):
-    """
-    A flow control key: its limits (absent until a message is published with it), whether it
-    is paused, its messages that are scheduled (`waiting`, whether for their time, a retry or
-    the limits), its attempts in flight under a live lease, and the attempts that started in
-    the last `period` (`rate_used`).
-
-    """
-
-    key: str
-    rate: int | None = None
-    period: int | None = None
-    parallelism: int | None = None
-    paused: bool
-    waiting: Annotated[int, Field(ge=0)]
-    in_flight: Annotated[int, Field(ge=0)]
-    rate_used: Annotated[int, Field(ge=0)]
-
-
-class FlowControlList(SchemaModel):
-    keys: list[FlowControlState]
-    next_cursor: str | None
-    """
-    The `cursor` of the next page, or null after the last page.
-    """
-
-
 class Header(RootModel[str]):
     root: Annotated[
         str, Field(max_length=256, pattern="^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
@@ -816,18 +743,9 @@ class Message(SchemaModel):
     """
     What of the message is never shown, when it was published with `redact`; the values of those headers read `"[redacted]"`.
     """
-    flow_control: FlowControlLimits | None = None
     deduplication_id: str | None = None
     attempts: list[DeliveryAttempt]
     traceparent: Traceparent | None = None
-    labels: list[str] | None = None
-    """
-    The labels the message was published with, when it has any.
-    """
-    schedule: str | None = None
-    """
-    The schedule that published the message, when one did.
-    """
 
 
 class MessageList(SchemaModel):
@@ -881,191 +799,6 @@ class DeadLetter(SchemaModel):
 
 class DeadLetterList(SchemaModel):
     dead_letters: list[DeadLetter]
-
-
-class Label(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
-        ),
-    ]
-    """
-    A label of a message, to find it and its events by. Names follow the rules of topics, without wildcards.
-    """
-
-
-class QueryTime(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            max_length=40,
-            min_length=20,
-            pattern="^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$",
-        ),
-    ]
-    """
-    An RFC 3339 date-time with its offset, such as `2026-11-29T12:00:00Z`, as a query parameter.
-    """
-
-
-class LogEventKind(
-    RootModel[
-        Literal[
-            "created",
-            "scheduled",
-            "retry",
-            "delivered",
-            "failed",
-            "dead_letter",
-            "cancelled",
-        ]
-    ]
-):
-    root: Literal[
-        "created",
-        "scheduled",
-        "retry",
-        "delivered",
-        "failed",
-        "dead_letter",
-        "cancelled",
-    ]
-    """
-    What happened: `created` (published), `scheduled` (a dead letter retried), `retry` (an
-    attempt failed, another is scheduled), `delivered`, `failed` (the last attempt failed),
-    `dead_letter` (filed as a dead letter) or `cancelled`.
-
-    """
-
-
-class LogEvent(SchemaModel):
-    event: LogEventKind
-    at: AwareDatetime
-    message_id: str
-    state: MessageState
-    url: str
-    url_group: str | None = None
-    labels: list[str]
-    schedule: str | None = None
-    """
-    The schedule that published the message, when one did.
-    """
-    attempt: Annotated[int | None, Field(ge=1)] = None
-    """
-    The attempt's number, for `retry`, `delivered` and `failed`.
-    """
-    status_code: int | None = None
-    """
-    The attempt's HTTP status, when it got a response.
-    """
-    error: str | None = None
-    """
-    Why the attempt failed, when it did.
-    """
-
-
-class LogEventList(SchemaModel):
-    events: list[LogEvent]
-    next_cursor: str | None
-    """
-    The `cursor` of the next page, or null after the last page.
-    """
-
-
-class DeadLetterFilter(SchemaModel):
-    """
-    Which dead letters to act on; every member given must match.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    url: Annotated[str | None, Field(max_length=2048, min_length=1)] = None
-    url_group: ResourceName | None = None
-    label: Label | None = None
-    schedule: ResourceName | None = None
-    since: AwareDatetime | None = None
-    """
-    Only dead letters that failed at or after this time.
-    """
-    until: AwareDatetime | None = None
-    """
-    Only dead letters that failed before this time.
-    """
-
-
-class Id(RootModel[str]):
-    root: Annotated[str, Field(max_length=128, min_length=1)]
-
-
-class DeleteDeadLettersRequest(SchemaModel):
-    """
-    Give exactly one of `ids`, `filter` and `all` (`all` must be true).
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    ids: Annotated[list[Id] | None, Field(max_length=1000, min_length=1)] = None
-    filter: DeadLetterFilter | None = None
-    all: bool | None = None
-    limit: Annotated[int, Field(ge=1, le=1000)] = 100
-    """
-    Most dead letters to look at in this request.
-    """
-    cursor: ListCursor | None = None
-
-
-class RetryDeadLettersRequest(SchemaModel):
-    """
-    Give exactly one of `ids`, `filter` and `all` (`all` must be true).
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    ids: Annotated[list[Id] | None, Field(max_length=1000, min_length=1)] = None
-    filter: DeadLetterFilter | None = None
-    all: bool | None = None
-    limit: Annotated[int, Field(ge=1, le=1000)] = 100
-    """
-    Most dead letters to look at in this request.
-    """
-    cursor: ListCursor | None = None
-    headers: Annotated[
-        dict[
-            Annotated[
-                str,
-                StringConstraints(
-                    pattern=r"^[!#$%&\'*+\-.^_`|~0-9A-Za-z]+$", max_length=256
-                ),
-            ],
-            HeadersAdditionalProperty,
-        ]
-        | None,
-        Field(max_length=50),
-    ] = None
-    """
-    Forwarded headers to set on every retried message, replacing a header of the same
-    name (in any letter case) or adding it, by the rules of a publish's `headers`.
-
-    """
-
-
-class DeadLetterBulkResult(SchemaModel):
-    acted: Annotated[int, Field(ge=0)]
-    """
-    How many dead letters this request retried or deleted.
-    """
-    message_ids: list[str]
-    """
-    Their messages, oldest dead letter first.
-    """
-    next_cursor: str | None
-    """
-    The `cursor` to send next, or null when no dead letter is left to look at.
-    """
 
 
 class SigningKeys(SchemaModel):
@@ -1231,106 +964,6 @@ class AckJobsResult(SchemaModel):
     results: list[JobAckResult]
 
 
-class FlowControl(SchemaModel):
-    """
-    Limits shared by every message published with the same `key`, across every service
-    process: at most `rate` delivery attempts start in any `period` (a sliding window), and at
-    most `parallelism` attempts are in flight at once. Give at least one of `rate` and
-    `parallelism`. A message over a limit waits, scheduled, and is delivered later; none is
-    dropped. Retries count like first attempts. The limits of a key are those of the latest
-    publish that named it (last writer wins), and apply to all of its waiting messages.
-    With `parallelism: 1` the key's messages are delivered one at a time in publish order: a
-    message waiting for its delay or its next retry holds back the ones published after it
-    (until it is delivered, dead or cancelled).
-
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    key: FlowControlKey
-    rate: Annotated[int | None, Field(ge=1, le=10000)] = None
-    """
-    Delivery attempts that may start in any `period`, at most.
-    """
-    period: Period | Period1 | None = None
-    """
-    The window of `rate`: seconds (1 to 86400), or a number with `s`, `m` or `h`
-    (`"30s"`, `"1m"`, `"1h"`) within that. Default 1 second.
-
-    """
-    parallelism: Annotated[int | None, Field(ge=1, le=1000)] = None
-    """
-    Attempts in flight at once, at most.
-    """
-
-
-class TokenInfo(SchemaModel):
-    id: str
-    """
-    The token's id in the service's configuration.
-    """
-    development: bool
-    """
-    Whether this is the token of a service in development mode, which holds every permission.
-    """
-    permissions: list[TokenPermission]
-    """
-    What the token may do, as configured.
-    """
-    quota: Annotated[int | None, Field(ge=0)] = None
-    """
-    The most items the token may publish in all, when it has a quota.
-    """
-    rate_limit: TokenRateLimit | None = None
-
-
-class Job(SchemaModel):
-    job_id: str
-    queue: str
-    topic: str
-    payload: Any
-    """
-    The JSON value that was published.
-    """
-    state: JobState
-    attempts: Annotated[int, Field(ge=0)]
-    max_attempts: Annotated[int, Field(ge=1)]
-    published_at: AwareDatetime
-    available_at: AwareDatetime
-    """
-    When the job is (or was) ready to lease.
-    """
-    lease_expires_at: AwareDatetime | None = None
-    leased_by: str | None = None
-    """
-    The `consumer` that leased the job, while it is leased and if the lease named one.
-    """
-    last_error: str | None = None
-    deduplication_id: str | None = None
-    traceparent: Traceparent | None = None
-    leased_at: AwareDatetime | None = None
-    """
-    When the current or last lease began; absent for a job never leased.
-    """
-    finished_at: AwareDatetime | None = None
-    """
-    When the job succeeded or died; absent while it may still run.
-    """
-    attempt_history: Annotated[list[JobAttempt] | None, Field(max_length=20)] = None
-    """
-    The job's last attempts (at most 20), oldest first: who leased it, when, how each
-    lease ended and with what error. The attempt in progress has no `ended_at` or
-    `outcome`. A retried job keeps the attempts before its retry, numbered from 1 again
-    after it.
-
-    """
-
-
-class JobList(SchemaModel):
-    jobs: list[Job]
-
-
 class PublishMessageRequest(SchemaModel):
     """
     Give exactly one of `url` and `url_group`, and at most one of `delay` and `not_before`.
@@ -1479,13 +1112,6 @@ class PublishMessageRequest(SchemaModel):
     Deduplicate on a hash of destination, body, content type, method and headers.
     """
     redact: Redact | None = None
-    flow_control: FlowControl | None = None
-    labels: Annotated[list[Label] | None, Field(max_length=10)] = None
-    """
-    Labels to find the message and its events by (`listMessages`, `listLogs`, the dead
-    letters' bulk operations); a label given twice counts once.
-
-    """
 
 
 class PublishMessagesRequest(SchemaModel):
@@ -1540,12 +1166,78 @@ class Schedule(SchemaModel):
     """
 
 
+class TokenInfo(SchemaModel):
+    id: str
+    """
+    The token's id in the service's configuration.
+    """
+    development: bool
+    """
+    Whether this is the token of a service in development mode, which holds every permission.
+    """
+    permissions: list[TokenPermission]
+    """
+    What the token may do, as configured.
+    """
+    quota: Annotated[int | None, Field(ge=0)] = None
+    """
+    The most items the token may publish in all, when it has a quota.
+    """
+    rate_limit: TokenRateLimit | None = None
+
+
 class ScheduleList(SchemaModel):
     schedules: list[Schedule]
     next_cursor: str | None
     """
     The `cursor` of the next page, or null after the last page.
     """
+
+
+class Job(SchemaModel):
+    job_id: str
+    queue: str
+    topic: str
+    payload: Any
+    """
+    The JSON value that was published.
+    """
+    state: JobState
+    attempts: Annotated[int, Field(ge=0)]
+    max_attempts: Annotated[int, Field(ge=1)]
+    published_at: AwareDatetime
+    available_at: AwareDatetime
+    """
+    When the job is (or was) ready to lease.
+    """
+    lease_expires_at: AwareDatetime | None = None
+    leased_by: str | None = None
+    """
+    The `consumer` that leased the job, while it is leased and if the lease named one.
+    """
+    last_error: str | None = None
+    deduplication_id: str | None = None
+    traceparent: Traceparent | None = None
+    leased_at: AwareDatetime | None = None
+    """
+    When the current or last lease began; absent for a job never leased.
+    """
+    finished_at: AwareDatetime | None = None
+    """
+    When the job succeeded or died; absent while it may still run.
+    """
+    attempt_history: Annotated[list[JobAttempt] | None, Field(max_length=20)] = None
+    """
+    The job's last attempts (at most 20), oldest first: who leased it, when, how each
+    lease ended and with what error. The attempt in progress has no `ended_at` or
+    `outcome`. A retried job keeps the attempts before its retry, numbered from 1 again
+    after it.
+
+    """
+
+
+class JobList(SchemaModel):
+    jobs: list[Job]
 
 
 class ScheduleSettings(SchemaModel):

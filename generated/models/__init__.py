@@ -13,10 +13,7 @@ from .claim_request import ClaimRequest
 from .claim_result import ClaimResult
 from .create_group_request import CreateGroupRequest
 from .dead_letter import DeadLetter
-from .dead_letter_bulk_result import DeadLetterBulkResult
-from .dead_letter_filter import DeadLetterFilter
 from .dead_letter_list import DeadLetterList
-from .delete_dead_letters_request import DeleteDeadLettersRequest
 from .delivered_entry import DeliveredEntry
 from .delivered_entry_list import DeliveredEntryList
 from .delivery_attempt import DeliveryAttempt
@@ -25,10 +22,6 @@ from .entry_list import EntryList
 from .error_code import ErrorCode
 from .extend_lease_request import ExtendLeaseRequest
 from .field_error import FieldError
-from .flow_control import FlowControl
-from .flow_control_limits import FlowControlLimits
-from .flow_control_list import FlowControlList
-from .flow_control_state import FlowControlState
 from .group_info import GroupInfo
 from .health import Health
 from .health_status import HealthStatus
@@ -48,9 +41,6 @@ from .lease_ref import LeaseRef
 from .lease_request import LeaseRequest
 from .leased_job import LeasedJob
 from .leased_job_list import LeasedJobList
-from .log_event import LogEvent
-from .log_event_kind import LogEventKind
-from .log_event_list import LogEventList
 from .message import Message
 from .message_batch_result import MessageBatchResult
 from .message_callback_headers import MessageCallbackHeaders
@@ -81,8 +71,6 @@ from .queue_settings import QueueSettings
 from .queue_stats import QueueStats
 from .read_group_request import ReadGroupRequest
 from .redact import Redact
-from .retry_dead_letters_request import RetryDeadLettersRequest
-from .retry_dead_letters_request_headers import RetryDeadLettersRequestHeaders
 from .schedule import Schedule
 from .schedule_catch_up import ScheduleCatchUp
 from .schedule_destination import ScheduleDestination
@@ -122,10 +110,7 @@ __all__ = (
     "ClaimResult",
     "CreateGroupRequest",
     "DeadLetter",
-    "DeadLetterBulkResult",
-    "DeadLetterFilter",
     "DeadLetterList",
-    "DeleteDeadLettersRequest",
     "DeliveredEntry",
     "DeliveredEntryList",
     "DeliveryAttempt",
@@ -134,10 +119,6 @@ __all__ = (
     "ErrorCode",
     "ExtendLeaseRequest",
     "FieldError",
-    "FlowControl",
-    "FlowControlLimits",
-    "FlowControlList",
-    "FlowControlState",
     "GroupInfo",
     "Health",
     "HealthStatus",
@@ -157,9 +138,6 @@ __all__ = (
     "LeasedJobList",
     "LeaseRef",
     "LeaseRequest",
-    "LogEvent",
-    "LogEventKind",
-    "LogEventList",
     "Message",
     "MessageBatchResult",
     "MessageCallbackHeaders",
@@ -186,8 +164,6 @@ __all__ = (
     "QueueStats",
     "ReadGroupRequest",
     "Redact",
-    "RetryDeadLettersRequest",
-    "RetryDeadLettersRequestHeaders",
     "Schedule",
     "ScheduleCatchUp",
     "ScheduleDestination",

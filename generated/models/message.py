@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -13,7 +13,6 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.delivery_attempt import DeliveryAttempt
-    from ..models.flow_control_limits import FlowControlLimits
     from ..models.message_callback_headers import MessageCallbackHeaders
     from ..models.message_failure_callback_headers import MessageFailureCallbackHeaders
     from ..models.message_headers import MessageHeaders
@@ -55,14 +54,11 @@ class Message:
             `"[redacted]"` (getMessage never shows a body). The message's `redact` says what was
             redacted, so a header whose value really is `"[redacted]"` can be told apart. The
             callbacks of the message are redacted in the same way.
-        flow_control (FlowControlLimits | Unset): A message's flow control as it was published, `period` in seconds.
         deduplication_id (str | Unset):
         traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
             sent
             a valid one: a consumer links its processing to that trace.
              Example: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01.
-        labels (list[str] | Unset): The labels the message was published with, when it has any.
-        schedule (str | Unset): The schedule that published the message, when one did.
     """
 
     message_id: str
@@ -84,11 +80,8 @@ class Message:
     callback_headers: MessageCallbackHeaders | Unset = UNSET
     failure_callback_headers: MessageFailureCallbackHeaders | Unset = UNSET
     redact: Redact | Unset = UNSET
-    flow_control: FlowControlLimits | Unset = UNSET
     deduplication_id: str | Unset = UNSET
     traceparent: str | Unset = UNSET
-    labels: list[str] | Unset = UNSET
-    schedule: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -141,19 +134,9 @@ class Message:
         if not isinstance(self.redact, Unset):
             redact = self.redact.to_dict()
 
-        flow_control: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.flow_control, Unset):
-            flow_control = self.flow_control.to_dict()
-
         deduplication_id = self.deduplication_id
 
         traceparent = self.traceparent
-
-        labels: list[str] | Unset = UNSET
-        if not isinstance(self.labels, Unset):
-            labels = self.labels
-
-        schedule = self.schedule
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -188,23 +171,16 @@ class Message:
             field_dict["failure_callback_headers"] = failure_callback_headers
         if redact is not UNSET:
             field_dict["redact"] = redact
-        if flow_control is not UNSET:
-            field_dict["flow_control"] = flow_control
         if deduplication_id is not UNSET:
             field_dict["deduplication_id"] = deduplication_id
         if traceparent is not UNSET:
             field_dict["traceparent"] = traceparent
-        if labels is not UNSET:
-            field_dict["labels"] = labels
-        if schedule is not UNSET:
-            field_dict["schedule"] = schedule
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.delivery_attempt import DeliveryAttempt  # noqa: PLC0415
-        from ..models.flow_control_limits import FlowControlLimits  # noqa: PLC0415
         from ..models.message_callback_headers import MessageCallbackHeaders  # noqa: PLC0415
         from ..models.message_failure_callback_headers import (
             MessageFailureCallbackHeaders,  # noqa: PLC0415
@@ -278,20 +254,9 @@ class Message:
         else:
             redact = Redact.from_dict(_redact)
 
-        _flow_control = d.pop("flow_control", UNSET)
-        flow_control: FlowControlLimits | Unset
-        if isinstance(_flow_control, Unset):
-            flow_control = UNSET
-        else:
-            flow_control = FlowControlLimits.from_dict(_flow_control)
-
         deduplication_id = d.pop("deduplication_id", UNSET)
 
         traceparent = d.pop("traceparent", UNSET)
-
-        labels = cast(list[str], d.pop("labels", UNSET))
-
-        schedule = d.pop("schedule", UNSET)
 
         message = cls(
             message_id=message_id,
@@ -313,11 +278,8 @@ class Message:
             callback_headers=callback_headers,
             failure_callback_headers=failure_callback_headers,
             redact=redact,
-            flow_control=flow_control,
             deduplication_id=deduplication_id,
             traceparent=traceparent,
-            labels=labels,
-            schedule=schedule,
         )
 
         message.additional_properties = d

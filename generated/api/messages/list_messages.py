@@ -15,11 +15,6 @@ def _get_kwargs(
     *,
     state: MessageState | Unset = UNSET,
     url_group: str | Unset = UNSET,
-    destination: str | Unset = UNSET,
-    label: str | Unset = UNSET,
-    schedule: str | Unset = UNSET,
-    since: str | Unset = UNSET,
-    until: str | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -33,16 +28,6 @@ def _get_kwargs(
     params["state"] = json_state
 
     params["url_group"] = url_group
-
-    params["destination"] = destination
-
-    params["label"] = label
-
-    params["schedule"] = schedule
-
-    params["since"] = since
-
-    params["until"] = until
 
     params["limit"] = limit
 
@@ -66,11 +51,6 @@ def _parse_response(
         response_200 = MessageList.from_dict(response.json())
 
         return response_200
-
-    if response.status_code == 400:
-        response_400 = Problem.from_dict(response.json())
-
-        return response_400
 
     if response.status_code == 401:
         response_401 = Problem.from_dict(response.json())
@@ -119,34 +99,19 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     state: MessageState | Unset = UNSET,
     url_group: str | Unset = UNSET,
-    destination: str | Unset = UNSET,
-    label: str | Unset = UNSET,
-    schedule: str | Unset = UNSET,
-    since: str | Unset = UNSET,
-    until: str | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> Response[MessageList | Problem]:
     """List recent messages
 
      Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those in one
-    state, to one URL, published to one URL group, with one label, by one schedule or created from
-    `since` until `until`; `destination` is the URL. A query parameter this operation does not take is
-    `400 malformed_request`. Only messages whose URL (or URL group) the token has `consume` on are
-    listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not null:
-    go on until it is. Needs `consume` on messages.
+    state or published to one URL group. Only messages whose URL (or URL group) the token has `consume`
+    on are listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not
+    null: go on until it is. Needs `consume` on messages.
 
     Args:
         state (MessageState | Unset):
         url_group (str | Unset): A stream, queue or URL group name.
-        destination (str | Unset):
-        label (str | Unset): A label of a message, to find it and its events by. Names follow the
-            rules of topics, without wildcards.
-        schedule (str | Unset): A stream, queue or URL group name.
-        since (str | Unset): An RFC 3339 date-time with its offset, such as
-            `2026-11-29T12:00:00Z`, as a query parameter.
-        until (str | Unset): An RFC 3339 date-time with its offset, such as
-            `2026-11-29T12:00:00Z`, as a query parameter.
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
@@ -161,11 +126,6 @@ def sync_detailed(
     kwargs = _get_kwargs(
         state=state,
         url_group=url_group,
-        destination=destination,
-        label=label,
-        schedule=schedule,
-        since=since,
-        until=until,
         limit=limit,
         cursor=cursor,
     )
@@ -182,34 +142,19 @@ def sync(
     client: AuthenticatedClient | Client,
     state: MessageState | Unset = UNSET,
     url_group: str | Unset = UNSET,
-    destination: str | Unset = UNSET,
-    label: str | Unset = UNSET,
-    schedule: str | Unset = UNSET,
-    since: str | Unset = UNSET,
-    until: str | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> MessageList | Problem | None:
     """List recent messages
 
      Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those in one
-    state, to one URL, published to one URL group, with one label, by one schedule or created from
-    `since` until `until`; `destination` is the URL. A query parameter this operation does not take is
-    `400 malformed_request`. Only messages whose URL (or URL group) the token has `consume` on are
-    listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not null:
-    go on until it is. Needs `consume` on messages.
+    state or published to one URL group. Only messages whose URL (or URL group) the token has `consume`
+    on are listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not
+    null: go on until it is. Needs `consume` on messages.
 
     Args:
         state (MessageState | Unset):
         url_group (str | Unset): A stream, queue or URL group name.
-        destination (str | Unset):
-        label (str | Unset): A label of a message, to find it and its events by. Names follow the
-            rules of topics, without wildcards.
-        schedule (str | Unset): A stream, queue or URL group name.
-        since (str | Unset): An RFC 3339 date-time with its offset, such as
-            `2026-11-29T12:00:00Z`, as a query parameter.
-        until (str | Unset): An RFC 3339 date-time with its offset, such as
-            `2026-11-29T12:00:00Z`, as a query parameter.
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
@@ -225,11 +170,6 @@ def sync(
         client=client,
         state=state,
         url_group=url_group,
-        destination=destination,
-        label=label,
-        schedule=schedule,
-        since=since,
-        until=until,
         limit=limit,
         cursor=cursor,
     ).parsed
@@ -240,34 +180,19 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     state: MessageState | Unset = UNSET,
     url_group: str | Unset = UNSET,
-    destination: str | Unset = UNSET,
-    label: str | Unset = UNSET,
-    schedule: str | Unset = UNSET,
-    since: str | Unset = UNSET,
-    until: str | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> Response[MessageList | Problem]:
     """List recent messages
 
      Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those in one
-    state, to one URL, published to one URL group, with one label, by one schedule or created from
-    `since` until `until`; `destination` is the URL. A query parameter this operation does not take is
-    `400 malformed_request`. Only messages whose URL (or URL group) the token has `consume` on are
-    listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not null:
-    go on until it is. Needs `consume` on messages.
+    state or published to one URL group. Only messages whose URL (or URL group) the token has `consume`
+    on are listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not
+    null: go on until it is. Needs `consume` on messages.
 
     Args:
         state (MessageState | Unset):
         url_group (str | Unset): A stream, queue or URL group name.
-        destination (str | Unset):
-        label (str | Unset): A label of a message, to find it and its events by. Names follow the
-            rules of topics, without wildcards.
-        schedule (str | Unset): A stream, queue or URL group name.
-        since (str | Unset): An RFC 3339 date-time with its offset, such as
-            `2026-11-29T12:00:00Z`, as a query parameter.
-        until (str | Unset): An RFC 3339 date-time with its offset, such as
-            `2026-11-29T12:00:00Z`, as a query parameter.
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
@@ -282,11 +207,6 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         state=state,
         url_group=url_group,
-        destination=destination,
-        label=label,
-        schedule=schedule,
-        since=since,
-        until=until,
         limit=limit,
         cursor=cursor,
     )
@@ -301,34 +221,19 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     state: MessageState | Unset = UNSET,
     url_group: str | Unset = UNSET,
-    destination: str | Unset = UNSET,
-    label: str | Unset = UNSET,
-    schedule: str | Unset = UNSET,
-    since: str | Unset = UNSET,
-    until: str | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> MessageList | Problem | None:
     """List recent messages
 
      Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those in one
-    state, to one URL, published to one URL group, with one label, by one schedule or created from
-    `since` until `until`; `destination` is the URL. A query parameter this operation does not take is
-    `400 malformed_request`. Only messages whose URL (or URL group) the token has `consume` on are
-    listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not null:
-    go on until it is. Needs `consume` on messages.
+    state or published to one URL group. Only messages whose URL (or URL group) the token has `consume`
+    on are listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not
+    null: go on until it is. Needs `consume` on messages.
 
     Args:
         state (MessageState | Unset):
         url_group (str | Unset): A stream, queue or URL group name.
-        destination (str | Unset):
-        label (str | Unset): A label of a message, to find it and its events by. Names follow the
-            rules of topics, without wildcards.
-        schedule (str | Unset): A stream, queue or URL group name.
-        since (str | Unset): An RFC 3339 date-time with its offset, such as
-            `2026-11-29T12:00:00Z`, as a query parameter.
-        until (str | Unset): An RFC 3339 date-time with its offset, such as
-            `2026-11-29T12:00:00Z`, as a query parameter.
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
@@ -345,11 +250,6 @@ async def asyncio(
             client=client,
             state=state,
             url_group=url_group,
-            destination=destination,
-            label=label,
-            schedule=schedule,
-            since=since,
-            until=until,
             limit=limit,
             cursor=cursor,
         )
