@@ -9,7 +9,6 @@ for the sync and async twins.
 from __future__ import annotations
 
 import builtins
-import difflib
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -22,6 +21,7 @@ from ._codec import Codec, json_value
 from ._durations import Duration, to_seconds
 from ._exceptions import InvalidArgumentError
 from ._http import AsyncTransport, Call, SyncTransport, make_call, optional
+from ._keywords import unexpected_keyword
 from ._limits import COUNT_MAX, DELAY_MAX_SECONDS
 from ._message_calls import MessageCalls
 from ._message_options import MessageOptions
@@ -128,11 +128,7 @@ def _check_options(options: Mapping[str, Any], method: str) -> None:
     """
     for name in options:
         if name not in _OPTION_NAMES:
-            close = difflib.get_close_matches(name, _OPTION_NAMES, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise TypeError(
-                f"schedules.{method}() got an unexpected keyword argument {name!r}{hint}"
-            )
+            raise unexpected_keyword(f"schedules.{method}", name, _OPTION_NAMES)
 
 
 class _ScheduleCalls:
