@@ -68,10 +68,12 @@ class Scheduler:
         self._clock = clock
         self._recheck = recheck_seconds
         self._woken = asyncio.Event()
+        self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Begin firing in the background."""
+        self._stopping.clear()
         self._task = asyncio.create_task(self._loop(), name="spool-scheduler")
 
     async def stop(self) -> None:
@@ -79,6 +81,10 @@ class Scheduler:
         task, self._task = self._task, None
         if task is None:
             return
+        # The loop also watches the event: redis-py may swallow a cancellation that lands in one
+        # of its calls (returning, or raising a connection error), and the loop would go on.
+        self._stopping.set()
+        self._woken.set()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
@@ -98,7 +104,7 @@ class Scheduler:
         return len(ticks)
 
     async def _loop(self) -> None:
-        while True:
+        while not self._stopping.is_set():
             # Claiming is a write: it is made only once a read says some tick is due, so an idle
             # service writes nothing between its re-checks.
             try:
@@ -112,6 +118,8 @@ class Scheduler:
             if due is not None:
                 wait = min(wait, max(_LATE_RETRY_SECONDS, due - self._clock()))
             self._woken.clear()
+            if self._stopping.is_set():
+                return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._woken.wait(), timeout=wait)
 

@@ -443,3 +443,27 @@ async def test_the_loop_sees_schedules_put_elsewhere(api: RunningApp, other_proc
         await _wait_until(ran, timeout=5.0)
     finally:
         await scheduler.stop()
+
+
+async def test_stop_ends_the_loop_when_a_store_call_swallows_the_cancellation(
+    api: RunningApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """redis-py may swallow a cancellation that lands in one of its calls; stop() still returns."""
+    entered = asyncio.Event()
+
+    async def swallowing() -> float | None:
+        entered.set()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            pass
+        return None
+
+    monkeypatch.setattr(api.store, "next_schedule_due_at", swallowing)
+    scheduler = Scheduler(_context(api), recheck_seconds=3600.0)
+    await scheduler.start()
+    await asyncio.wait_for(entered.wait(), timeout=5.0)
+    # Not wait_for: it would cancel a stuck stop(), whose loop then ends, and hide the hang.
+    stopping = asyncio.ensure_future(scheduler.stop())
+    done, _ = await asyncio.wait([stopping], timeout=5.0)
+    assert done, "stop() did not return"
