@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import client, delivery, facade, http, stores, worker
+from bench import client, delivery, facade, http, schedules, stores, worker
 from bench.__main__ import main
 from bench._load import post_request, run_load
 from bench._report import Report, format_report
@@ -111,6 +111,21 @@ def test_delivery_measures_lags_and_throughput_or_says_the_engine_is_missing() -
         assert deliveries.anchor is not None and lag.anchor is None
         for goal in report.goals:
             assert math.isfinite(goal.value) and goal.value > 0, format_report(report)
+
+
+@pytest.mark.redis
+def test_schedules_measures_the_fire_lag_on_both_stores(redis_url: str) -> None:
+    """The schedules benchmark waits for one tick and bounds each store's lag, with no anchor."""
+    report = schedules.run(quick=True, redis_url=redis_url)
+
+    assert not report.skipped, format_report(report)
+    assert [goal.name for goal in report.goals] == [
+        "schedule-fire lag, p95, sqlite",
+        "schedule-fire lag, p95, redis",
+    ]
+    for goal in report.goals:
+        assert goal.anchor is None
+        assert math.isfinite(goal.value) and goal.value >= 0, format_report(report)
 
 
 @pytest.mark.redis
