@@ -20,6 +20,7 @@ from ._async_client import *
 from ._batching import Batching
 from ._client import *
 from ._codec import *
+from ._config import RequestOptions
 from ._dead_letters import *
 from ._durations import *
 from ._exceptions import *
@@ -108,6 +109,7 @@ __all__ = [
     "RawResponse",
     "Receiver",
     "Redact",
+    "RequestOptions",
     "ReservedTopicError",
     "Schedule",
     "ScheduleCatchUp",

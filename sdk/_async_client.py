@@ -32,12 +32,13 @@ from ._config import (
     DEFAULT_TIMEOUT,
     LOOPBACK_DESTINATIONS,
     ClientOptions,
+    RequestOptions,
     check_proxy,
 )
 from ._dead_letters import AsyncDeadLetters
 from ._durations import Duration
 from ._http import AsyncTransport, own_async_client
-from ._keywords import suggests_keywords
+from ._keywords import suggests_keywords, takes_request_options
 from ._messages import AsyncMessages
 from ._publisher import AsyncPublisher
 from ._queue_calls import async_job_batcher, async_job_sender
@@ -76,7 +77,8 @@ class AsyncClient:
     `url_groups` (`AsyncUrlGroups`), `dead_letters` (`AsyncDeadLetters`) and `schedules`
     (`AsyncSchedules`), and the worker: `subscribe`, `publisher`, `run`, `stop`. `with_options(...)`
     gives the same client with another timeout, retries or headers, `with_raw_response` every
-    call's HTTP response, and `await client.whoami()` the token sent.
+    call's HTTP response, and `await client.whoami()` the token sent. Every call that sends
+    requests takes `timeout=`, `max_retries=` and `extra_headers=` for itself, as on `Client`.
 
     `spool-dev-token` is the token of a service in development mode.
 
@@ -360,7 +362,7 @@ class AsyncClient:
         await self._jobs_sender.flush()
         await self._entries_sender.flush()
 
-    @suggests_keywords
+    @takes_request_options
     async def publish(
         self,
         stream: str | Stream,
@@ -371,6 +373,7 @@ class AsyncClient:
         minid: str | None = None,
         nomkstream: bool = False,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> str:
         """Append `body` to `stream` (a name or a `Stream`) and return the new entry id.
 
@@ -393,6 +396,7 @@ class AsyncClient:
             minid=minid,
             nomkstream=nomkstream,
             idempotency_key=idempotency_key,
+            **options,
         )
 
     @suggests_keywords
@@ -421,7 +425,7 @@ class AsyncClient:
             stream, body, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
 
-    @suggests_keywords
+    @takes_request_options
     async def publish_many(
         self,
         stream: str | Stream,
@@ -432,6 +436,7 @@ class AsyncClient:
         minid: str | None = None,
         nomkstream: bool = False,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[str]:
         """Append every body in one request, all or none, and return their ids in order.
 
@@ -452,6 +457,7 @@ class AsyncClient:
             minid=minid,
             nomkstream=nomkstream,
             idempotency_key=idempotency_key,
+            **options,
         )
 
     @suggests_keywords
@@ -509,7 +515,8 @@ class AsyncClient:
             asynchronous=True,
         )
 
-    async def init_queue(self, name: str) -> AsyncQueue:
+    @takes_request_options
+    async def init_queue(self, name: str, **options: Unpack[RequestOptions]) -> AsyncQueue:
         """The existing queue `name`, to publish jobs to and subscribe to; one request checks it.
 
         Returns:
@@ -520,7 +527,7 @@ class AsyncClient:
             NotFoundError: the queue was never created (`queues.create`).
         """
         queue = self._queue(name)
-        await queue.info()
+        await queue.info(**options)
         return queue
 
     def _queue(self, name: str) -> AsyncQueue:
@@ -587,7 +594,8 @@ class AsyncClient:
         """End `run()` before its next message; safe from a handler or another thread."""
         self._stop.set()
 
-    async def health(self) -> Health:
+    @takes_request_options
+    async def health(self, **options: Unpack[RequestOptions]) -> Health:
         """Whether the service and its store answer; needs no token.
 
         Returns:
@@ -598,9 +606,10 @@ class AsyncClient:
                 are used up.
             APIConnectionError: the service does not answer.
         """
-        return await self._transport.send(health_call())
+        return await self._transport.send(health_call(), options)
 
-    async def whoami(self) -> TokenInfo:
+    @takes_request_options
+    async def whoami(self, **options: Unpack[RequestOptions]) -> TokenInfo:
         """The token this client sends, as the service knows it: a check of the key at
         startup (`health()` needs none, so it cannot tell a bad key).
 
@@ -612,7 +621,7 @@ class AsyncClient:
             AuthenticationError: no key, or one the service does not know (401).
             APIConnectionError: the service does not answer.
         """
-        return await self._transport.send(whoami_call())
+        return await self._transport.send(whoami_call(), options)
 
 
 async def _called(callback: Callable[[], object]) -> None:

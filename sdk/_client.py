@@ -31,12 +31,13 @@ from ._config import (
     DEFAULT_TIMEOUT,
     LOOPBACK_DESTINATIONS,
     ClientOptions,
+    RequestOptions,
     check_proxy,
 )
 from ._dead_letters import DeadLetters
 from ._durations import Duration
 from ._http import SyncTransport, own_client
-from ._keywords import suggests_keywords
+from ._keywords import suggests_keywords, takes_request_options
 from ._messages import Messages
 from ._publisher import Publisher
 from ._queue_calls import job_batcher, job_sender
@@ -77,6 +78,11 @@ class Client:
     * `client.subscribe`, `client.publisher`, `client.run`, `client.stop` - the worker.
     * `client.with_options(...)` - the same client with another timeout, retries or headers;
       `client.with_raw_response` - every call's HTTP response; `client.whoami()` - the token sent.
+
+    Every call that sends requests (all but `publish_nowait`, the worker and the decorators)
+    also takes `timeout=`, `max_retries=` and `extra_headers=` for itself alone
+    (`RequestOptions`; `request_timeout=` on the message publishes, whose `timeout` is the
+    delivery's): `client.streams.info("events", timeout=2, extra_headers={"X-Tenant": "acme"})`.
 
     `spool-dev-token` is the token of a service in development mode.
 
@@ -132,7 +138,8 @@ class Client:
     * `batching` - `True` or a `Batching(linger=..., max_items=...)` to coalesce single publishes
       to one stream (same trim options) or one queue, made at the same time from several threads,
       into batch requests; each caller still gets its own id or receipt. Off by default. A
-      publish with its own `idempotency_key` is always sent alone. See the README's "Batching".
+      publish with its own `idempotency_key` or request options is always sent alone. See the
+      README's "Batching".
 
     A parameter of the wrong type or out of range is a ConfigurationError.
     """
@@ -390,7 +397,7 @@ class Client:
         self._jobs_sender.flush()
         self._entries_sender.flush()
 
-    @suggests_keywords
+    @takes_request_options
     def publish(
         self,
         stream: str | Stream,
@@ -401,6 +408,7 @@ class Client:
         minid: str | None = None,
         nomkstream: bool = False,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> str:
         """Append `body` to `stream` (a name or a `Stream`) and return the new entry id.
 
@@ -430,6 +438,7 @@ class Client:
             minid=minid,
             nomkstream=nomkstream,
             idempotency_key=idempotency_key,
+            **options,
         )
 
     @suggests_keywords
@@ -454,7 +463,9 @@ class Client:
         `PublishError` that refused it (an entry refused for its content is sent again on its
         own, so it fails alone). Until then the entry may be lost with this process.
         `flush()` waits for every future so far; `close()` flushes first. At most 10,000
-        entries wait at once: past that this call blocks until the sender catches up.
+        entries wait at once: past that this call blocks until the sender catches up. It takes
+        no request options, as its requests carry other publishes too: set them with
+        `client.with_options(...)`, whose `publish_nowait` has a sender of its own.
 
         Returns:
             A `concurrent.futures.Future` of the new entry's id.
@@ -468,7 +479,7 @@ class Client:
             stream, body, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
 
-    @suggests_keywords
+    @takes_request_options
     def publish_many(
         self,
         stream: str | Stream,
@@ -479,6 +490,7 @@ class Client:
         minid: str | None = None,
         nomkstream: bool = False,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[str]:
         """Append every body in one request, all or none, and return their ids in order.
 
@@ -499,6 +511,7 @@ class Client:
             minid=minid,
             nomkstream=nomkstream,
             idempotency_key=idempotency_key,
+            **options,
         )
 
     @suggests_keywords
@@ -563,7 +576,8 @@ class Client:
             asynchronous=False,
         )
 
-    def init_queue(self, name: str) -> Queue:
+    @takes_request_options
+    def init_queue(self, name: str, **options: Unpack[RequestOptions]) -> Queue:
         """The existing queue `name`, to publish jobs to and subscribe to; one request checks it.
 
         Returns:
@@ -574,7 +588,7 @@ class Client:
             NotFoundError: the queue was never created (`queues.create`).
         """
         queue = self._queue(name)
-        queue.info()
+        queue.info(**options)
         return queue
 
     def _queue(self, name: str) -> Queue:
@@ -641,7 +655,8 @@ class Client:
         """End `run()` before its next message; safe from a handler or another thread."""
         self._stop.set()
 
-    def health(self) -> Health:
+    @takes_request_options
+    def health(self, **options: Unpack[RequestOptions]) -> Health:
         """Whether the service and its store answer; needs no token.
 
         Returns:
@@ -652,9 +667,10 @@ class Client:
                 are used up.
             APIConnectionError: the service does not answer.
         """
-        return self._transport.send(health_call())
+        return self._transport.send(health_call(), options)
 
-    def whoami(self) -> TokenInfo:
+    @takes_request_options
+    def whoami(self, **options: Unpack[RequestOptions]) -> TokenInfo:
         """The token this client sends, as the service knows it: a check of the key at
         startup (`health()` needs none, so it cannot tell a bad key).
 
@@ -666,4 +682,4 @@ class Client:
             AuthenticationError: no key, or one the service does not know (401).
             APIConnectionError: the service does not answer.
         """
-        return self._transport.send(whoami_call())
+        return self._transport.send(whoami_call(), options)

@@ -1,5 +1,6 @@
-"""How a client finds the service: base URL and API key (arguments or environment), and the
-options `with_options` changes: timeout, retries and extra headers.
+"""How a client finds the service: base URL and API key (arguments or environment), the
+options `with_options` changes (timeout, retries and extra headers), and the ones one call
+changes (`RequestOptions`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,12 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "LOOPBACK_DESTINATIONS",
     "OWNED_HEADERS",
+    "REQUEST_OPTION_NAMES",
     "ClientOptions",
+    "RequestOptions",
     "Settings",
     "check_proxy",
+    "check_timeout",
     "redact_url",
     "resolve_settings",
 ]
@@ -71,6 +75,27 @@ class ClientOptions(TypedDict, total=False):
     headers: Mapping[str, str]
 
 
+class RequestOptions(TypedDict, total=False):
+    """What one call may change, as a keyword of the call: `client.streams.info("events",
+    timeout=2, extra_headers={"X-Tenant": "acme"})`. Every call that sends requests takes them.
+
+    * `timeout` - seconds (or an `httpx.Timeout`) each attempt of the call's requests may take,
+      as the client's `timeout` bounds each of its own; retries may add to the total.
+    * `max_retries` - how often the call's requests are retried, instead of the client's.
+    * `extra_headers` - headers sent with the call's requests, on top of the client's (a name
+      the client sends too takes this value). The SDK's own are refused, as by `with_options`.
+
+    Each is checked as `with_options` checks it: a bad value is a ConfigurationError.
+    """
+
+    timeout: float | httpx.Timeout
+    max_retries: int
+    extra_headers: Mapping[str, str]
+
+
+REQUEST_OPTION_NAMES = frozenset(RequestOptions.__annotations__)
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """A client's resolved, validated settings."""
@@ -105,13 +130,10 @@ class Settings:
             )
         headers = self.headers
         if "headers" in options:
-            merged = {name.lower(): (name, value) for name, value in headers}
-            for name, value in _check_headers(options["headers"]):
-                merged[name.lower()] = (name, value)
-            headers = tuple(merged.values())
+            headers = _merged(headers, _check_headers(options["headers"], option="headers"))
         return dataclasses.replace(
             self,
-            timeout=_check_timeout(options["timeout"]) if "timeout" in options else self.timeout,
+            timeout=check_timeout(options["timeout"]) if "timeout" in options else self.timeout,
             max_retries=(
                 _check_max_retries(options["max_retries"])
                 if "max_retries" in options
@@ -124,6 +146,41 @@ class Settings:
             ),
             headers=headers,
         )
+
+    def for_call(self, options: RequestOptions) -> Settings:
+        """These settings with one call's `options` applied, as `with_options` applies its own;
+        any other name in `options` is left alone.
+
+        Raises:
+            ConfigurationError: a value the option of that name refuses, or an extra header
+                that is malformed or one the SDK writes itself.
+        """
+        headers = self.headers
+        if "extra_headers" in options:
+            checked = _check_headers(options["extra_headers"], option="extra_headers")
+            headers = _merged(headers, checked)
+        return dataclasses.replace(
+            self,
+            timeout=check_timeout(options["timeout"]) if "timeout" in options else self.timeout,
+            max_retries=(
+                _check_max_retries(options["max_retries"])
+                if "max_retries" in options
+                else self.max_retries
+            ),
+            headers=headers,
+        )
+
+
+def _merged(
+    headers: tuple[tuple[str, str], ...], added: list[tuple[str, str]]
+) -> tuple[tuple[str, str], ...]:
+    """`headers` with `added` after them; a name already there, in any letter case, takes the
+    added value, so a request never carries one header twice.
+    """
+    merged = {name.lower(): (name, value) for name, value in headers}
+    for name, value in added:
+        merged[name.lower()] = (name, value)
+    return tuple(merged.values())
 
 
 def resolve_settings(
@@ -148,7 +205,7 @@ def resolve_settings(
     return Settings(
         base_url=_check_base_url(url),
         api_key=_check_api_key(key),
-        timeout=_check_timeout(timeout),
+        timeout=check_timeout(timeout),
         max_retries=_check_max_retries(max_retries),
         retry_timeout=_check_retry_timeout(retry_timeout),
     )
@@ -217,15 +274,21 @@ def _check_api_key(key: str | None) -> str | None:
     return key
 
 
-def _check_timeout(timeout: float | httpx.Timeout) -> httpx.Timeout:
+def check_timeout(timeout: float | httpx.Timeout, *, name: str = "timeout") -> httpx.Timeout:
+    """`timeout` as an httpx.Timeout.
+
+    Raises:
+        ConfigurationError: it is neither a positive number of seconds nor an httpx.Timeout;
+            the message calls it `name`.
+    """
     if isinstance(timeout, httpx.Timeout):
         return timeout
     if isinstance(timeout, bool) or not isinstance(timeout, int | float):
         raise ConfigurationError(
-            f"timeout must be seconds (a number) or an httpx.Timeout, got {timeout!r}"
+            f"{name} must be seconds (a number) or an httpx.Timeout, got {timeout!r}"
         )
     if not math.isfinite(timeout) or timeout <= 0:
-        raise ConfigurationError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        raise ConfigurationError(f"{name} must be a positive number of seconds, got {timeout!r}")
     return httpx.Timeout(float(timeout))
 
 
@@ -235,10 +298,10 @@ def _check_max_retries(max_retries: int) -> int:
     return max_retries
 
 
-def _check_headers(headers: object) -> list[tuple[str, str]]:
+def _check_headers(headers: object, *, option: str) -> list[tuple[str, str]]:
     if not isinstance(headers, Mapping):
         raise ConfigurationError(
-            f"headers must be a mapping of names to values, got {type(headers).__name__}"
+            f"{option} must be a mapping of names to values, got {type(headers).__name__}"
         )
     checked = []
     for name, value in headers.items():

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import builtins
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from . import _endpoints
 from ._checks import check_count
+from ._config import RequestOptions
 from ._http import (
     AsyncTransport,
     Call,
@@ -14,6 +15,7 @@ from ._http import (
     make_call,
     optional,
 )
+from ._keywords import takes_request_options
 from ._limits import (
     COUNT_MAX,
 )
@@ -59,6 +61,10 @@ class _DeadLetterCalls:
 class DeadLetters:
     """Messages whose retries ran out, of a `Client` (`client.dead_letters`).
 
+    Every method that sends a request also takes the per-call `timeout=`, `max_retries=` and
+    `extra_headers=` (`RequestOptions`), which apply to its requests alone; a bad one is a
+    ConfigurationError, raised before anything is sent.
+
     Each method names its own errors below. Invalid arguments raise InvalidArgumentError before
     any request is sent. Any request may also fail with AuthenticationError (401),
     PermissionDeniedError (403) and, once the client's retries are used up, RateLimitError (429),
@@ -68,7 +74,10 @@ class DeadLetters:
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
 
-    def list(self, *, limit: int = 100) -> builtins.list[DeadLetter]:
+    @takes_request_options
+    def list(
+        self, *, limit: int = 100, **options: Unpack[RequestOptions]
+    ) -> builtins.list[DeadLetter]:
         """Dead letters, oldest first, with their last error.
 
         Returns:
@@ -78,9 +87,10 @@ class DeadLetters:
             InvalidArgumentError: `limit` is not between 1 and 1000.
             PermissionDeniedError: the token may not consume messages.
         """
-        return self._transport.send(_DeadLetterCalls.list(limit))
+        return self._transport.send(_DeadLetterCalls.list(limit), options)
 
-    def retry(self, message_id: str) -> MessageReceipt:
+    @takes_request_options
+    def retry(self, message_id: str, **options: Unpack[RequestOptions]) -> MessageReceipt:
         """Deliver a dead letter again, now, with its retries counted from zero.
 
         Returns:
@@ -91,9 +101,10 @@ class DeadLetters:
             NotFoundError: there is no dead letter of that id.
             PermissionDeniedError: the token lacks `admin` on messages.
         """
-        return self._transport.send(_DeadLetterCalls.retry(message_id))
+        return self._transport.send(_DeadLetterCalls.retry(message_id), options)
 
-    def delete(self, message_id: str) -> None:
+    @takes_request_options
+    def delete(self, message_id: str, **options: Unpack[RequestOptions]) -> None:
         """Forget a dead letter; the message's status stays readable.
 
         Raises:
@@ -101,11 +112,15 @@ class DeadLetters:
             NotFoundError: there is no dead letter of that id.
             PermissionDeniedError: the token lacks `admin` on messages.
         """
-        self._transport.send(_DeadLetterCalls.delete(message_id))
+        self._transport.send(_DeadLetterCalls.delete(message_id), options)
 
 
 class AsyncDeadLetters:
     """Messages whose retries ran out, of an `AsyncClient` (`aclient.dead_letters`), awaited.
+
+    Every method that sends a request also takes the per-call `timeout=`, `max_retries=` and
+    `extra_headers=` (`RequestOptions`), which apply to its requests alone; a bad one is a
+    ConfigurationError, raised before anything is sent.
 
     Each method names its own errors below. Invalid arguments raise InvalidArgumentError before
     any request is sent. Any request may also fail with AuthenticationError (401),
@@ -116,7 +131,10 @@ class AsyncDeadLetters:
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
 
-    async def list(self, *, limit: int = 100) -> builtins.list[DeadLetter]:
+    @takes_request_options
+    async def list(
+        self, *, limit: int = 100, **options: Unpack[RequestOptions]
+    ) -> builtins.list[DeadLetter]:
         """Dead letters, oldest first, with their last error.
 
         Returns:
@@ -126,9 +144,10 @@ class AsyncDeadLetters:
             InvalidArgumentError: `limit` is not between 1 and 1000.
             PermissionDeniedError: the token may not consume messages.
         """
-        return await self._transport.send(_DeadLetterCalls.list(limit))
+        return await self._transport.send(_DeadLetterCalls.list(limit), options)
 
-    async def retry(self, message_id: str) -> MessageReceipt:
+    @takes_request_options
+    async def retry(self, message_id: str, **options: Unpack[RequestOptions]) -> MessageReceipt:
         """Deliver a dead letter again, now, with its retries counted from zero.
 
         Returns:
@@ -139,9 +158,10 @@ class AsyncDeadLetters:
             NotFoundError: there is no dead letter of that id.
             PermissionDeniedError: the token lacks `admin` on messages.
         """
-        return await self._transport.send(_DeadLetterCalls.retry(message_id))
+        return await self._transport.send(_DeadLetterCalls.retry(message_id), options)
 
-    async def delete(self, message_id: str) -> None:
+    @takes_request_options
+    async def delete(self, message_id: str, **options: Unpack[RequestOptions]) -> None:
         """Forget a dead letter; the message's status stays readable.
 
         Raises:
@@ -149,7 +169,7 @@ class AsyncDeadLetters:
             NotFoundError: there is no dead letter of that id.
             PermissionDeniedError: the token lacks `admin` on messages.
         """
-        await self._transport.send(_DeadLetterCalls.delete(message_id))
+        await self._transport.send(_DeadLetterCalls.delete(message_id), options)
 
 
 def _dead_letter(letter: GeneratedDeadLetter) -> DeadLetter:

@@ -19,7 +19,9 @@ APIConnectionError/APITimeoutError raised from the original.
 
 Each attempt is logged on the ``sdk`` logger (sdk/_logs.py) and handed to the raw-response Capture
 of its context, if any (sdk/_response.py): so logging and `with_raw_response` cover every call
-from here. `with_settings` makes a transport for `with_options` on the same HTTP client.
+from here. `with_settings` makes a transport for `with_options` on the same HTTP client, and
+`send(call, options)` applies one call's RequestOptions (sdk/_config.py) the same way to that
+call's attempts alone: its timeout, retry policy and headers, on the same HTTP client.
 
 With OpenTelemetry in use (sdk/_tracing.py), every publish request, retries included, runs in a
 PRODUCER span whose W3C trace context it sends as ``traceparent``, and every other request sends
@@ -46,7 +48,7 @@ import httpx
 
 from ._checks import check_idempotency_key
 from ._codec import PLAIN_ENCODER, Codec, encode_document
-from ._config import Settings, redact_url
+from ._config import RequestOptions, Settings, redact_url
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -285,6 +287,14 @@ def _base_url(base_url: str) -> httpx.URL:
     return url.copy_with(raw_path=url.raw_path + b"/")
 
 
+class _CallSettings(NamedTuple):
+    """What a call's RequestOptions make of the client's settings, for each of its attempts."""
+
+    timeout: httpx.Timeout
+    headers: dict[str, str]
+    policy: RetryPolicy
+
+
 class _Transport:
     """What the sync and async transports share: settings, retry policy, requests and reading.
 
@@ -297,12 +307,10 @@ class _Transport:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._policy = RetryPolicy(max_retries=settings.max_retries, timeout=settings.retry_timeout)
+        self._policy = _policy(settings)
         self._base = _base_url(settings.base_url)
         self._urls: dict[str, httpx.URL] = {}
-        self._headers = dict(settings.headers)
-        if settings.api_key is not None:
-            self._headers["Authorization"] = f"Bearer {settings.api_key}"
+        self._headers = _headers(settings)
         self._generated_client: GeneratedClient | None = None
         self._unreadable = _UNREADABLE
         self._tracing = publish_tracing()
@@ -318,8 +326,27 @@ class _Transport:
             self._urls[path] = url
         return url
 
-    def _request(self, call: Call[Any], http: httpx.Client | httpx.AsyncClient) -> httpx.Request:
-        headers = self._headers
+    def _for_call(self, options: RequestOptions | None) -> _CallSettings | None:
+        """The settings of a call given `options`; None, for the client's own, without any.
+
+        Raises:
+            ConfigurationError: an option's value is refused (see `Settings.for_call`).
+        """
+        if not options:
+            return None
+        settings = self.settings.for_call(options)
+        return _CallSettings(settings.timeout, _headers(settings), _policy(settings))
+
+    def _request(
+        self,
+        call: Call[Any],
+        http: httpx.Client | httpx.AsyncClient,
+        for_call: _CallSettings | None,
+    ) -> httpx.Request:
+        if for_call is None:
+            headers, timeout = self._headers, self.settings.timeout
+        else:
+            headers, timeout = for_call.headers, for_call.timeout
         if call.headers:
             headers = {**headers, **call.headers}
         return http.build_request(
@@ -328,7 +355,7 @@ class _Transport:
             params=call.params,
             headers=headers,
             content=call.content,
-            timeout=self.settings.timeout,
+            timeout=timeout,
         )
 
     def _generated(self) -> GeneratedClient:
@@ -419,6 +446,18 @@ class _Transport:
         return PublishError(call.target(), str(error))
 
 
+def _policy(settings: Settings) -> RetryPolicy:
+    return RetryPolicy(max_retries=settings.max_retries, timeout=settings.retry_timeout)
+
+
+def _headers(settings: Settings) -> dict[str, str]:
+    """The headers of every request made with `settings`: the extra ones, then the API key."""
+    headers = dict(settings.headers)
+    if settings.api_key is not None:
+        headers["Authorization"] = f"Bearer {settings.api_key}"
+    return headers
+
+
 def _json_or_none(response: httpx.Response) -> object:
     """The answer's JSON, or None when it has none."""
     try:
@@ -447,26 +486,35 @@ class SyncTransport(_Transport):
         self._owns_http_client = http_client is None
         self._http = http_client if http_client is not None else own_client(proxy)
 
-    def send(self, call: Call[T]) -> T:
-        """The call's result, retried as the policy allows; failures raise typed errors."""
+    def send(self, call: Call[T], options: RequestOptions | None = None) -> T:
+        """The call's result, retried as the policy allows; failures raise typed errors.
+        `options`, the call's own, change its timeout, retries and headers.
+
+        Raises:
+            ConfigurationError: an option's value is refused, before anything is sent.
+        """
+        for_call = self._for_call(options)
         if self._tracing is not None:
             with self._tracing.sending(call) as traced:
-                return self._send(traced)
-        return self._send(call)
+                return self._send(traced, for_call)
+        return self._send(call, for_call)
 
-    def _send(self, call: Call[T]) -> T:
+    def _send(self, call: Call[T], for_call: _CallSettings | None) -> T:
         capture = CAPTURE.get()
         if capture is not None:
             capture.sending()
+        policy = self._policy if for_call is None else for_call.policy
         try:
-            return retry_sync(lambda: self._send_once(call), policy=self._policy, what=call.what)
+            return retry_sync(
+                lambda: self._send_once(call, for_call), policy=policy, what=call.what
+            )
         except APIError as error:
             if call.publish_target is None:
                 raise
             raise self._publish_error(call, error) from error
 
-    def _send_once(self, call: Call[T]) -> T:
-        request = self._request(call, self._http)
+    def _send_once(self, call: Call[T], for_call: _CallSettings | None) -> T:
+        request = self._request(call, self._http, for_call)
         capture = CAPTURE.get()
         started = self._attempting(capture)
         try:
@@ -508,29 +556,36 @@ class AsyncTransport(_Transport):
         self._owns_http_client = http_client is None
         self._http = http_client if http_client is not None else own_async_client(proxy)
 
-    async def send(self, call: Call[T]) -> T:
-        """The call's result, retried as the policy allows; failures raise typed errors."""
+    async def send(self, call: Call[T], options: RequestOptions | None = None) -> T:
+        """The call's result, retried as the policy allows; failures raise typed errors.
+        `options`, the call's own, change its timeout, retries and headers.
+
+        Raises:
+            ConfigurationError: an option's value is refused, before anything is sent.
+        """
+        for_call = self._for_call(options)
         if self._tracing is not None:
             with self._tracing.sending(call) as traced:
-                return await self._send(traced)
-        return await self._send(call)
+                return await self._send(traced, for_call)
+        return await self._send(call, for_call)
 
-    async def _send(self, call: Call[T]) -> T:
+    async def _send(self, call: Call[T], for_call: _CallSettings | None) -> T:
         capture = CAPTURE.get()
         if capture is not None:
             capture.sending()
+        policy = self._policy if for_call is None else for_call.policy
         try:
             return await retry_async(
-                lambda: self._send_once(call), policy=self._policy, what=call.what
+                lambda: self._send_once(call, for_call), policy=policy, what=call.what
             )
         except APIError as error:
             if call.publish_target is None:
                 raise
             raise self._publish_error(call, error) from error
 
-    async def _send_once(self, call: Call[T]) -> T:
+    async def _send_once(self, call: Call[T], for_call: _CallSettings | None) -> T:
         http = self._http
-        request = self._request(call, http)
+        request = self._request(call, http, for_call)
         capture = CAPTURE.get()
         started = self._attempting(capture)
         try:

@@ -6,9 +6,16 @@
 a class's `__init__`, such as a frozen dataclass's. The wrapped call is made as it is, inside a
 `try` that costs nothing until it raises: only a TypeError is looked at, and only one whose call
 passed a keyword the function does not take is rewritten, since such a call never reaches the
-function's body. A TypeError the body raises passes through untouched. The wrappers keep the
-signature (`__wrapped__`) for `inspect.signature`, help() and IDEs, and their ParamSpec typing
-keeps it for type checkers.
+function's body. A TypeError the body raises passes through untouched.
+
+`takes_request_options` wraps a call taking the per-call request options as
+`**options: Unpack[RequestOptions]` (sdk/_config.py), where Python would take any name: it
+refuses any other before the call is made, with the same suggestion; the check is one subset
+test of the keywords given. A request option given to a call that takes none (`publish_nowait`)
+is refused saying where such options go.
+
+The wrappers keep the signature (`__wrapped__`) for `inspect.signature`, help() and IDEs, and
+their ParamSpec typing keeps it for type checkers.
 """
 
 from __future__ import annotations
@@ -20,10 +27,13 @@ from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping
 from types import CodeType
 from typing import Any, ParamSpec, TypeVar, cast
 
+from ._config import REQUEST_OPTION_NAMES
+
 __all__ = [
     "suggests_init_keywords",
     "suggests_keywords",
     "suggests_option_keywords",
+    "takes_request_options",
     "unexpected_keyword",
 ]
 
@@ -44,7 +54,19 @@ def unexpected_keyword(where: str, name: str, known: Iterable[str]) -> TypeError
     """
     close = difflib.get_close_matches(name, sorted(set(known) - _RECEIVERS), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
+    if not close and name in REQUEST_OPTION_NAMES:
+        # Such a call shares its requests with others (publish_nowait) or makes none of its own.
+        hint = (
+            f"; it takes no per-call request options: client.with_options({name}=...) sets "
+            "them for a client"
+        )
     return TypeError(f"{where}() got an unexpected keyword argument {name!r}{hint}")
+
+
+def _parameters(function: Callable[..., Any]) -> tuple[str, ...]:
+    """The names `function` takes as keywords, `**options` aside."""
+    code: CodeType = inspect.unwrap(function).__code__
+    return code.co_varnames[code.co_posonlyargcount : code.co_argcount + code.co_kwonlyargcount]
 
 
 def _rewritten(
@@ -57,9 +79,7 @@ def _rewritten(
     passed only keywords `function` takes (then the error came from elsewhere: its body).
     """
     code: CodeType = inspect.unwrap(function).__code__
-    known: Collection[str] = code.co_varnames[
-        code.co_posonlyargcount : code.co_argcount + code.co_kwonlyargcount
-    ]
+    known: Collection[str] = _parameters(function)
     if code.co_flags & inspect.CO_VARKEYWORDS:
         # `**options` takes any name, so the body may have run: only a call that does not bind
         # (a misspelled required keyword, say) is the caller's mistake.
@@ -75,12 +95,27 @@ def _rewritten(
     return None
 
 
-def _wrapped(function: Callable[P, R], options: Collection[str]) -> Callable[P, R]:
+def _wrapped(
+    function: Callable[P, R], options: Collection[str], *, checked: bool = False
+) -> Callable[P, R]:
+    """`function` rewriting the TypeError of a misspelled keyword; `checked`: refusing, before
+    the call, any keyword that is neither a parameter nor one of `options`.
+    """
+    # Empty when not `checked`, so that the check below costs one truth test.
+    allowed = frozenset((*_parameters(function), *options)) if checked else frozenset()
+
+    def refuse(kwargs: Mapping[str, object]) -> None:
+        for name in kwargs:
+            if name not in allowed:
+                raise unexpected_keyword(function.__qualname__, name, allowed)
+
     if inspect.iscoroutinefunction(function):
         coroutine = cast("Callable[..., Coroutine[Any, Any, Any]]", function)
 
         @functools.wraps(function)
         async def awaited(*args: Any, **kwargs: Any) -> Any:
+            if allowed and not kwargs.keys() <= allowed:
+                refuse(kwargs)
             try:
                 running = coroutine(*args, **kwargs)
             except TypeError as error:
@@ -94,6 +129,8 @@ def _wrapped(function: Callable[P, R], options: Collection[str]) -> Callable[P, 
 
     @functools.wraps(function)
     def called(*args: P.args, **kwargs: P.kwargs) -> R:
+        if allowed and not kwargs.keys() <= allowed:
+            refuse(kwargs)
         try:
             return function(*args, **kwargs)
         except TypeError as error:
@@ -128,6 +165,17 @@ def suggests_option_keywords(
     """
     names = frozenset(options)
     return lambda function: _wrapped(function, names)
+
+
+def takes_request_options(function: Callable[P, R]) -> Callable[P, R]:
+    """`suggests_keywords` for a call whose `**options` are the RequestOptions (`timeout`,
+    `max_retries`, `extra_headers`): any other keyword is refused before the call, naming the
+    closest parameter or option, as Python would refuse it without `**options`.
+
+    Returns:
+        A wrapper with `function`'s signature, docstring and kind.
+    """
+    return _wrapped(function, REQUEST_OPTION_NAMES, checked=True)
 
 
 def suggests_init_keywords(cls: ClassT) -> ClassT:

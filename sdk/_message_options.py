@@ -1,5 +1,6 @@
 """The options of a message publish (`MessageOptions`) and the checks of their values, made
-before any request: destinations, methods, headers and retry delays.
+before any request: destinations, methods, headers and retry delays; and the publish's own
+request options among them (`request_options`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from datetime import timedelta
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, get_args
 
+import httpx
+
 from ._arguments import HttpMethod, Redact
+from ._config import RequestOptions, check_timeout
 from ._durations import Duration, Timestamp, parse_duration_text, to_millis
 from ._exceptions import InvalidArgumentError
 from ._keywords import unexpected_keyword
@@ -36,6 +40,7 @@ __all__ = [
     "lists_options",
     "redact_request",
     "request_headers",
+    "request_options",
     "retry_delay_text",
 ]
 
@@ -54,6 +59,13 @@ class MessageOptions(TypedDict, total=False):
     go with each request to `callback` and `failure_callback`, by the rules of `headers`.
     `redact` (a `Redact`, or a dict of its fields) keeps the body or the values of the headers
     it names from every reader of the message; they are still delivered.
+
+    `request_timeout`, `max_retries` and `extra_headers` are the publish's own request options
+    (`RequestOptions`), not the message's: `request_timeout` is what `timeout=` is to every other
+    call (seconds or an `httpx.Timeout` for each attempt of the request), since `timeout` here
+    is how long a delivery may take; `max_retries` counts the SDK's retries of the request, where
+    `retries` counts the service's deliveries; `extra_headers` go to the service with the
+    request, where `headers` go with each delivery.
     """
 
     content_type: str | None
@@ -72,6 +84,9 @@ class MessageOptions(TypedDict, total=False):
     content_based_deduplication: bool
     redact: Redact | Mapping[str, Any] | None
     idempotency_key: str | None
+    request_timeout: float | httpx.Timeout
+    max_retries: int
+    extra_headers: Mapping[str, str]
 
 
 OPTION_NAMES = frozenset(MessageOptions.__annotations__)
@@ -82,7 +97,9 @@ _OPTIONS_HELP = """
         Options, all keyword-only and optional (see `MessageOptions`): `content_type`, `method`,
         `headers`, `delay`, `not_before`, `retries`, `retry_delay`, `callback`,
         `callback_headers`, `failure_callback`, `failure_callback_headers`, `timeout`,
-        `deduplication_id`, `content_based_deduplication`, `redact`, `idempotency_key`. Any other keyword is a TypeError, as for every other publish.
+        `deduplication_id`, `content_based_deduplication`, `redact`, `idempotency_key`; and the
+        request's own `request_timeout`, `max_retries` and `extra_headers` (`timeout` being the
+        delivery's). Any other keyword is a TypeError, as for every other publish.
 """
 _RETURNS = "\n\n        Returns:"
 PublishT = TypeVar("PublishT", bound=Callable[..., Any])
@@ -95,6 +112,26 @@ def lists_options(method: PublishT) -> PublishT:
     summary, returns, sections = (method.__doc__ or "").rstrip().partition(_RETURNS)
     method.__doc__ = summary + _OPTIONS_HELP.rstrip() + returns + sections + "\n"
     return method
+
+
+def request_options(options: MessageOptions) -> RequestOptions:
+    """The RequestOptions of a publish given `options`: `request_timeout` as `timeout`.
+
+    Returns:
+        The options for the transport to send the publish with.
+
+    Raises:
+        ConfigurationError: `request_timeout` is neither a positive number of seconds nor an
+            httpx.Timeout.
+    """
+    request = RequestOptions()
+    if "request_timeout" in options:
+        request["timeout"] = check_timeout(options["request_timeout"], name="request_timeout")
+    if "max_retries" in options:
+        request["max_retries"] = options["max_retries"]
+    if "extra_headers" in options:
+        request["extra_headers"] = options["extra_headers"]
+    return request
 
 
 def check_option_names(options: Mapping[str, Any], method: str) -> None:

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any, Unpack, overload
 
 from ._arguments import MessageRequest, MessageState
 from ._codec import Codec
+from ._config import RequestOptions
 from ._http import AsyncTransport, SyncTransport
-from ._keywords import suggests_keywords, suggests_option_keywords
+from ._keywords import suggests_option_keywords, takes_request_options
 from ._message_calls import MessageCalls
 from ._message_listing import message_page
-from ._message_options import OPTION_NAMES, MessageOptions, lists_options
+from ._message_options import OPTION_NAMES, MessageOptions, lists_options, request_options
 from ._pages import aiterate_pages, iterate_pages
 
 if TYPE_CHECKING:
@@ -36,6 +37,11 @@ class Messages:
     html = "<h1>Hi</h1>"
     client.messages.publish(url="https://example.com/page", body=html, content_type="text/html")
     ```
+
+    Every method that sends a request also takes the per-call `timeout=`, `max_retries=` and
+    `extra_headers=` (`RequestOptions`), which apply to its requests alone; a bad one is a
+    ConfigurationError, raised before anything is sent. The publishes take `request_timeout=`
+    for `timeout=`, which is their messages' delivery timeout.
 
     Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
     subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any request
@@ -95,7 +101,8 @@ class Messages:
         return self._transport.send(
             self._calls.publish(
                 url=url, url_group=url_group, body=body, as_json=False, options=options
-            )
+            ),
+            request_options(options),
         )
 
     @overload
@@ -143,12 +150,17 @@ class Messages:
         return self._transport.send(
             self._calls.publish(
                 url=url, url_group=url_group, body=body, as_json=True, options=options
-            )
+            ),
+            request_options(options),
         )
 
-    @suggests_keywords
+    @takes_request_options
     def batch(
-        self, messages: Iterable[MessageRequest], *, idempotency_key: str | None = None
+        self,
+        messages: Iterable[MessageRequest],
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[builtins.list[MessageReceipt]]:
         """Publish several messages all or none; one list of receipts per message, in order.
 
@@ -165,9 +177,10 @@ class Messages:
             PublishError: as for `publish_json`; nothing was published.
         """
         call = self._calls.batch(messages, idempotency_key=idempotency_key)
-        return [] if call is None else self._transport.send(call)
+        return [] if call is None else self._transport.send(call, options)
 
-    def get(self, message_id: str) -> Message:
+    @takes_request_options
+    def get(self, message_id: str, **options: Unpack[RequestOptions]) -> Message:
         """A message's state and every delivery attempt.
 
         Returns:
@@ -177,14 +190,16 @@ class Messages:
             BadRequestError: `message_id` is not a message id (`msg_...`).
             NotFoundError: no message has that id.
         """
-        return self._transport.send(self._calls.get(message_id))
+        return self._transport.send(self._calls.get(message_id), options)
 
+    @takes_request_options
     def list(
         self,
         *,
         state: MessageState | None = None,
         url_group: str | None = None,
         limit: int = 100,
+        **options: Unpack[RequestOptions],
     ) -> Iterator[Message]:
         """Every message the token may see, newest first.
 
@@ -202,9 +217,10 @@ class Messages:
                 Each page's request may fail as the class docstring says.
         """
         page = partial(message_page, state, url_group, limit)
-        return iterate_pages(self._transport.send, page)
+        return iterate_pages(partial(self._transport.send, options=options), page)
 
-    def cancel(self, message_id: str) -> Message:
+    @takes_request_options
+    def cancel(self, message_id: str, **options: Unpack[RequestOptions]) -> Message:
         """Cancel a message not delivered yet; it stays readable, in state `cancelled`.
 
         Returns:
@@ -216,9 +232,10 @@ class Messages:
             ConflictError: the message is no longer scheduled: being delivered, delivered,
                 failed or cancelled already (`invalid_state`).
         """
-        return self._transport.send(self._calls.cancel(message_id))
+        return self._transport.send(self._calls.cancel(message_id), options)
 
-    def signing_keys(self) -> SigningKeys:
+    @takes_request_options
+    def signing_keys(self, **options: Unpack[RequestOptions]) -> SigningKeys:
         """The current and next keys that sign deliveries, for a `Receiver`.
 
         Returns:
@@ -228,11 +245,16 @@ class Messages:
             PermissionDeniedError: the token lacks `admin` on every message (messages named
                 `*`); no URL glob is enough.
         """
-        return self._transport.send(self._calls.signing_keys())
+        return self._transport.send(self._calls.signing_keys(), options)
 
 
 class AsyncMessages:
     """HTTP messages of an `AsyncClient` (`aclient.messages`), to be awaited; see `Messages`.
+
+    Every method that sends a request also takes the per-call `timeout=`, `max_retries=` and
+    `extra_headers=` (`RequestOptions`), which apply to its requests alone; a bad one is a
+    ConfigurationError, raised before anything is sent. The publishes take `request_timeout=`
+    for `timeout=`, which is their messages' delivery timeout.
 
     Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
     subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any request
@@ -292,7 +314,8 @@ class AsyncMessages:
         return await self._transport.send(
             self._calls.publish(
                 url=url, url_group=url_group, body=body, as_json=False, options=options
-            )
+            ),
+            request_options(options),
         )
 
     @overload
@@ -340,12 +363,17 @@ class AsyncMessages:
         return await self._transport.send(
             self._calls.publish(
                 url=url, url_group=url_group, body=body, as_json=True, options=options
-            )
+            ),
+            request_options(options),
         )
 
-    @suggests_keywords
+    @takes_request_options
     async def batch(
-        self, messages: Iterable[MessageRequest], *, idempotency_key: str | None = None
+        self,
+        messages: Iterable[MessageRequest],
+        *,
+        idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[builtins.list[MessageReceipt]]:
         """Publish several messages all or none; one list of receipts per message, in order.
 
@@ -362,9 +390,10 @@ class AsyncMessages:
             PublishError: as for `publish_json`; nothing was published.
         """
         call = self._calls.batch(messages, idempotency_key=idempotency_key)
-        return [] if call is None else await self._transport.send(call)
+        return [] if call is None else await self._transport.send(call, options)
 
-    async def get(self, message_id: str) -> Message:
+    @takes_request_options
+    async def get(self, message_id: str, **options: Unpack[RequestOptions]) -> Message:
         """A message's state and every delivery attempt.
 
         Returns:
@@ -374,14 +403,16 @@ class AsyncMessages:
             BadRequestError: `message_id` is not a message id (`msg_...`).
             NotFoundError: no message has that id.
         """
-        return await self._transport.send(self._calls.get(message_id))
+        return await self._transport.send(self._calls.get(message_id), options)
 
+    @takes_request_options
     def list(
         self,
         *,
         state: MessageState | None = None,
         url_group: str | None = None,
         limit: int = 100,
+        **options: Unpack[RequestOptions],
     ) -> AsyncIterator[Message]:
         """Every message the token may see, newest first.
 
@@ -399,9 +430,10 @@ class AsyncMessages:
                 Each page's request may fail as the class docstring says.
         """
         page = partial(message_page, state, url_group, limit)
-        return aiterate_pages(self._transport.send, page)
+        return aiterate_pages(partial(self._transport.send, options=options), page)
 
-    async def cancel(self, message_id: str) -> Message:
+    @takes_request_options
+    async def cancel(self, message_id: str, **options: Unpack[RequestOptions]) -> Message:
         """Cancel a message not delivered yet; it stays readable, in state `cancelled`.
 
         Returns:
@@ -413,9 +445,10 @@ class AsyncMessages:
             ConflictError: the message is no longer scheduled: being delivered, delivered,
                 failed or cancelled already (`invalid_state`).
         """
-        return await self._transport.send(self._calls.cancel(message_id))
+        return await self._transport.send(self._calls.cancel(message_id), options)
 
-    async def signing_keys(self) -> SigningKeys:
+    @takes_request_options
+    async def signing_keys(self, **options: Unpack[RequestOptions]) -> SigningKeys:
         """The current and next keys that sign deliveries, for a `Receiver`.
 
         Returns:
@@ -425,4 +458,4 @@ class AsyncMessages:
             PermissionDeniedError: the token lacks `admin` on every message (messages named
                 `*`); no URL glob is enough.
         """
-        return await self._transport.send(self._calls.signing_keys())
+        return await self._transport.send(self._calls.signing_keys(), options)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
+from ._config import RequestOptions
 from ._exceptions import ConfigurationError
-from ._keywords import suggests_keywords
+from ._keywords import takes_request_options
 from ._stream import Stream
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ class Publisher(_PublisherBase):
         super().__init__(stream, approximate=approximate)
         self._streams = streams
 
-    @suggests_keywords
+    @takes_request_options
     def publish(
         self,
         body: Any,
@@ -84,6 +85,7 @@ class Publisher(_PublisherBase):
         maxlen: int | None = None,
         approximate: bool | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> str:
         """Append `body` to the stream and return the new entry id; see `Client.publish`.
 
@@ -101,6 +103,7 @@ class Publisher(_PublisherBase):
             maxlen=maxlen,
             approximate=self.approximate if approximate is None else approximate,
             idempotency_key=idempotency_key,
+            **options,
         )
 
 
@@ -111,7 +114,7 @@ class AsyncPublisher(_PublisherBase):
         super().__init__(stream, approximate=approximate)
         self._streams = streams
 
-    @suggests_keywords
+    @takes_request_options
     async def publish(
         self,
         body: Any,
@@ -119,6 +122,7 @@ class AsyncPublisher(_PublisherBase):
         maxlen: int | None = None,
         approximate: bool | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> str:
         """Append `body` to the stream and return the new entry id; see `AsyncClient.publish`.
 
@@ -136,6 +140,7 @@ class AsyncPublisher(_PublisherBase):
             maxlen=maxlen,
             approximate=self.approximate if approximate is None else approximate,
             idempotency_key=idempotency_key,
+            **options,
         )
 
 

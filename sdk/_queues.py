@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 from ._arguments import JobRequest, JobState
 from ._batching import AsyncBackgroundBatcher, AsyncCoalescer, BackgroundBatcher, SyncCoalescer
 from ._codec import Codec
+from ._config import RequestOptions
 from ._durations import Duration
 from ._http import AsyncTransport, SyncTransport
-from ._keywords import suggests_keywords
+from ._keywords import suggests_keywords, takes_request_options
 from ._queue_calls import (
     QueueAdminCalls,
     QueueCalls,
@@ -42,6 +43,10 @@ HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
 class Queues:
     """Queue administration of a `Client` (`client.queues`): create, inspect, delete.
 
+    Every method that sends a request also takes the per-call `timeout=`, `max_retries=` and
+    `extra_headers=` (`RequestOptions`), which apply to its requests alone; a bad one is a
+    ConfigurationError, raised before anything is sent.
+
     Each method names its own errors below. An invalid argument raises InvalidArgumentError (or
     its subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any
     request may also fail with AuthenticationError (401), PermissionDeniedError (403) and, once
@@ -53,6 +58,7 @@ class Queues:
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
 
+    @takes_request_options
     def create(
         self,
         name: str,
@@ -61,6 +67,7 @@ class Queues:
         lease: Duration | None = None,
         retention: Duration | None = None,
         deduplication_window: Duration | None = None,
+        **options: Unpack[RequestOptions],
     ) -> QueueInfo:
         """Create queue `name`, or replace the settings of an existing one (its jobs stay).
 
@@ -86,10 +93,12 @@ class Queues:
                 lease=lease,
                 retention=retention,
                 deduplication_window=deduplication_window,
-            )
+            ),
+            options,
         )
 
-    def get(self, name: str) -> QueueInfo:
+    @takes_request_options
+    def get(self, name: str, **options: Unpack[RequestOptions]) -> QueueInfo:
         """The queue's settings and job counts.
 
         Returns:
@@ -99,9 +108,10 @@ class Queues:
             InvalidNameError: `name` is not a valid queue name.
             NotFoundError: the queue does not exist.
         """
-        return self._transport.send(QueueAdminCalls.get(name))
+        return self._transport.send(QueueAdminCalls.get(name), options)
 
-    def list(self) -> builtins.list[QueueInfo]:
+    @takes_request_options
+    def list(self, **options: Unpack[RequestOptions]) -> builtins.list[QueueInfo]:
         """Every queue the API key may see, by name.
 
         Returns:
@@ -110,9 +120,10 @@ class Queues:
         Raises:
             PermissionDeniedError: the token has no permission on any queue.
         """
-        return self._transport.send(QueueAdminCalls.list())
+        return self._transport.send(QueueAdminCalls.list(), options)
 
-    def delete(self, name: str) -> None:
+    @takes_request_options
+    def delete(self, name: str, **options: Unpack[RequestOptions]) -> None:
         """Delete the queue and every job in it, leased ones included.
 
         Raises:
@@ -120,11 +131,15 @@ class Queues:
             NotFoundError: the queue does not exist.
             PermissionDeniedError: the token lacks `admin` on the queue.
         """
-        self._transport.send(QueueAdminCalls.delete(name))
+        self._transport.send(QueueAdminCalls.delete(name), options)
 
 
 class AsyncQueues:
     """Queue administration of an `AsyncClient` (`aclient.queues`), to be awaited.
+
+    Every method that sends a request also takes the per-call `timeout=`, `max_retries=` and
+    `extra_headers=` (`RequestOptions`), which apply to its requests alone; a bad one is a
+    ConfigurationError, raised before anything is sent.
 
     Each method names its own errors below. An invalid argument raises InvalidArgumentError (or
     its subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any
@@ -137,6 +152,7 @@ class AsyncQueues:
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
 
+    @takes_request_options
     async def create(
         self,
         name: str,
@@ -145,6 +161,7 @@ class AsyncQueues:
         lease: Duration | None = None,
         retention: Duration | None = None,
         deduplication_window: Duration | None = None,
+        **options: Unpack[RequestOptions],
     ) -> QueueInfo:
         """Create queue `name`, or replace the settings of an existing one (its jobs stay).
 
@@ -170,10 +187,12 @@ class AsyncQueues:
                 lease=lease,
                 retention=retention,
                 deduplication_window=deduplication_window,
-            )
+            ),
+            options,
         )
 
-    async def get(self, name: str) -> QueueInfo:
+    @takes_request_options
+    async def get(self, name: str, **options: Unpack[RequestOptions]) -> QueueInfo:
         """The queue's settings and job counts.
 
         Returns:
@@ -183,9 +202,10 @@ class AsyncQueues:
             InvalidNameError: `name` is not a valid queue name.
             NotFoundError: the queue does not exist.
         """
-        return await self._transport.send(QueueAdminCalls.get(name))
+        return await self._transport.send(QueueAdminCalls.get(name), options)
 
-    async def list(self) -> builtins.list[QueueInfo]:
+    @takes_request_options
+    async def list(self, **options: Unpack[RequestOptions]) -> builtins.list[QueueInfo]:
         """Every queue the API key may see, by name.
 
         Returns:
@@ -194,9 +214,10 @@ class AsyncQueues:
         Raises:
             PermissionDeniedError: the token has no permission on any queue.
         """
-        return await self._transport.send(QueueAdminCalls.list())
+        return await self._transport.send(QueueAdminCalls.list(), options)
 
-    async def delete(self, name: str) -> None:
+    @takes_request_options
+    async def delete(self, name: str, **options: Unpack[RequestOptions]) -> None:
         """Delete the queue and every job in it, leased ones included.
 
         Raises:
@@ -204,7 +225,7 @@ class AsyncQueues:
             NotFoundError: the queue does not exist.
             PermissionDeniedError: the token lacks `admin` on the queue.
         """
-        await self._transport.send(QueueAdminCalls.delete(name))
+        await self._transport.send(QueueAdminCalls.delete(name), options)
 
 
 class Queue:
@@ -220,6 +241,10 @@ class Queue:
     def send(job: dict) -> None:
         ...  # acknowledged on return, given back for a retry on an exception
     ```
+
+    Every method that sends a request, `publish_nowait` aside, also takes the per-call
+    `timeout=`, `max_retries=` and `extra_headers=` (`RequestOptions`), which apply to its
+    requests alone; a bad one is a ConfigurationError, raised before anything is sent.
 
     Each method names its own errors below. An invalid argument raises InvalidArgumentError (or
     its subclasses InvalidTopicError and InvalidDurationError) before any request is sent. Any
@@ -251,7 +276,7 @@ class Queue:
     def __repr__(self) -> str:
         return f"Queue({self.name!r})"
 
-    @suggests_keywords
+    @takes_request_options
     def publish(
         self,
         topic: str,
@@ -260,6 +285,7 @@ class Queue:
         delay: Duration | None = None,
         deduplication_id: str | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> JobReceipt:
         """Submit a job; the receipt confirms acceptance, not execution.
 
@@ -282,9 +308,11 @@ class Queue:
         job = self._calls.checked_job(
             topic, payload, delay=delay, deduplication_id=deduplication_id
         )
-        if self._batched is not None and idempotency_key is None:
+        if self._batched is not None and idempotency_key is None and not options:
             return self._batched.submit(self.name, job)
-        return self._transport.send(self._calls.publish_one(job, idempotency_key=idempotency_key))
+        return self._transport.send(
+            self._calls.publish_one(job, idempotency_key=idempotency_key), options
+        )
 
     @suggests_keywords
     def publish_nowait(
@@ -305,7 +333,8 @@ class Queue:
         (a job the service refuses for its content is sent again on its own, so it fails alone).
         Until then the job may be lost with this process. `client.flush()` waits for every
         future so far; `client.close()` flushes first. At most 10,000 jobs wait at once: past
-        that this call blocks until the sender catches up.
+        that this call blocks until the sender catches up. It takes no request options, as its
+        requests carry other jobs too: set them with `client.with_options(...)`.
 
         Returns:
             A `concurrent.futures.Future` of the job's `JobReceipt`.
@@ -322,12 +351,13 @@ class Queue:
         )
         return self._sender.submit(self.name, job)
 
-    @suggests_keywords
+    @takes_request_options
     def publish_many(
         self,
         jobs: Iterable[JobRequest | tuple[str, Any]],
         *,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[JobReceipt]:
         """Submit `JobRequest`s or `(topic, payload)` pairs in one request, all or none.
 
@@ -342,7 +372,7 @@ class Queue:
             PublishError: as for `publish`; no job was accepted.
         """
         call = self._calls.publish_many(jobs, idempotency_key=idempotency_key)
-        return [] if call is None else self._transport.send(call)
+        return [] if call is None else self._transport.send(call, options)
 
     def subscribe(
         self,
@@ -381,7 +411,8 @@ class Queue:
             asynchronous=False,
         )
 
-    def info(self) -> QueueInfo:
+    @takes_request_options
+    def info(self, **options: Unpack[RequestOptions]) -> QueueInfo:
         """The queue's settings and job counts.
 
         Returns:
@@ -390,9 +421,12 @@ class Queue:
         Raises:
             NotFoundError: the queue no longer exists.
         """
-        return self._transport.send(self._calls.info())
+        return self._transport.send(self._calls.info(), options)
 
-    def jobs(self, *, state: JobState | None = None, limit: int = 100) -> builtins.list[Job]:
+    @takes_request_options
+    def jobs(
+        self, *, state: JobState | None = None, limit: int = 100, **options: Unpack[RequestOptions]
+    ) -> builtins.list[Job]:
         """The queue's jobs in `state` (dead jobs, for instance; every state when None).
 
         Returns:
@@ -402,9 +436,10 @@ class Queue:
             InvalidArgumentError: `limit` is not an int from 1 to 1000.
             UnprocessableEntityError: `state` is not a JobState.
         """
-        return self._transport.send(self._calls.jobs(state=state, limit=limit))
+        return self._transport.send(self._calls.jobs(state=state, limit=limit), options)
 
-    def job(self, job_id: str) -> Job:
+    @takes_request_options
+    def job(self, job_id: str, **options: Unpack[RequestOptions]) -> Job:
         """One job's state, attempts and last error.
 
         Returns:
@@ -414,9 +449,10 @@ class Queue:
             BadRequestError: `job_id` is not a job id (`job_...`).
             NotFoundError: the queue has no such job.
         """
-        return self._transport.send(self._calls.job(job_id))
+        return self._transport.send(self._calls.job(job_id), options)
 
-    def retry(self, job_id: str) -> Job:
+    @takes_request_options
+    def retry(self, job_id: str, **options: Unpack[RequestOptions]) -> Job:
         """Make a dead job ready again with fresh attempts.
 
         Returns:
@@ -427,9 +463,10 @@ class Queue:
             NotFoundError: the queue has no such job.
             ConflictError: the job is not dead (`invalid_state`).
         """
-        return self._transport.send(self._calls.retry(job_id))
+        return self._transport.send(self._calls.retry(job_id), options)
 
-    def delete_job(self, job_id: str) -> None:
+    @takes_request_options
+    def delete_job(self, job_id: str, **options: Unpack[RequestOptions]) -> None:
         """Delete a dead job now, instead of at the end of the queue's retention.
 
         A deduplication id it had still counts until its window ends.
@@ -439,8 +476,9 @@ class Queue:
             NotFoundError: the queue has no such job.
             ConflictError: the job is not dead (`invalid_state`).
         """
-        self._transport.send(self._calls.delete_job(job_id))
+        self._transport.send(self._calls.delete_job(job_id), options)
 
+    @takes_request_options
     def lease(
         self,
         *,
@@ -449,6 +487,7 @@ class Queue:
         max_jobs: int = 1,
         lease: Duration | None = None,
         wait: Duration = 0,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[LeasedJob]:
         """Lease ready jobs by hand (what `run()` does for subscriptions); ack or nack each.
 
@@ -470,10 +509,12 @@ class Queue:
         return self._transport.send(
             self._calls.lease(
                 consumer=consumer, topics=topics, max_jobs=max_jobs, lease=lease, wait=wait
-            )
+            ),
+            options,
         )
 
-    def ack(self, job: LeasedJob) -> Job:
+    @takes_request_options
+    def ack(self, job: LeasedJob, **options: Unpack[RequestOptions]) -> Job:
         """Mark a leased job done.
 
         Returns:
@@ -484,9 +525,12 @@ class Queue:
             ConflictError: the job's lease has ended or belongs to another worker
                 (`lease_expired`); the job was acknowledged already, say.
         """
-        return self._transport.send(self._calls.ack(job))
+        return self._transport.send(self._calls.ack(job), options)
 
-    def ack_many(self, jobs: Iterable[LeasedJob]) -> builtins.list[JobAckResult]:
+    @takes_request_options
+    def ack_many(
+        self, jobs: Iterable[LeasedJob], **options: Unpack[RequestOptions]
+    ) -> builtins.list[JobAckResult]:
         """Mark many leased jobs done in one request (1 to 1,000 of this queue's).
 
         One that fails does not stop the others. Each acknowledgement is durable once this
@@ -500,9 +544,17 @@ class Queue:
             InvalidArgumentError: no jobs, or more than 1000, before any request.
             NotFoundError: the queue does not exist.
         """
-        return self._transport.send(self._calls.ack_many(jobs))
+        return self._transport.send(self._calls.ack_many(jobs), options)
 
-    def nack(self, job: LeasedJob, *, retry_delay: Duration = 0, error: str | None = None) -> Job:
+    @takes_request_options
+    def nack(
+        self,
+        job: LeasedJob,
+        *,
+        retry_delay: Duration = 0,
+        error: str | None = None,
+        **options: Unpack[RequestOptions],
+    ) -> Job:
         """Give a leased job back, ready again after `retry_delay`, recording `error`.
 
         The lease ends now. A job that has used all of its attempts moves to the dead letters
@@ -517,9 +569,12 @@ class Queue:
             ConflictError: the job's lease has ended or belongs to another worker
                 (`lease_expired`).
         """
-        return self._transport.send(self._calls.nack(job, retry_delay=retry_delay, error=error))
+        return self._transport.send(
+            self._calls.nack(job, retry_delay=retry_delay, error=error), options
+        )
 
-    def extend(self, job: LeasedJob, *, lease: Duration) -> Job:
+    @takes_request_options
+    def extend(self, job: LeasedJob, *, lease: Duration, **options: Unpack[RequestOptions]) -> Job:
         """Extend a job's lease to `lease` from now.
 
         Returns:
@@ -531,13 +586,17 @@ class Queue:
             ConflictError: the job's lease has ended or belongs to another worker
                 (`lease_expired`).
         """
-        return self._transport.send(self._calls.extend(job, lease=lease))
+        return self._transport.send(self._calls.extend(job, lease=lease), options)
 
 
 class AsyncQueue:
     """One existing queue of an `AsyncClient`, from `await aclient.init_queue(name)`.
 
     The methods are `Queue`'s, to be awaited (all but `publish_nowait` and `subscribe`).
+
+    Every method that sends a request, `publish_nowait` aside, also takes the per-call
+    `timeout=`, `max_retries=` and `extra_headers=` (`RequestOptions`), which apply to its
+    requests alone; a bad one is a ConfigurationError, raised before anything is sent.
 
     Each method names its own errors below. An invalid argument raises InvalidArgumentError (or
     its subclasses InvalidTopicError and InvalidDurationError) before any request is sent. Any
@@ -569,7 +628,7 @@ class AsyncQueue:
     def __repr__(self) -> str:
         return f"AsyncQueue({self.name!r})"
 
-    @suggests_keywords
+    @takes_request_options
     async def publish(
         self,
         topic: str,
@@ -578,6 +637,7 @@ class AsyncQueue:
         delay: Duration | None = None,
         deduplication_id: str | None = None,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> JobReceipt:
         """Submit a job; the receipt confirms acceptance, not execution.
 
@@ -600,10 +660,10 @@ class AsyncQueue:
         job = self._calls.checked_job(
             topic, payload, delay=delay, deduplication_id=deduplication_id
         )
-        if self._batched is not None and idempotency_key is None:
+        if self._batched is not None and idempotency_key is None and not options:
             return await self._batched.submit(self.name, job)
         return await self._transport.send(
-            self._calls.publish_one(job, idempotency_key=idempotency_key)
+            self._calls.publish_one(job, idempotency_key=idempotency_key), options
         )
 
     @suggests_keywords
@@ -633,12 +693,13 @@ class AsyncQueue:
         )
         return self._sender.submit(self.name, job)
 
-    @suggests_keywords
+    @takes_request_options
     async def publish_many(
         self,
         jobs: Iterable[JobRequest | tuple[str, Any]],
         *,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[JobReceipt]:
         """Submit `JobRequest`s or `(topic, payload)` pairs in one request, all or none.
 
@@ -653,7 +714,7 @@ class AsyncQueue:
             PublishError: as for `publish`; no job was accepted.
         """
         call = self._calls.publish_many(jobs, idempotency_key=idempotency_key)
-        return [] if call is None else await self._transport.send(call)
+        return [] if call is None else await self._transport.send(call, options)
 
     def subscribe(
         self,
@@ -686,7 +747,8 @@ class AsyncQueue:
             asynchronous=True,
         )
 
-    async def info(self) -> QueueInfo:
+    @takes_request_options
+    async def info(self, **options: Unpack[RequestOptions]) -> QueueInfo:
         """The queue's settings and job counts.
 
         Returns:
@@ -695,9 +757,12 @@ class AsyncQueue:
         Raises:
             NotFoundError: the queue no longer exists.
         """
-        return await self._transport.send(self._calls.info())
+        return await self._transport.send(self._calls.info(), options)
 
-    async def jobs(self, *, state: JobState | None = None, limit: int = 100) -> builtins.list[Job]:
+    @takes_request_options
+    async def jobs(
+        self, *, state: JobState | None = None, limit: int = 100, **options: Unpack[RequestOptions]
+    ) -> builtins.list[Job]:
         """The queue's jobs in `state` (dead jobs, for instance; every state when None).
 
         Returns:
@@ -707,9 +772,10 @@ class AsyncQueue:
             InvalidArgumentError: `limit` is not an int from 1 to 1000.
             UnprocessableEntityError: `state` is not a JobState.
         """
-        return await self._transport.send(self._calls.jobs(state=state, limit=limit))
+        return await self._transport.send(self._calls.jobs(state=state, limit=limit), options)
 
-    async def job(self, job_id: str) -> Job:
+    @takes_request_options
+    async def job(self, job_id: str, **options: Unpack[RequestOptions]) -> Job:
         """One job's state, attempts and last error.
 
         Returns:
@@ -719,9 +785,10 @@ class AsyncQueue:
             BadRequestError: `job_id` is not a job id (`job_...`).
             NotFoundError: the queue has no such job.
         """
-        return await self._transport.send(self._calls.job(job_id))
+        return await self._transport.send(self._calls.job(job_id), options)
 
-    async def retry(self, job_id: str) -> Job:
+    @takes_request_options
+    async def retry(self, job_id: str, **options: Unpack[RequestOptions]) -> Job:
         """Make a dead job ready again with fresh attempts.
 
         Returns:
@@ -732,9 +799,10 @@ class AsyncQueue:
             NotFoundError: the queue has no such job.
             ConflictError: the job is not dead (`invalid_state`).
         """
-        return await self._transport.send(self._calls.retry(job_id))
+        return await self._transport.send(self._calls.retry(job_id), options)
 
-    async def delete_job(self, job_id: str) -> None:
+    @takes_request_options
+    async def delete_job(self, job_id: str, **options: Unpack[RequestOptions]) -> None:
         """Delete a dead job now, instead of at the end of the queue's retention.
 
         A deduplication id it had still counts until its window ends.
@@ -744,8 +812,9 @@ class AsyncQueue:
             NotFoundError: the queue has no such job.
             ConflictError: the job is not dead (`invalid_state`).
         """
-        await self._transport.send(self._calls.delete_job(job_id))
+        await self._transport.send(self._calls.delete_job(job_id), options)
 
+    @takes_request_options
     async def lease(
         self,
         *,
@@ -754,6 +823,7 @@ class AsyncQueue:
         max_jobs: int = 1,
         lease: Duration | None = None,
         wait: Duration = 0,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[LeasedJob]:
         """Lease ready jobs by hand (what `run()` does for subscriptions); ack or nack each.
 
@@ -775,10 +845,12 @@ class AsyncQueue:
         return await self._transport.send(
             self._calls.lease(
                 consumer=consumer, topics=topics, max_jobs=max_jobs, lease=lease, wait=wait
-            )
+            ),
+            options,
         )
 
-    async def ack(self, job: LeasedJob) -> Job:
+    @takes_request_options
+    async def ack(self, job: LeasedJob, **options: Unpack[RequestOptions]) -> Job:
         """Mark a leased job done.
 
         Returns:
@@ -789,9 +861,12 @@ class AsyncQueue:
             ConflictError: the job's lease has ended or belongs to another worker
                 (`lease_expired`); the job was acknowledged already, say.
         """
-        return await self._transport.send(self._calls.ack(job))
+        return await self._transport.send(self._calls.ack(job), options)
 
-    async def ack_many(self, jobs: Iterable[LeasedJob]) -> builtins.list[JobAckResult]:
+    @takes_request_options
+    async def ack_many(
+        self, jobs: Iterable[LeasedJob], **options: Unpack[RequestOptions]
+    ) -> builtins.list[JobAckResult]:
         """Mark many leased jobs done in one request; see `Queue.ack_many`.
 
         Returns:
@@ -802,10 +877,16 @@ class AsyncQueue:
             InvalidArgumentError: no jobs, or more than 1000, before any request.
             NotFoundError: the queue does not exist.
         """
-        return await self._transport.send(self._calls.ack_many(jobs))
+        return await self._transport.send(self._calls.ack_many(jobs), options)
 
+    @takes_request_options
     async def nack(
-        self, job: LeasedJob, *, retry_delay: Duration = 0, error: str | None = None
+        self,
+        job: LeasedJob,
+        *,
+        retry_delay: Duration = 0,
+        error: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> Job:
         """Give a leased job back, ready again after `retry_delay`, recording `error`.
 
@@ -822,10 +903,13 @@ class AsyncQueue:
                 (`lease_expired`).
         """
         return await self._transport.send(
-            self._calls.nack(job, retry_delay=retry_delay, error=error)
+            self._calls.nack(job, retry_delay=retry_delay, error=error), options
         )
 
-    async def extend(self, job: LeasedJob, *, lease: Duration) -> Job:
+    @takes_request_options
+    async def extend(
+        self, job: LeasedJob, *, lease: Duration, **options: Unpack[RequestOptions]
+    ) -> Job:
         """Extend a job's lease to `lease` from now.
 
         Returns:
@@ -837,4 +921,4 @@ class AsyncQueue:
             ConflictError: the job's lease has ended or belongs to another worker
                 (`lease_expired`).
         """
-        return await self._transport.send(self._calls.extend(job, lease=lease))
+        return await self._transport.send(self._calls.extend(job, lease=lease), options)

@@ -12,16 +12,18 @@ import builtins
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack, get_args
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Unpack, get_args
 
 from . import _endpoints
 from ._arguments import HttpMethod, Redact
 from ._checks import check_count, check_resource_name, check_topic
 from ._codec import Codec, json_value
+from ._config import RequestOptions
 from ._durations import Duration, to_seconds
 from ._exceptions import InvalidArgumentError
 from ._http import AsyncTransport, Call, SyncTransport, make_call, optional
-from ._keywords import unexpected_keyword
+from ._keywords import takes_request_options, unexpected_keyword
 from ._limits import COUNT_MAX, DELAY_MAX_SECONDS
 from ._message_calls import MessageCalls
 from ._message_options import MessageOptions
@@ -106,10 +108,11 @@ class StreamDestination:
 Destination: TypeAlias = MessageDestination | JobDestination | StreamDestination
 
 
-class ScheduleOptions(TypedDict, total=False):
+class ScheduleOptions(RequestOptions, total=False):
     """Options of `schedules.set`: `timezone`, the IANA time zone the cron expression is read in
     (UTC when not given), and `catch_up`, what to do with ticks missed while the service was
-    down: `"once"` (the default) publishes once for them all, `"skip"` publishes none.
+    down: `"once"` (the default) publishes once for them all, `"skip"` publishes none; and the
+    call's own request options (`RequestOptions`: `timeout`, `max_retries`, `extra_headers`).
     """
 
     timezone: str
@@ -321,6 +324,10 @@ class Schedules:
     client.schedules.pause("nightly-report")
     ```
 
+    Every method that sends a request also takes the per-call `timeout=`, `max_retries=` and
+    `extra_headers=` (`RequestOptions`), which apply to its requests alone; a bad one is a
+    ConfigurationError, raised before anything is sent.
+
     Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
     subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any request
     may also fail with AuthenticationError (401), PermissionDeniedError (403) and, once the
@@ -345,7 +352,8 @@ class Schedules:
         whether it is paused and its recent runs; its next tick is computed from now.
 
         Options, keyword-only (see `ScheduleOptions`): `timezone` (default UTC) and `catch_up`
-        (`"once"`, the default, or `"skip"`). Any other keyword is a TypeError.
+        (`"once"`, the default, or `"skip"`), and the call's own `timeout`, `max_retries` and
+        `extra_headers`. Any other keyword is a TypeError.
 
         Returns:
             The Schedule as it now is, with its next tick.
@@ -364,9 +372,10 @@ class Schedules:
             PermissionDeniedError: the token lacks `admin` on the schedule or `publish` on its
                 destination, or the destination is not allowed (`destination_not_allowed`).
         """
-        return self._transport.send(self._calls.set(name, cron, destination, options))
+        return self._transport.send(self._calls.set(name, cron, destination, options), options)
 
-    def get(self, name: str) -> Schedule:
+    @takes_request_options
+    def get(self, name: str, **options: Unpack[RequestOptions]) -> Schedule:
         """The schedule, its next tick and its recent runs (newest first).
 
         Returns:
@@ -376,9 +385,12 @@ class Schedules:
             InvalidNameError: `name` is not a valid schedule name.
             NotFoundError: there is no such schedule.
         """
-        return self._transport.send(self._calls.get(name))
+        return self._transport.send(self._calls.get(name), options)
 
-    def list(self, *, page_size: int = 100) -> Iterator[Schedule]:
+    @takes_request_options
+    def list(
+        self, *, page_size: int = 100, **options: Unpack[RequestOptions]
+    ) -> Iterator[Schedule]:
         """Every schedule the token may see, by name, fetched `page_size` at a time as the
         iterator reaches them.
 
@@ -390,19 +402,22 @@ class Schedules:
             PermissionDeniedError: the token has no permission on any schedule (when iterated).
         """
         return iterate_pages(
-            self._transport.send, lambda cursor: self._calls.list_page(page_size, cursor)
+            partial(self._transport.send, options=options),
+            lambda cursor: self._calls.list_page(page_size, cursor),
         )
 
-    def delete(self, name: str) -> None:
+    @takes_request_options
+    def delete(self, name: str, **options: Unpack[RequestOptions]) -> None:
         """Delete the schedule; it fires no more, and what it published stays.
 
         Raises:
             InvalidNameError: `name` is not a valid schedule name.
             NotFoundError: there is no such schedule.
         """
-        self._transport.send(self._calls.delete(name))
+        self._transport.send(self._calls.delete(name), options)
 
-    def pause(self, name: str) -> Schedule:
+    @takes_request_options
+    def pause(self, name: str, **options: Unpack[RequestOptions]) -> Schedule:
         """Stop the schedule firing until it is resumed; pausing twice changes nothing.
 
         Returns:
@@ -412,9 +427,10 @@ class Schedules:
             InvalidNameError: `name` is not a valid schedule name.
             NotFoundError: there is no such schedule.
         """
-        return self._transport.send(self._calls.pause(name))
+        return self._transport.send(self._calls.pause(name), options)
 
-    def resume(self, name: str) -> Schedule:
+    @takes_request_options
+    def resume(self, name: str, **options: Unpack[RequestOptions]) -> Schedule:
         """Let a paused schedule fire again, from the first tick after now (the ticks it slept
         through are not made up); resuming one that is not paused changes nothing.
 
@@ -425,7 +441,7 @@ class Schedules:
             InvalidNameError: `name` is not a valid schedule name.
             NotFoundError: there is no such schedule.
         """
-        return self._transport.send(self._calls.resume(name))
+        return self._transport.send(self._calls.resume(name), options)
 
 
 class AsyncSchedules:
@@ -438,6 +454,10 @@ class AsyncSchedules:
         "ticks", cron="*/5 * * * *", destination=sdk.StreamDestination("ticks", {"tick": True})
     )
     ```
+
+    Every method that sends a request also takes the per-call `timeout=`, `max_retries=` and
+    `extra_headers=` (`RequestOptions`), which apply to its requests alone; a bad one is a
+    ConfigurationError, raised before anything is sent.
 
     Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
     subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any request
@@ -463,7 +483,8 @@ class AsyncSchedules:
         whether it is paused and its recent runs; its next tick is computed from now.
 
         Options, keyword-only (see `ScheduleOptions`): `timezone` (default UTC) and `catch_up`
-        (`"once"`, the default, or `"skip"`). Any other keyword is a TypeError.
+        (`"once"`, the default, or `"skip"`), and the call's own `timeout`, `max_retries` and
+        `extra_headers`. Any other keyword is a TypeError.
 
         Returns:
             The Schedule as it now is, with its next tick.
@@ -482,9 +503,12 @@ class AsyncSchedules:
             PermissionDeniedError: the token lacks `admin` on the schedule or `publish` on its
                 destination, or the destination is not allowed (`destination_not_allowed`).
         """
-        return await self._transport.send(self._calls.set(name, cron, destination, options))
+        return await self._transport.send(
+            self._calls.set(name, cron, destination, options), options
+        )
 
-    async def get(self, name: str) -> Schedule:
+    @takes_request_options
+    async def get(self, name: str, **options: Unpack[RequestOptions]) -> Schedule:
         """The schedule, its next tick and its recent runs (newest first).
 
         Returns:
@@ -494,9 +518,12 @@ class AsyncSchedules:
             InvalidNameError: `name` is not a valid schedule name.
             NotFoundError: there is no such schedule.
         """
-        return await self._transport.send(self._calls.get(name))
+        return await self._transport.send(self._calls.get(name), options)
 
-    def list(self, *, page_size: int = 100) -> AsyncIterator[Schedule]:
+    @takes_request_options
+    def list(
+        self, *, page_size: int = 100, **options: Unpack[RequestOptions]
+    ) -> AsyncIterator[Schedule]:
         """Every schedule the token may see, by name, fetched `page_size` at a time as the
         iterator reaches them: `async for schedule in aclient.schedules.list()`.
 
@@ -508,19 +535,22 @@ class AsyncSchedules:
             PermissionDeniedError: the token has no permission on any schedule (when iterated).
         """
         return aiterate_pages(
-            self._transport.send, lambda cursor: self._calls.list_page(page_size, cursor)
+            partial(self._transport.send, options=options),
+            lambda cursor: self._calls.list_page(page_size, cursor),
         )
 
-    async def delete(self, name: str) -> None:
+    @takes_request_options
+    async def delete(self, name: str, **options: Unpack[RequestOptions]) -> None:
         """Delete the schedule; it fires no more, and what it published stays.
 
         Raises:
             InvalidNameError: `name` is not a valid schedule name.
             NotFoundError: there is no such schedule.
         """
-        await self._transport.send(self._calls.delete(name))
+        await self._transport.send(self._calls.delete(name), options)
 
-    async def pause(self, name: str) -> Schedule:
+    @takes_request_options
+    async def pause(self, name: str, **options: Unpack[RequestOptions]) -> Schedule:
         """Stop the schedule firing until it is resumed; pausing twice changes nothing.
 
         Returns:
@@ -530,9 +560,10 @@ class AsyncSchedules:
             InvalidNameError: `name` is not a valid schedule name.
             NotFoundError: there is no such schedule.
         """
-        return await self._transport.send(self._calls.pause(name))
+        return await self._transport.send(self._calls.pause(name), options)
 
-    async def resume(self, name: str) -> Schedule:
+    @takes_request_options
+    async def resume(self, name: str, **options: Unpack[RequestOptions]) -> Schedule:
         """Let a paused schedule fire again, from the first tick after now (the ticks it slept
         through are not made up); resuming one that is not paused changes nothing.
 
@@ -543,7 +574,7 @@ class AsyncSchedules:
             InvalidNameError: `name` is not a valid schedule name.
             NotFoundError: there is no such schedule.
         """
-        return await self._transport.send(self._calls.resume(name))
+        return await self._transport.send(self._calls.resume(name), options)
 
 
 def _read_destination(destination: GeneratedDestination) -> Destination:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import builtins
 from collections.abc import AsyncIterator, Iterable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from ._batching import AsyncBackgroundBatcher, AsyncCoalescer, BackgroundBatcher, SyncCoalescer
 from ._codec import Codec
+from ._config import RequestOptions
 from ._durations import Duration
 from ._http import AsyncTransport, SyncTransport
-from ._keywords import suggests_keywords
+from ._keywords import suggests_keywords, takes_request_options
 from ._pages import aiterate_pages, iterate_pages
 from ._stream import Stream
 from ._stream_calls import (
@@ -48,6 +49,10 @@ __all__ = ["AsyncStreams", "Streams"]
 class Streams:
     """Stream operations of a `Client` (`client.streams`).
 
+    Every method that sends a request, `publish_nowait` aside, also takes the per-call
+    `timeout=`, `max_retries=` and `extra_headers=` (`RequestOptions`), which apply to its
+    requests alone; a bad one is a ConfigurationError, raised before anything is sent.
+
     Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
     subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any request
     may also fail with AuthenticationError (401), PermissionDeniedError (403) and, once the
@@ -70,7 +75,7 @@ class Streams:
         self._batched = batched
         self._sender = sender or stream_sender(transport)
 
-    @suggests_keywords
+    @takes_request_options
     def publish(
         self,
         stream: str | Stream,
@@ -81,6 +86,7 @@ class Streams:
         minid: str | None = None,
         nomkstream: bool = False,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> str:
         """Append `body` to `stream` and return the new entry id; see `Client.publish`.
 
@@ -96,13 +102,15 @@ class Streams:
                 PayloadTooLargeError (a request over 1 MiB), UnprocessableEntityError (`minid`
                 is not an entry id) or QuotaExceededError (the token's quota is used up).
         """
-        options = self._calls.options(
+        entry = self._calls.options(
             stream, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
-        encoded = self._calls.encode(options, body)
-        if self._batched is not None and idempotency_key is None:
-            return self._batched.submit(options, encoded)
-        return self._transport.send(append_one(options, encoded, idempotency_key=idempotency_key))
+        encoded = self._calls.encode(entry, body)
+        if self._batched is not None and idempotency_key is None and not options:
+            return self._batched.submit(entry, encoded)
+        return self._transport.send(
+            append_one(entry, encoded, idempotency_key=idempotency_key), options
+        )
 
     @suggests_keywords
     def publish_nowait(
@@ -130,7 +138,7 @@ class Streams:
         )
         return self._sender.submit(options, self._calls.encode(options, body))
 
-    @suggests_keywords
+    @takes_request_options
     def publish_many(
         self,
         stream: str | Stream,
@@ -141,6 +149,7 @@ class Streams:
         minid: str | None = None,
         nomkstream: bool = False,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[str]:
         """Append every body in one request, all or none; return their ids in order.
 
@@ -153,13 +162,16 @@ class Streams:
                 `idempotency_key`.
             PublishError: as for `publish`; nothing was appended.
         """
-        options = self._calls.options(
+        entry = self._calls.options(
             stream, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
-        call = self._calls.publish_many(options, bodies, idempotency_key=idempotency_key)
-        return [] if call is None else self._transport.send(call)
+        call = self._calls.publish_many(entry, bodies, idempotency_key=idempotency_key)
+        return [] if call is None else self._transport.send(call, options)
 
-    def list(self, *, prefix: str | None = None, limit: int = 100) -> Iterator[StreamSummary]:
+    @takes_request_options
+    def list(
+        self, *, prefix: str | None = None, limit: int = 100, **options: Unpack[RequestOptions]
+    ) -> Iterator[StreamSummary]:
         """Every stream the token may see (named from `prefix`, when given), by name.
 
         Pages of up to `limit` streams are fetched as the iterator reaches them.
@@ -173,9 +185,13 @@ class Streams:
             PermissionDeniedError: while iterating, when the token has no permission on any
                 stream. Each page's request may fail as the class docstring says.
         """
-        return iterate_pages(self._transport.send, partial(StreamCalls.list_page, prefix, limit))
+        return iterate_pages(
+            partial(self._transport.send, options=options),
+            partial(StreamCalls.list_page, prefix, limit),
+        )
 
-    def length(self, stream: str | Stream) -> int:
+    @takes_request_options
+    def length(self, stream: str | Stream, **options: Unpack[RequestOptions]) -> int:
         """How many entries `stream` holds.
 
         Returns:
@@ -185,9 +201,10 @@ class Streams:
             InvalidNameError: `stream` is not a valid stream name.
             NotFoundError: the stream does not exist.
         """
-        return self._transport.send(self._calls.length(stream))
+        return self._transport.send(self._calls.length(stream), options)
 
-    def info(self, stream: str | Stream) -> StreamInfo:
+    @takes_request_options
+    def info(self, stream: str | Stream, **options: Unpack[RequestOptions]) -> StreamInfo:
         """The stream's length, first and last ids, and consumer groups.
 
         Returns:
@@ -197,8 +214,9 @@ class Streams:
             InvalidNameError: `stream` is not a valid stream name.
             NotFoundError: the stream does not exist.
         """
-        return self._transport.send(self._calls.info(stream))
+        return self._transport.send(self._calls.info(stream), options)
 
+    @takes_request_options
     def range(
         self,
         stream: str | Stream,
@@ -207,6 +225,7 @@ class Streams:
         end: str = "+",
         count: int = 100,
         reverse: bool = False,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[Entry]:
         """Entries from `start` to `end` (ids; `-` and `+` are the ends), without any group.
 
@@ -222,9 +241,10 @@ class Streams:
             UnprocessableEntityError: `start` or `end` is not an entry id.
         """
         return self._transport.send(
-            self._calls.range(stream, start=start, end=end, count=count, reverse=reverse)
+            self._calls.range(stream, start=start, end=end, count=count, reverse=reverse), options
         )
 
+    @takes_request_options
     def trim(
         self,
         stream: str | Stream,
@@ -232,6 +252,7 @@ class Streams:
         maxlen: int | None = None,
         minid: str | None = None,
         approximate: bool = True,
+        **options: Unpack[RequestOptions],
     ) -> TrimResult:
         """Trim to about `maxlen` entries (exactly if not approximate), or below id `minid`.
 
@@ -245,18 +266,20 @@ class Streams:
             UnprocessableEntityError: `minid` is not an entry id.
         """
         return self._transport.send(
-            self._calls.trim(stream, maxlen=maxlen, minid=minid, approximate=approximate)
+            self._calls.trim(stream, maxlen=maxlen, minid=minid, approximate=approximate), options
         )
 
-    def delete(self, stream: str | Stream) -> None:
+    @takes_request_options
+    def delete(self, stream: str | Stream, **options: Unpack[RequestOptions]) -> None:
         """Delete the stream with its entries and consumer groups.
 
         Raises:
             InvalidNameError: `stream` is not a valid stream name.
             NotFoundError: the stream does not exist.
         """
-        self._transport.send(self._calls.delete(stream))
+        self._transport.send(self._calls.delete(stream), options)
 
+    @takes_request_options
     def create_group(
         self,
         stream: str | Stream,
@@ -265,6 +288,7 @@ class Streams:
         start_id: str = "$",
         mkstream: bool = False,
         max_deliveries: int | None = None,
+        **options: Unpack[RequestOptions],
     ) -> GroupInfo:
         """Create a consumer group (default: the Stream's) delivering entries after `start_id`.
 
@@ -287,10 +311,14 @@ class Streams:
         return self._transport.send(
             self._calls.create_group(
                 stream, group, start_id=start_id, mkstream=mkstream, max_deliveries=max_deliveries
-            )
+            ),
+            options,
         )
 
-    def delete_group(self, stream: str | Stream, group: str | None = None) -> None:
+    @takes_request_options
+    def delete_group(
+        self, stream: str | Stream, group: str | None = None, **options: Unpack[RequestOptions]
+    ) -> None:
         """Delete a consumer group and forget its pending entries; the entries stay.
 
         Raises:
@@ -298,8 +326,9 @@ class Streams:
             InvalidArgumentError: no `group` is given and the Stream has none.
             NotFoundError: the stream or the group does not exist.
         """
-        self._transport.send(self._calls.delete_group(stream, group))
+        self._transport.send(self._calls.delete_group(stream, group), options)
 
+    @takes_request_options
     def read_group(
         self,
         stream: str | Stream,
@@ -308,6 +337,7 @@ class Streams:
         consumer: str,
         count: int = 10,
         wait: Duration = 0,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[DeliveredEntry]:
         """Deliver up to `count` new entries to `consumer`, waiting up to `wait` for one.
 
@@ -324,10 +354,18 @@ class Streams:
             NotFoundError: the stream or the group does not exist.
         """
         return self._transport.send(
-            self._calls.read_group(stream, group, consumer=consumer, count=count, wait=wait)
+            self._calls.read_group(stream, group, consumer=consumer, count=count, wait=wait),
+            options,
         )
 
-    def ack(self, stream: str | Stream, group: str | None, ids: Iterable[str]) -> int:
+    @takes_request_options
+    def ack(
+        self,
+        stream: str | Stream,
+        group: str | None,
+        ids: Iterable[str],
+        **options: Unpack[RequestOptions],
+    ) -> int:
         """Acknowledge entries, removing them from the group's pending list.
 
         Returns:
@@ -342,8 +380,9 @@ class Streams:
             UnprocessableEntityError: an id is not an entry id.
         """
         call = self._calls.ack(stream, group, ids)
-        return 0 if call is None else self._transport.send(call)
+        return 0 if call is None else self._transport.send(call, options)
 
+    @takes_request_options
     def claim(
         self,
         stream: str | Stream,
@@ -353,6 +392,7 @@ class Streams:
         min_idle: Duration,
         count: int = 100,
         start_id: str = "0-0",
+        **options: Unpack[RequestOptions],
     ) -> ClaimResult:
         """Take over entries pending longer than `min_idle`; trimmed ones come back as deleted.
 
@@ -375,11 +415,18 @@ class Streams:
         return self._transport.send(
             self._calls.claim(
                 stream, group, consumer=consumer, min_idle=min_idle, count=count, start_id=start_id
-            )
+            ),
+            options,
         )
 
+    @takes_request_options
     def pending(
-        self, stream: str | Stream, group: str | None = None, *, count: int = 100
+        self,
+        stream: str | Stream,
+        group: str | None = None,
+        *,
+        count: int = 100,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[PendingEntry]:
         """The group's pending entries: who holds each, how long, how often delivered.
 
@@ -392,11 +439,15 @@ class Streams:
                 between 1 and 1000.
             NotFoundError: the stream or the group does not exist.
         """
-        return self._transport.send(self._calls.pending(stream, group, count=count))
+        return self._transport.send(self._calls.pending(stream, group, count=count), options)
 
 
 class AsyncStreams:
     """Stream operations of an `AsyncClient` (`aclient.streams`), to be awaited.
+
+    Every method that sends a request, `publish_nowait` aside, also takes the per-call
+    `timeout=`, `max_retries=` and `extra_headers=` (`RequestOptions`), which apply to its
+    requests alone; a bad one is a ConfigurationError, raised before anything is sent.
 
     Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
     subclasses InvalidNameError and InvalidDurationError) before any request is sent. Any request
@@ -420,7 +471,7 @@ class AsyncStreams:
         self._batched = batched
         self._sender = sender or async_stream_sender(transport)
 
-    @suggests_keywords
+    @takes_request_options
     async def publish(
         self,
         stream: str | Stream,
@@ -431,6 +482,7 @@ class AsyncStreams:
         minid: str | None = None,
         nomkstream: bool = False,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> str:
         """Append `body` to `stream` and return the new entry id; see `AsyncClient.publish`.
 
@@ -446,14 +498,14 @@ class AsyncStreams:
                 PayloadTooLargeError (a request over 1 MiB), UnprocessableEntityError (`minid`
                 is not an entry id) or QuotaExceededError (the token's quota is used up).
         """
-        options = self._calls.options(
+        entry = self._calls.options(
             stream, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
-        encoded = self._calls.encode(options, body)
-        if self._batched is not None and idempotency_key is None:
-            return await self._batched.submit(options, encoded)
+        encoded = self._calls.encode(entry, body)
+        if self._batched is not None and idempotency_key is None and not options:
+            return await self._batched.submit(entry, encoded)
         return await self._transport.send(
-            append_one(options, encoded, idempotency_key=idempotency_key)
+            append_one(entry, encoded, idempotency_key=idempotency_key), options
         )
 
     @suggests_keywords
@@ -482,7 +534,7 @@ class AsyncStreams:
         )
         return self._sender.submit(options, self._calls.encode(options, body))
 
-    @suggests_keywords
+    @takes_request_options
     async def publish_many(
         self,
         stream: str | Stream,
@@ -493,6 +545,7 @@ class AsyncStreams:
         minid: str | None = None,
         nomkstream: bool = False,
         idempotency_key: str | None = None,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[str]:
         """Append every body in one request, all or none; return their ids in order.
 
@@ -505,13 +558,16 @@ class AsyncStreams:
                 `idempotency_key`.
             PublishError: as for `publish`; nothing was appended.
         """
-        options = self._calls.options(
+        entry = self._calls.options(
             stream, maxlen=maxlen, approximate=approximate, minid=minid, nomkstream=nomkstream
         )
-        call = self._calls.publish_many(options, bodies, idempotency_key=idempotency_key)
-        return [] if call is None else await self._transport.send(call)
+        call = self._calls.publish_many(entry, bodies, idempotency_key=idempotency_key)
+        return [] if call is None else await self._transport.send(call, options)
 
-    def list(self, *, prefix: str | None = None, limit: int = 100) -> AsyncIterator[StreamSummary]:
+    @takes_request_options
+    def list(
+        self, *, prefix: str | None = None, limit: int = 100, **options: Unpack[RequestOptions]
+    ) -> AsyncIterator[StreamSummary]:
         """Every stream the token may see (named from `prefix`, when given), by name.
 
         For `async for`: pages of up to `limit` streams are fetched as the iteration reaches them.
@@ -525,9 +581,13 @@ class AsyncStreams:
             PermissionDeniedError: while iterating, when the token has no permission on any
                 stream. Each page's request may fail as the class docstring says.
         """
-        return aiterate_pages(self._transport.send, partial(StreamCalls.list_page, prefix, limit))
+        return aiterate_pages(
+            partial(self._transport.send, options=options),
+            partial(StreamCalls.list_page, prefix, limit),
+        )
 
-    async def length(self, stream: str | Stream) -> int:
+    @takes_request_options
+    async def length(self, stream: str | Stream, **options: Unpack[RequestOptions]) -> int:
         """How many entries `stream` holds.
 
         Returns:
@@ -537,9 +597,10 @@ class AsyncStreams:
             InvalidNameError: `stream` is not a valid stream name.
             NotFoundError: the stream does not exist.
         """
-        return await self._transport.send(self._calls.length(stream))
+        return await self._transport.send(self._calls.length(stream), options)
 
-    async def info(self, stream: str | Stream) -> StreamInfo:
+    @takes_request_options
+    async def info(self, stream: str | Stream, **options: Unpack[RequestOptions]) -> StreamInfo:
         """The stream's length, first and last ids, and consumer groups.
 
         Returns:
@@ -549,8 +610,9 @@ class AsyncStreams:
             InvalidNameError: `stream` is not a valid stream name.
             NotFoundError: the stream does not exist.
         """
-        return await self._transport.send(self._calls.info(stream))
+        return await self._transport.send(self._calls.info(stream), options)
 
+    @takes_request_options
     async def range(
         self,
         stream: str | Stream,
@@ -559,6 +621,7 @@ class AsyncStreams:
         end: str = "+",
         count: int = 100,
         reverse: bool = False,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[Entry]:
         """Entries from `start` to `end` (ids; `-` and `+` are the ends), without any group.
 
@@ -574,9 +637,10 @@ class AsyncStreams:
             UnprocessableEntityError: `start` or `end` is not an entry id.
         """
         return await self._transport.send(
-            self._calls.range(stream, start=start, end=end, count=count, reverse=reverse)
+            self._calls.range(stream, start=start, end=end, count=count, reverse=reverse), options
         )
 
+    @takes_request_options
     async def trim(
         self,
         stream: str | Stream,
@@ -584,6 +648,7 @@ class AsyncStreams:
         maxlen: int | None = None,
         minid: str | None = None,
         approximate: bool = True,
+        **options: Unpack[RequestOptions],
     ) -> TrimResult:
         """Trim to about `maxlen` entries (exactly if not approximate), or below id `minid`.
 
@@ -597,18 +662,20 @@ class AsyncStreams:
             UnprocessableEntityError: `minid` is not an entry id.
         """
         return await self._transport.send(
-            self._calls.trim(stream, maxlen=maxlen, minid=minid, approximate=approximate)
+            self._calls.trim(stream, maxlen=maxlen, minid=minid, approximate=approximate), options
         )
 
-    async def delete(self, stream: str | Stream) -> None:
+    @takes_request_options
+    async def delete(self, stream: str | Stream, **options: Unpack[RequestOptions]) -> None:
         """Delete the stream with its entries and consumer groups.
 
         Raises:
             InvalidNameError: `stream` is not a valid stream name.
             NotFoundError: the stream does not exist.
         """
-        await self._transport.send(self._calls.delete(stream))
+        await self._transport.send(self._calls.delete(stream), options)
 
+    @takes_request_options
     async def create_group(
         self,
         stream: str | Stream,
@@ -617,6 +684,7 @@ class AsyncStreams:
         start_id: str = "$",
         mkstream: bool = False,
         max_deliveries: int | None = None,
+        **options: Unpack[RequestOptions],
     ) -> GroupInfo:
         """Create a consumer group (default: the Stream's) delivering entries after `start_id`.
 
@@ -639,10 +707,14 @@ class AsyncStreams:
         return await self._transport.send(
             self._calls.create_group(
                 stream, group, start_id=start_id, mkstream=mkstream, max_deliveries=max_deliveries
-            )
+            ),
+            options,
         )
 
-    async def delete_group(self, stream: str | Stream, group: str | None = None) -> None:
+    @takes_request_options
+    async def delete_group(
+        self, stream: str | Stream, group: str | None = None, **options: Unpack[RequestOptions]
+    ) -> None:
         """Delete a consumer group and forget its pending entries; the entries stay.
 
         Raises:
@@ -650,8 +722,9 @@ class AsyncStreams:
             InvalidArgumentError: no `group` is given and the Stream has none.
             NotFoundError: the stream or the group does not exist.
         """
-        await self._transport.send(self._calls.delete_group(stream, group))
+        await self._transport.send(self._calls.delete_group(stream, group), options)
 
+    @takes_request_options
     async def read_group(
         self,
         stream: str | Stream,
@@ -660,6 +733,7 @@ class AsyncStreams:
         consumer: str,
         count: int = 10,
         wait: Duration = 0,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[DeliveredEntry]:
         """Deliver up to `count` new entries to `consumer`, waiting up to `wait` for one.
 
@@ -676,10 +750,18 @@ class AsyncStreams:
             NotFoundError: the stream or the group does not exist.
         """
         return await self._transport.send(
-            self._calls.read_group(stream, group, consumer=consumer, count=count, wait=wait)
+            self._calls.read_group(stream, group, consumer=consumer, count=count, wait=wait),
+            options,
         )
 
-    async def ack(self, stream: str | Stream, group: str | None, ids: Iterable[str]) -> int:
+    @takes_request_options
+    async def ack(
+        self,
+        stream: str | Stream,
+        group: str | None,
+        ids: Iterable[str],
+        **options: Unpack[RequestOptions],
+    ) -> int:
         """Acknowledge entries, removing them from the group's pending list.
 
         Returns:
@@ -694,8 +776,9 @@ class AsyncStreams:
             UnprocessableEntityError: an id is not an entry id.
         """
         call = self._calls.ack(stream, group, ids)
-        return 0 if call is None else await self._transport.send(call)
+        return 0 if call is None else await self._transport.send(call, options)
 
+    @takes_request_options
     async def claim(
         self,
         stream: str | Stream,
@@ -705,6 +788,7 @@ class AsyncStreams:
         min_idle: Duration,
         count: int = 100,
         start_id: str = "0-0",
+        **options: Unpack[RequestOptions],
     ) -> ClaimResult:
         """Take over entries pending longer than `min_idle`; trimmed ones come back as deleted.
 
@@ -727,11 +811,18 @@ class AsyncStreams:
         return await self._transport.send(
             self._calls.claim(
                 stream, group, consumer=consumer, min_idle=min_idle, count=count, start_id=start_id
-            )
+            ),
+            options,
         )
 
+    @takes_request_options
     async def pending(
-        self, stream: str | Stream, group: str | None = None, *, count: int = 100
+        self,
+        stream: str | Stream,
+        group: str | None = None,
+        *,
+        count: int = 100,
+        **options: Unpack[RequestOptions],
     ) -> builtins.list[PendingEntry]:
         """The group's pending entries: who holds each, how long, how often delivered.
 
@@ -744,4 +835,4 @@ class AsyncStreams:
                 between 1 and 1000.
             NotFoundError: the stream or the group does not exist.
         """
-        return await self._transport.send(self._calls.pending(stream, group, count=count))
+        return await self._transport.send(self._calls.pending(stream, group, count=count), options)

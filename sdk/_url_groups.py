@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from . import _endpoints
 from ._arguments import UrlEndpoint
 from ._checks import check_resource_name
+from ._config import RequestOptions
 from ._exceptions import InvalidArgumentError
 from ._http import (
     AsyncTransport,
@@ -17,6 +18,7 @@ from ._http import (
     make_call,
     optional,
 )
+from ._keywords import takes_request_options
 from ._message_options import check_url
 
 if TYPE_CHECKING:
@@ -96,6 +98,10 @@ class _UrlGroupCalls:
 class UrlGroups:
     """URL groups of a `Client` (`client.url_groups`): named sets of URLs to publish to at once.
 
+    Every method that sends a request also takes the per-call `timeout=`, `max_retries=` and
+    `extra_headers=` (`RequestOptions`), which apply to its requests alone; a bad one is a
+    ConfigurationError, raised before anything is sent.
+
     Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
     subclass InvalidNameError) before any request is sent. Any request may also fail with
     AuthenticationError (401), PermissionDeniedError (403) and, once the client's retries are
@@ -105,7 +111,10 @@ class UrlGroups:
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
 
-    def upsert(self, name: str, endpoints: Iterable[str | UrlEndpoint]) -> UrlGroup:
+    @takes_request_options
+    def upsert(
+        self, name: str, endpoints: Iterable[str | UrlEndpoint], **options: Unpack[RequestOptions]
+    ) -> UrlGroup:
         """Create the group or replace its endpoints; messages already published keep theirs.
 
         Returns:
@@ -118,9 +127,10 @@ class UrlGroups:
             PermissionDeniedError: an endpoint's destination is not allowed
                 (`destination_not_allowed`), or the token lacks `admin` on the group.
         """
-        return self._transport.send(_UrlGroupCalls.upsert(name, endpoints))
+        return self._transport.send(_UrlGroupCalls.upsert(name, endpoints), options)
 
-    def get(self, name: str) -> UrlGroup:
+    @takes_request_options
+    def get(self, name: str, **options: Unpack[RequestOptions]) -> UrlGroup:
         """The group's endpoints.
 
         Returns:
@@ -130,9 +140,10 @@ class UrlGroups:
             InvalidNameError: `name` is not a valid URL group name.
             NotFoundError: the group does not exist.
         """
-        return self._transport.send(_UrlGroupCalls.get(name))
+        return self._transport.send(_UrlGroupCalls.get(name), options)
 
-    def list(self) -> builtins.list[UrlGroup]:
+    @takes_request_options
+    def list(self, **options: Unpack[RequestOptions]) -> builtins.list[UrlGroup]:
         """Every URL group the token may see, by name.
 
         Returns:
@@ -141,9 +152,10 @@ class UrlGroups:
         Raises:
             PermissionDeniedError: the token has no permission on any URL group.
         """
-        return self._transport.send(_UrlGroupCalls.list())
+        return self._transport.send(_UrlGroupCalls.list(), options)
 
-    def delete(self, name: str) -> None:
+    @takes_request_options
+    def delete(self, name: str, **options: Unpack[RequestOptions]) -> None:
         """Delete the group; publishing to it afterwards is NotFoundError.
 
         Messages published to it already keep their URLs.
@@ -152,11 +164,15 @@ class UrlGroups:
             InvalidNameError: `name` is not a valid URL group name.
             NotFoundError: the group does not exist.
         """
-        self._transport.send(_UrlGroupCalls.delete(name))
+        self._transport.send(_UrlGroupCalls.delete(name), options)
 
 
 class AsyncUrlGroups:
     """URL groups of an `AsyncClient` (`aclient.url_groups`), awaited; see `UrlGroups`.
+
+    Every method that sends a request also takes the per-call `timeout=`, `max_retries=` and
+    `extra_headers=` (`RequestOptions`), which apply to its requests alone; a bad one is a
+    ConfigurationError, raised before anything is sent.
 
     Each method names its own errors below. Invalid arguments raise InvalidArgumentError (or its
     subclass InvalidNameError) before any request is sent. Any request may also fail with
@@ -167,7 +183,10 @@ class AsyncUrlGroups:
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
 
-    async def upsert(self, name: str, endpoints: Iterable[str | UrlEndpoint]) -> UrlGroup:
+    @takes_request_options
+    async def upsert(
+        self, name: str, endpoints: Iterable[str | UrlEndpoint], **options: Unpack[RequestOptions]
+    ) -> UrlGroup:
         """Create the group or replace its endpoints; messages already published keep theirs.
 
         Returns:
@@ -180,9 +199,10 @@ class AsyncUrlGroups:
             PermissionDeniedError: an endpoint's destination is not allowed
                 (`destination_not_allowed`), or the token lacks `admin` on the group.
         """
-        return await self._transport.send(_UrlGroupCalls.upsert(name, endpoints))
+        return await self._transport.send(_UrlGroupCalls.upsert(name, endpoints), options)
 
-    async def get(self, name: str) -> UrlGroup:
+    @takes_request_options
+    async def get(self, name: str, **options: Unpack[RequestOptions]) -> UrlGroup:
         """The group's endpoints.
 
         Returns:
@@ -192,9 +212,10 @@ class AsyncUrlGroups:
             InvalidNameError: `name` is not a valid URL group name.
             NotFoundError: the group does not exist.
         """
-        return await self._transport.send(_UrlGroupCalls.get(name))
+        return await self._transport.send(_UrlGroupCalls.get(name), options)
 
-    async def list(self) -> builtins.list[UrlGroup]:
+    @takes_request_options
+    async def list(self, **options: Unpack[RequestOptions]) -> builtins.list[UrlGroup]:
         """Every URL group the token may see, by name.
 
         Returns:
@@ -203,9 +224,10 @@ class AsyncUrlGroups:
         Raises:
             PermissionDeniedError: the token has no permission on any URL group.
         """
-        return await self._transport.send(_UrlGroupCalls.list())
+        return await self._transport.send(_UrlGroupCalls.list(), options)
 
-    async def delete(self, name: str) -> None:
+    @takes_request_options
+    async def delete(self, name: str, **options: Unpack[RequestOptions]) -> None:
         """Delete the group; publishing to it afterwards is NotFoundError.
 
         Messages published to it already keep their URLs.
@@ -214,7 +236,7 @@ class AsyncUrlGroups:
             InvalidNameError: `name` is not a valid URL group name.
             NotFoundError: the group does not exist.
         """
-        await self._transport.send(_UrlGroupCalls.delete(name))
+        await self._transport.send(_UrlGroupCalls.delete(name), options)
 
 
 def _url_group(group: GeneratedUrlGroup) -> UrlGroup:

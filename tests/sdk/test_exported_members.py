@@ -88,6 +88,7 @@ PUBLIC_NAMES = [
     "RawResponse",
     "Receiver",
     "Redact",
+    "RequestOptions",
     "ReservedTopicError",
     "Schedule",
     "ScheduleCatchUp",

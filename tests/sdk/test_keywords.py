@@ -8,13 +8,19 @@ import dataclasses
 import inspect
 import re
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from typing import Any, Unpack
 
 import pytest
 
 import sdk
 from sdk import _arguments
-from sdk._keywords import suggests_init_keywords, suggests_keywords, unexpected_keyword
+from sdk._config import RequestOptions
+from sdk._keywords import (
+    suggests_init_keywords,
+    suggests_keywords,
+    takes_request_options,
+    unexpected_keyword,
+)
 
 # A publish callable is a method by one of these names, or the constructor of a class that one
 # of them names in its parameters' annotations or of a request object (sdk/_arguments.py).
@@ -246,3 +252,50 @@ def test_unexpected_keyword_leaves_the_receiver_out() -> None:
     """`self` is never suggested, however close."""
     error = unexpected_keyword("Thing.call", "slf", ["self", "count"])
     assert str(error) == "Thing.call() got an unexpected keyword argument 'slf'"
+
+
+class _Calling:
+    def __init__(self) -> None:
+        self.ran: list[dict[str, Any]] = []
+
+    @takes_request_options
+    def info(self, name: str, *, count: int = 1, **options: Unpack[RequestOptions]) -> str:
+        """Look `name` up."""
+        self.ran.append(dict(options))
+        return name
+
+    @takes_request_options
+    async def ainfo(self, name: str, **options: Unpack[RequestOptions]) -> str:
+        """Look `name` up asynchronously."""
+        self.ran.append(dict(options))
+        return name
+
+
+async def test_a_call_taking_request_options_refuses_any_other_name_before_it_runs() -> None:
+    """`**options` would take any name: a parameter or a request option goes through, anything
+    else is refused with the closest of both, and the body never runs.
+    """
+    calling = _Calling()
+    assert calling.info("a", count=2, timeout=3, extra_headers={}) == "a"
+    assert await calling.ainfo("b", max_retries=0) == "b"
+    assert calling.ran == [{"timeout": 3, "extra_headers": {}}, {"max_retries": 0}]
+    with pytest.raises(TypeError, match=r"'cont'; did you mean 'count'\?$"):
+        calling.info("a", cont=2)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"'max_retry'; did you mean 'max_retries'\?$"):
+        await calling.ainfo("a", max_retry=2)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"missing 1 required positional argument: 'name'$"):
+        calling.info()  # type: ignore[call-arg]
+    assert len(calling.ran) == 2
+    assert str(inspect.signature(_Calling.info)) == (
+        "(self, name: 'str', *, count: 'int' = 1, **options: 'Unpack[RequestOptions]') -> 'str'"
+    )
+    assert inspect.iscoroutinefunction(_Calling.ainfo)
+
+
+def test_a_request_option_where_none_is_taken_says_where_it_goes() -> None:
+    """Nothing close to suggest, but the name is a request option: the client takes it."""
+    error = unexpected_keyword("Queue.publish_nowait", "timeout", ["topic", "payload", "delay"])
+    assert str(error) == (
+        "Queue.publish_nowait() got an unexpected keyword argument 'timeout'; it takes no "
+        "per-call request options: client.with_options(timeout=...) sets them for a client"
+    )

@@ -273,3 +273,32 @@ async def test_bad_arguments_are_refused_before_sending(
         await resolve(call(client))
     assert message in str(raised.value)
     assert not api.calls
+
+
+async def test_set_takes_its_options_and_the_request_options_apart(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
+) -> None:
+    """`timezone` goes into the schedule, `timeout` and `extra_headers` onto the request only;
+    a misspelled one of either kind is refused naming it.
+    """
+    put = api.put("/v1/schedules/nightly").mock(
+        return_value=httpx.Response(201, json=_schedule("nightly", JOB))
+    )
+    await resolve(
+        client.schedules.set(
+            "nightly",
+            cron="*/5 * * * *",
+            destination=sdk.JobDestination("jobs", "reports", {"n": 1}, delay="1m"),
+            timezone="Europe/Berlin",
+            timeout=2,
+            extra_headers={"X-Tenant": "acme"},
+        )
+    )
+    request = put.calls.last.request
+    assert sent_json(put.calls.last).keys() == {"cron", "timezone", "destination"}
+    assert request.headers["x-tenant"] == "acme"
+    assert request.extensions["timeout"] == httpx.Timeout(2).as_dict()
+    set_schedule: Any = client.schedules.set
+    for typo, meant in [("timzone", "timezone"), ("extra_header", "extra_headers")]:
+        with pytest.raises(TypeError, match=f"did you mean {meant!r}"):
+            await resolve(set_schedule("nightly", cron="* * * * *", destination=JOB, **{typo: 1}))
