@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import importlib.abc
 import sys
+from collections.abc import Callable
 
 import pytest
 
 import sdk
 from sdk._embedded import EmbeddedService
+from tests.e2e.conftest import AnyClient
+from tests.sdk._support import resolve
 
 pytestmark = pytest.mark.slow
 
@@ -72,3 +75,29 @@ async def test_requests_in_flight_import_nothing(
             await asyncio.gather(*(aclient.publish("imports", {"n": n}) for n in range(64)))
             client.publish("imports", {"n": 0})
     assert spy.searched == []
+
+
+async def test_a_calls_extra_headers_reach_the_service(
+    client: AnyClient, name: Callable[[str], str]
+) -> None:
+    """The service names a request by the X-Request-Id it was sent, and answers with it."""
+    events = name("events")
+    await resolve(client.publish(events, {}, extra_headers={"X-Request-Id": "req-percall-1"}))
+    raw = await resolve(
+        client.with_raw_response.streams.info(events, extra_headers={"X-Request-Id": "req-2"})
+    )
+    assert (raw.request_id, raw.parse().length) == ("req-2", 1)
+
+
+async def test_a_calls_timeout_ends_a_long_poll_the_service_holds(
+    client: AnyClient, name: Callable[[str], str]
+) -> None:
+    """A lease waiting for jobs of an empty queue outlasts its call's timeout: the call times
+    out, not retried, where the client's own timeout would have let the lease come back empty.
+    """
+    queue_name = name("jobs")
+    await resolve(client.queues.create(queue_name))
+    queue = await resolve(client.init_queue(queue_name))
+    with pytest.raises(sdk.APITimeoutError):
+        await resolve(queue.lease(consumer="w1", wait=5, timeout=0.5, max_retries=0))
+    await resolve(client.queues.delete(queue_name))
