@@ -56,8 +56,9 @@ def unexpected_keyword(where: str, name: str, known: Iterable[str]) -> TypeError
     hint = f"; did you mean {close[0]!r}?" if close else ""
     if not close and name in REQUEST_OPTION_NAMES:
         # Such a call shares its requests with others (publish_nowait) or makes none of its own.
+        instead = "headers" if name == "extra_headers" else name
         hint = (
-            f"; it takes no per-call request options: client.with_options({name}=...) sets "
+            f"; it takes no per-call request options: client.with_options({instead}=...) sets "
             "them for a client"
         )
     return TypeError(f"{where}() got an unexpected keyword argument {name!r}{hint}")

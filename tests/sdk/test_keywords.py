@@ -299,3 +299,5 @@ def test_a_request_option_where_none_is_taken_says_where_it_goes() -> None:
         "Queue.publish_nowait() got an unexpected keyword argument 'timeout'; it takes no "
         "per-call request options: client.with_options(timeout=...) sets them for a client"
     )
+    error = unexpected_keyword("Queue.publish_nowait", "extra_headers", ["topic", "payload"])
+    assert str(error).endswith("client.with_options(headers=...) sets them for a client")
