@@ -32,6 +32,7 @@ __all__ = [
     "RequestOptions",
     "Settings",
     "check_proxy",
+    "check_request_options",
     "check_timeout",
     "redact_url",
     "resolve_settings",
@@ -85,7 +86,8 @@ class RequestOptions(TypedDict, total=False):
     * `extra_headers` - headers sent with the call's requests, on top of the client's (a name
       the client sends too takes this value). The SDK's own are refused, as by `with_options`.
 
-    Each is checked as `with_options` checks it: a bad value is a ConfigurationError.
+    Each is checked as `with_options` checks it: a bad value is a ConfigurationError, raised
+    before the call does anything.
     """
 
     timeout: float | httpx.Timeout
@@ -169,6 +171,22 @@ class Settings:
             ),
             headers=headers,
         )
+
+
+def check_request_options(options: RequestOptions) -> None:
+    """Refuse a bad value among one call's `options` before the call does anything, as
+    `Settings.for_call` would when its request is sent: a call may have nothing to send
+    (`publish_many` of no bodies), and its options are checked all the same.
+
+    Raises:
+        ConfigurationError: as `Settings.for_call` raises.
+    """
+    if "timeout" in options:
+        check_timeout(options["timeout"])
+    if "max_retries" in options:
+        _check_max_retries(options["max_retries"])
+    if "extra_headers" in options:
+        _check_headers(options["extra_headers"], option="extra_headers")
 
 
 def _merged(

@@ -10,9 +10,10 @@ function's body. A TypeError the body raises passes through untouched.
 
 `takes_request_options` wraps a call taking the per-call request options as
 `**options: Unpack[RequestOptions]` (sdk/_config.py), where Python would take any name: it
-refuses any other before the call is made, with the same suggestion; the check is one subset
-test of the keywords given. A request option given to a call that takes none (`publish_nowait`)
-is refused saying where such options go.
+refuses any other before the call is made, with the same suggestion, and checks the options'
+values then, so that a call with nothing to send refuses a bad one too; a call given only
+parameters costs one subset test. A request option given to a call that takes none
+(`publish_nowait`) is refused saying where such options go.
 
 The wrappers keep the signature (`__wrapped__`) for `inspect.signature`, help() and IDEs, and
 their ParamSpec typing keeps it for type checkers.
@@ -27,7 +28,7 @@ from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping
 from types import CodeType
 from typing import Any, ParamSpec, TypeVar, cast
 
-from ._config import REQUEST_OPTION_NAMES
+from ._config import REQUEST_OPTION_NAMES, check_request_options
 
 __all__ = [
     "suggests_init_keywords",
@@ -97,26 +98,33 @@ def _rewritten(
 
 
 def _wrapped(
-    function: Callable[P, R], options: Collection[str], *, checked: bool = False
+    function: Callable[P, R],
+    options: Collection[str],
+    *,
+    check: Callable[[Any], None] | None = None,
 ) -> Callable[P, R]:
-    """`function` rewriting the TypeError of a misspelled keyword; `checked`: refusing, before
-    the call, any keyword that is neither a parameter nor one of `options`.
+    """`function` rewriting the TypeError of a misspelled keyword; with `check`, also refusing,
+    before the call, any keyword that is neither a parameter nor one of `options`, and handing
+    the keywords to `check` whenever one is not a parameter.
     """
-    # Empty when not `checked`, so that the check below costs one truth test.
-    allowed = frozenset((*_parameters(function), *options)) if checked else frozenset()
+    parameters = frozenset(_parameters(function))
+    allowed = parameters | frozenset(options)
 
-    def refuse(kwargs: Mapping[str, object]) -> None:
+    def screen(kwargs: Mapping[str, object]) -> None:
         for name in kwargs:
             if name not in allowed:
                 raise unexpected_keyword(function.__qualname__, name, allowed)
+        assert check is not None
+        check(kwargs)
 
     if inspect.iscoroutinefunction(function):
         coroutine = cast("Callable[..., Coroutine[Any, Any, Any]]", function)
 
         @functools.wraps(function)
         async def awaited(*args: Any, **kwargs: Any) -> Any:
-            if allowed and not kwargs.keys() <= allowed:
-                refuse(kwargs)
+            # A call given only parameters, the usual one, costs one subset test.
+            if check is not None and not kwargs.keys() <= parameters:
+                screen(kwargs)
             try:
                 running = coroutine(*args, **kwargs)
             except TypeError as error:
@@ -130,8 +138,8 @@ def _wrapped(
 
     @functools.wraps(function)
     def called(*args: P.args, **kwargs: P.kwargs) -> R:
-        if allowed and not kwargs.keys() <= allowed:
-            refuse(kwargs)
+        if check is not None and not kwargs.keys() <= parameters:
+            screen(kwargs)
         try:
             return function(*args, **kwargs)
         except TypeError as error:
@@ -171,12 +179,13 @@ def suggests_option_keywords(
 def takes_request_options(function: Callable[P, R]) -> Callable[P, R]:
     """`suggests_keywords` for a call whose `**options` are the RequestOptions (`timeout`,
     `max_retries`, `extra_headers`): any other keyword is refused before the call, naming the
-    closest parameter or option, as Python would refuse it without `**options`.
+    closest parameter or option, as Python would refuse it without `**options`, and a bad
+    option value is a ConfigurationError before the call too (`check_request_options`).
 
     Returns:
         A wrapper with `function`'s signature, docstring and kind.
     """
-    return _wrapped(function, REQUEST_OPTION_NAMES, checked=True)
+    return _wrapped(function, REQUEST_OPTION_NAMES, check=check_request_options)
 
 
 def suggests_init_keywords(cls: ClassT) -> ClassT:

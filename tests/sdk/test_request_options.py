@@ -330,6 +330,17 @@ async def test_bad_values_are_configuration_errors(
     assert route.call_count == 0
 
 
+async def test_a_call_with_nothing_to_send_checks_its_options_all_the_same(
+    client: sdk.Client | sdk.AsyncClient,
+) -> None:
+    """No bodies, no ids: nothing is sent, and a bad option is refused as if it were."""
+    with pytest.raises(sdk.ConfigurationError, match="Authorization"):
+        await resolve(client.publish_many("events", [], extra_headers={"Authorization": "x"}))
+    with pytest.raises(sdk.ConfigurationError, match="max_retries"):
+        await resolve(client.streams.ack("events", "billing", [], max_retries=-1))
+    assert await resolve(client.publish_many("events", [], timeout=2)) == []
+
+
 async def test_a_message_publishes_request_timeout_is_its_timeout(
     client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
 ) -> None:
