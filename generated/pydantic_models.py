@@ -530,8 +530,9 @@ class JobAttemptOutcome(
 ):
     root: Literal["succeeded", "failed", "lease_expired", "released"]
     """
-    How a lease ended: `succeeded` (acked), `failed` (nacked with an error), `released`
-    (nacked without one), `lease_expired` (it ran out before an ack or a nack).
+    How a lease ended: `succeeded` (acked), `failed` (nacked, with the error it gave if
+    any), `released` (given back untried by `releaseJob`: the attempt was not counted),
+    `lease_expired` (it ran out before an ack, a nack or a release).
 
     """
 

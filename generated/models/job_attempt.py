@@ -20,9 +20,10 @@ class JobAttempt:
         number (int): Which attempt of the job this lease was (its `attempts` then).
         leased_at (datetime.datetime):
         ended_at (datetime.datetime | Unset): When the lease ended; absent while it holds.
-        outcome (JobAttemptOutcome | Unset): How a lease ended: `succeeded` (acked), `failed` (nacked with an error),
-            `released`
-            (nacked without one), `lease_expired` (it ran out before an ack or a nack).
+        outcome (JobAttemptOutcome | Unset): How a lease ended: `succeeded` (acked), `failed` (nacked, with the error it
+            gave if
+            any), `released` (given back untried by `releaseJob`: the attempt was not counted),
+            `lease_expired` (it ran out before an ack, a nack or a release).
         error (str | Unset): The error the nack gave, or why the lease ran out.
         consumer (str | Unset): The `consumer` that leased the job, if the lease named one.
     """

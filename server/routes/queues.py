@@ -1,5 +1,5 @@
-"""Queues: create and describe them, publish jobs, lease, ack (one or many), nack, extend, retry
-and delete jobs.
+"""Queues: create and describe them, publish jobs, lease, ack (one or many), nack, release,
+extend, retry and delete jobs.
 """
 
 from __future__ import annotations
@@ -203,6 +203,14 @@ async def nack_job(request: Request, access: Access) -> Response:
     return json_response(documents.job(job))
 
 
+async def release_job(request: Request, access: Access) -> Response:
+    """releaseJob: the lease holder gives back a job it never ran, its attempt uncounted."""
+    name, job_id = access.names["queue"], access.names["job_id"]
+    body, _ = await read_json(request, LeaseRef)
+    job = await context_of(request).store.release_job(name, job_id, body.lease_id)
+    return json_response(documents.job(job))
+
+
 async def extend_lease(request: Request, access: Access) -> Response:
     """extendLease: the lease holder keeps the job longer."""
     name, job_id = access.names["queue"], access.names["job_id"]
@@ -237,6 +245,7 @@ routes = [
     operations("/v1/queues/{queue}/jobs/{job_id}", GET=get_job, DELETE=delete_job),
     operations("/v1/queues/{queue}/jobs/{job_id}/ack", POST=ack_job),
     operations("/v1/queues/{queue}/jobs/{job_id}/nack", POST=nack_job),
+    operations("/v1/queues/{queue}/jobs/{job_id}/release", POST=release_job),
     operations("/v1/queues/{queue}/jobs/{job_id}/extend", POST=extend_lease),
     operations("/v1/queues/{queue}/jobs/{job_id}/retry", POST=retry_job),
 ]

@@ -1,8 +1,9 @@
 """A job's attempt history, as both stores keep and answer it.
 
 Each lease of a job is one attempt: the store records its start where it leases and its end where
-an ack, a nack or a lease expiry ends it, in the same transaction or script, and keeps the last
-:data:`JOB_HISTORY_LIMIT`. Expiry is lazy (``lease_expiry.py``): until a write settles the queue, a
+an ack (``succeeded``), a nack (``failed``), a release (``released``: given back untried, so not
+counted in the job's ``attempts``) or a lease expiry ends it, in the same transaction or script,
+and keeps the last :data:`JOB_HISTORY_LIMIT`. Expiry is lazy (``lease_expiry.py``): until a write settles the queue, a
 lease that ran out is still stored as open, so readers end it here, at its expiry and with the
 error the settling write will record, and a job reads the same before and after that write.
 """
@@ -13,17 +14,12 @@ import dataclasses
 from collections.abc import Sequence
 
 from .lease_expiry import lease_expired_error, lease_taken_at
-from .records import JobAttemptOutcome, JobAttemptRecord, JobState
+from .records import JobAttemptRecord, JobState
 
-__all__ = ["JOB_HISTORY_LIMIT", "as_read", "leased_at", "nack_outcome"]
+__all__ = ["JOB_HISTORY_LIMIT", "as_read", "leased_at"]
 
 # As many as the console's timeline can show; the spec's Job.attempt_history maxItems.
 JOB_HISTORY_LIMIT = 20
-
-
-def nack_outcome(error: str | None) -> JobAttemptOutcome:
-    """A nack with an error is a failure; one without gives the job back untried."""
-    return "released" if error is None else "failed"
 
 
 def as_read(

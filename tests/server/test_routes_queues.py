@@ -289,13 +289,13 @@ async def test_a_waiting_lease_gets_a_job_published_while_it_waits(api: RunningA
 
 
 async def test_ack_and_nack_need_the_jobs_current_lease_id(api: RunningApp) -> None:
-    """ackJob and nackJob with another ``lease_id`` are 409 lease_expired and leave the job
-    leased.
+    """ackJob, nackJob and releaseJob with another ``lease_id`` are 409 lease_expired and leave
+    the job leased.
     """
     await _create_queue(api)
     await _publish(api, payload=1)
     lease = await _lease_one(api)
-    for action in ("ack", "nack"):
+    for action in ("ack", "nack", "release"):
         response = await api.client.post(
             f"/v1/queues/jobs/jobs/{lease['job_id']}/{action}",
             json={"lease_id": "lease_someone_else"},
@@ -377,6 +377,29 @@ async def test_nack_delays_and_records_the_error(api: RunningApp) -> None:
     )
     job = Job.model_validate(response.json())
     assert (job.state.root, job.last_error) == ("delayed", "SMTP timeout")
+
+
+async def test_release_gives_a_job_back_untried_even_on_its_last_attempt(
+    api: RunningApp,
+) -> None:
+    """releaseJob ends the lease: the job is ready at once, its attempt uncounted and its last
+    error kept, and a job on its only attempt is not dead.
+    """
+    await _create_queue(api, max_attempts=1)
+    await api.client.post("/v1/queues/jobs/jobs", json={"topic": "t", "payload": 1})
+    lease = await _lease_one(api)
+    response = await api.client.post(
+        f"/v1/queues/jobs/jobs/{lease['job_id']}/release", json={"lease_id": lease["lease_id"]}
+    )
+    assert response.status_code == 200, response.text
+    job = Job.model_validate(response.json())
+    assert (job.state.root, job.attempts, job.last_error) == ("ready", 0, None)
+    assert job.attempt_history is not None
+    assert [attempt.outcome and attempt.outcome.root for attempt in job.attempt_history] == [
+        "released"
+    ]
+    again = await _lease_one(api)
+    assert (again["job_id"], again["attempt"]) == (lease["job_id"], 1)
 
 
 async def test_the_last_nack_moves_the_job_to_the_dead_letters(api: RunningApp) -> None:

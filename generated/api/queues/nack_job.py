@@ -121,8 +121,10 @@ def sync_detailed(
     """Give a leased job back, to be retried after a delay
 
      Ends the lease now. The job becomes ready again after `retry_delay` seconds, or moves to
-    the dead letters when it has used all of its attempts. Only the holder of the current
-    lease can nack (`409 lease_expired` otherwise). Needs `consume` on the queue.
+    the dead letters when it has used all of its attempts. The attempt counts, with or
+    without an `error`; `releaseJob` gives back a job that was never tried. Only the holder
+    of the current lease can nack (`409 lease_expired` otherwise). Needs `consume` on the
+    queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -160,8 +162,10 @@ def sync(
     """Give a leased job back, to be retried after a delay
 
      Ends the lease now. The job becomes ready again after `retry_delay` seconds, or moves to
-    the dead letters when it has used all of its attempts. Only the holder of the current
-    lease can nack (`409 lease_expired` otherwise). Needs `consume` on the queue.
+    the dead letters when it has used all of its attempts. The attempt counts, with or
+    without an `error`; `releaseJob` gives back a job that was never tried. Only the holder
+    of the current lease can nack (`409 lease_expired` otherwise). Needs `consume` on the
+    queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -194,8 +198,10 @@ async def asyncio_detailed(
     """Give a leased job back, to be retried after a delay
 
      Ends the lease now. The job becomes ready again after `retry_delay` seconds, or moves to
-    the dead letters when it has used all of its attempts. Only the holder of the current
-    lease can nack (`409 lease_expired` otherwise). Needs `consume` on the queue.
+    the dead letters when it has used all of its attempts. The attempt counts, with or
+    without an `error`; `releaseJob` gives back a job that was never tried. Only the holder
+    of the current lease can nack (`409 lease_expired` otherwise). Needs `consume` on the
+    queue.
 
     Args:
         queue (str): A stream, queue or URL group name.
@@ -231,8 +237,10 @@ async def asyncio(
     """Give a leased job back, to be retried after a delay
 
      Ends the lease now. The job becomes ready again after `retry_delay` seconds, or moves to
-    the dead letters when it has used all of its attempts. Only the holder of the current
-    lease can nack (`409 lease_expired` otherwise). Needs `consume` on the queue.
+    the dead letters when it has used all of its attempts. The attempt counts, with or
+    without an `error`; `releaseJob` gives back a job that was never tried. Only the holder
+    of the current lease can nack (`409 lease_expired` otherwise). Needs `consume` on the
+    queue.
 
     Args:
         queue (str): A stream, queue or URL group name.

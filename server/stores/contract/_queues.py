@@ -126,10 +126,19 @@ class QueuesContract(abc.ABC):
         self, queue: str, job_id: str, lease_id: str, *, retry_delay: int, error: str | None
     ) -> JobRecord:
         """End the lease: the job is ready again after ``retry_delay`` seconds, or ``dead`` when it
-        used ``max_attempts``. ``error`` becomes ``last_error``. Same lease rule as ``ack_job``.
+        used ``max_attempts``. The attempt counts and ends as ``failed``, with or without an
+        ``error``, which becomes ``last_error``. Same lease rule as ``ack_job``.
         """
         check_not_negative(retry_delay, name="retry_delay")
         return await self._nack_job(queue, job_id, lease_id, retry_delay=retry_delay, error=error)
+
+    async def release_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
+        """End the lease of a job its worker never ran: the job is ``ready`` now, its attempt is
+        not counted (``attempts`` back by one), ``last_error`` is left as it was, the attempt
+        ends as ``released``, and a job on its last attempt does not become ``dead``. Same lease
+        rule as ``ack_job``.
+        """
+        return await self._release_job(queue, job_id, lease_id)
 
     async def extend_lease(
         self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int
@@ -218,6 +227,10 @@ class QueuesContract(abc.ABC):
         self, queue: str, job_id: str, lease_id: str, *, retry_delay: int, error: str | None
     ) -> JobRecord:
         """``nack_job`` with a checked ``retry_delay``."""
+
+    @abc.abstractmethod
+    async def _release_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
+        """``release_job``."""
 
     @abc.abstractmethod
     async def _extend_lease(

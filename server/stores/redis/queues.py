@@ -301,6 +301,19 @@ class RedisQueues(RedisCore):
         self._notify()
         return job_record(queue, pairs(fields), now)
 
+    async def _release_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
+        """End the lease untried: ready now, with the attempt given back."""
+        now = self.clock()
+        fields = await self._queue_script(
+            "release_job",
+            queue,
+            [job_id, lease_id],
+            now=now,
+            details={"job_id": job_id, "lease_id": lease_id},
+        )
+        self._notify()
+        return job_record(queue, pairs(fields), now)
+
     async def _extend_lease(
         self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int
     ) -> JobRecord:

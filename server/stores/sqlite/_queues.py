@@ -27,7 +27,7 @@ from ..base import (
     QueueSettings,
     QueueStats,
 )
-from ..job_history import JOB_HISTORY_LIMIT, as_read, leased_at, nack_outcome
+from ..job_history import JOB_HISTORY_LIMIT, as_read, leased_at
 from ..lease_expiry import lease_expired_error
 from ..records import JobAttemptOutcome, JobAttemptRecord
 from ._common import PURGE_BATCH
@@ -348,7 +348,25 @@ class QueuesMixin(SQLiteCore):
                        WHERE job_id = ?""",
                     (now + retry_delay, error, job_id),
                 )
-            _end_attempt(connection, job_id, lease_id, now, nack_outcome(error), error)
+            _end_attempt(connection, job_id, lease_id, now, "failed", error)
+            return _job_record(connection, queue, job_id, now)
+
+        record = await self.run_transaction(work)
+        self._notify()
+        return record
+
+    async def _release_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
+        """End the lease untried: ready now, with the attempt given back."""
+
+        def work(connection: sqlite3.Connection, now: float) -> JobRecord:
+            _require_lease(connection, queue, job_id, lease_id, now)
+            connection.execute(
+                """UPDATE jobs SET state = 'ready', available_at = ?, attempts = attempts - 1,
+                       lease_id = NULL, lease_expires_at = NULL, lease_consumer = NULL
+                   WHERE job_id = ?""",
+                (now, job_id),
+            )
+            _end_attempt(connection, job_id, lease_id, now, "released", None)
             return _job_record(connection, queue, job_id, now)
 
         record = await self.run_transaction(work)

@@ -37,7 +37,7 @@ async def test_a_job_never_leased_has_no_history(store: Store) -> None:
 async def test_each_lease_is_an_attempt_ended_by_its_nack_or_ack(
     store: Store, clock: FakeClock
 ) -> None:
-    """A failed nack keeps its error, an error-less nack is a release, an ack a success."""
+    """A nack is a failure with its error (if any), an ack a success."""
     await make_queue(store, max_attempts=5)
     job_id = await _publish(store)
     first_at = clock.now
@@ -66,13 +66,33 @@ async def test_each_lease_is_an_attempt_ended_by_its_nack_or_ack(
         for attempt in acked.attempt_history
     ] == [
         (1, "worker-1", "failed", "SMTP timeout"),
-        (2, None, "released", None),
+        (2, None, "failed", None),
         (3, "worker-2", "succeeded", None),
     ]
     assert acked.attempt_history[0].ended_at == pytest.approx(first_at + 2, abs=0.01)
     assert acked.leased_at == pytest.approx(third_at, abs=0.01)
     assert acked.finished_at == pytest.approx(clock.now, abs=0.01)
     assert (await store.get_job("work", job_id)) == acked
+
+
+async def test_a_release_ends_its_attempt_as_released_and_the_next_lease_reuses_its_number(
+    store: Store, clock: FakeClock
+) -> None:
+    await make_queue(store, max_attempts=2)
+    job_id = await _publish(store)
+    lease_id = await _lease_one(store, "worker-1")
+    clock.advance(1)
+    await store.release_job("work", job_id, lease_id)
+    released_at = clock.now
+    clock.advance(1)
+    await _lease_one(store, "worker-2")
+    job = await store.get_job("work", job_id)
+    assert [
+        (attempt.number, attempt.consumer, attempt.outcome, attempt.error)
+        for attempt in job.attempt_history
+    ] == [(1, "worker-1", "released", None), (1, "worker-2", None, None)]
+    assert job.attempt_history[0].ended_at == pytest.approx(released_at, abs=0.01)
+    assert job.attempts == 1
 
 
 async def test_ack_jobs_ends_each_attempt(store: Store, clock: FakeClock) -> None:

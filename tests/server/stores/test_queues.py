@@ -517,7 +517,7 @@ async def test_ack_marks_the_job_succeeded(store: Store) -> None:
 async def test_only_the_current_unexpired_lease_settles_a_job(
     store: Store, clock: FakeClock
 ) -> None:
-    """Ack, nack and extend with a wrong, ended or already used lease are ``lease_expired``."""
+    """Ack, nack, release and extend with a wrong, ended or used lease are ``lease_expired``."""
     await make_queue(store, lease_seconds=10)
     [receipt] = await publish(store, "work")
     [leased] = await lease(store)
@@ -525,6 +525,7 @@ async def test_only_the_current_unexpired_lease_settles_a_job(
     settle: tuple[Callable[[str], Awaitable[JobRecord]], ...] = (
         lambda lease_id: store.ack_job("work", job_id, lease_id),
         lambda lease_id: store.nack_job("work", job_id, lease_id, retry_delay=0, error=None),
+        lambda lease_id: store.release_job("work", job_id, lease_id),
         lambda lease_id: store.extend_lease("work", job_id, lease_id, lease_seconds=10),
     )
     for call in settle:
@@ -599,7 +600,7 @@ async def test_ack_jobs_needs_at_least_one_lease(store: Store) -> None:
 
 
 async def test_settling_an_unknown_job_is_job_not_found(store: Store) -> None:
-    """Ack, nack, extend, get and retry of a job the queue lacks answer ``job_not_found``."""
+    """Ack, nack, release, extend, get and retry of a job the queue lacks: ``job_not_found``."""
     await make_queue(store)
     await make_queue(store, "other")
     [elsewhere] = await publish(store, "other")
@@ -607,6 +608,7 @@ async def test_settling_an_unknown_job_is_job_not_found(store: Store) -> None:
         for call in (
             store.ack_job("work", job_id, "lease_x"),
             store.nack_job("work", job_id, "lease_x", retry_delay=0, error=None),
+            store.release_job("work", job_id, "lease_x"),
             store.extend_lease("work", job_id, "lease_x", lease_seconds=10),
             store.get_job("work", job_id),
             store.retry_job("work", job_id),
@@ -656,6 +658,42 @@ async def test_nack_of_the_last_attempt_makes_the_job_dead(store: Store) -> None
     assert (job.state, job.attempts, job.last_error) == ("dead", 1, "gave up")
     assert await lease(store) == []
     assert (await store.get_queue("work")).stats.dead == 1
+
+
+async def test_release_gives_the_job_back_untried(store: Store, clock: FakeClock) -> None:
+    """A released job is ready at once, first in line, with the attempt not counted and its last
+    error kept; the next lease is the same attempt again.
+    """
+    await make_queue(store, max_attempts=3)
+    [receipt, later] = await publish(
+        store, "work", NewJob(topic="email", payload={"n": 0}), NewJob(topic="email", payload=1)
+    )
+    [first] = await lease(store, max_jobs=1)
+    await store.nack_job("work", receipt.job_id, first.lease_id, retry_delay=0, error="boom")
+    [second] = await lease(store, max_jobs=1)
+    assert (second.job_id, second.attempt) == (receipt.job_id, 2)
+    clock.advance(3)
+    job = await store.release_job("work", receipt.job_id, second.lease_id)
+    assert (job.state, job.attempts, job.last_error) == ("ready", 1, "boom")
+    assert job.available_at == pytest.approx(clock.now, abs=0.01)
+    assert (job.lease_expires_at, job.leased_by, job.finished_at) == (None, None, None)
+    assert [job.job_id for job in await lease(store, max_jobs=1)] == [receipt.job_id]
+    assert [job.job_id for job in await lease(store)] == [later.job_id]
+
+
+async def test_release_on_the_last_attempt_never_makes_the_job_dead(store: Store) -> None:
+    """Released on its only attempt, a job is ready again with that attempt still to use."""
+    await make_queue(store, max_attempts=1)
+    [receipt] = await publish(store, "work")
+    for _ in range(3):
+        [leased] = await lease(store)
+        assert leased.attempt == 1
+        job = await store.release_job("work", receipt.job_id, leased.lease_id)
+        assert (job.state, job.attempts, job.last_error) == ("ready", 0, None)
+    assert (await store.get_queue("work")).stats == QueueStats(ready=1, delayed=0, leased=0, dead=0)
+    [leased] = await lease(store)
+    job = await store.nack_job("work", receipt.job_id, leased.lease_id, retry_delay=0, error="x")
+    assert (job.state, job.attempts) == ("dead", 1)
 
 
 async def test_extend_lease_moves_the_expiry_from_now(store: Store, clock: FakeClock) -> None:

@@ -9,14 +9,13 @@ require_queue()
 local key = require_job(job_id)
 require_lease(key, lease_id)
 end_lease(key, job_id)
--- A nack with an error is a failure; one without gives the job back untried.
+-- The attempt failed, with or without an error; release_job gives back a job never tried.
+local err = nil
 if last_error ~= '' then
-  local err = string.sub(last_error, 2)
+  err = string.sub(last_error, 2)
   redis.call('HSET', key, 'last_error', err)
-  end_attempt(key, lease_id, NOW_TEXT, 'failed', err)
-else
-  end_attempt(key, lease_id, NOW_TEXT, 'released', nil)
 end
+end_attempt(key, lease_id, NOW_TEXT, 'failed', err)
 if tonumber(redis.call('HGET', key, 'attempts')) >= max_attempts() then
   make_dead(key, job_id, NOW_TEXT)
 else
