@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         publish_job,
         publish_jobs,
         put_queue,
+        release_job,
         retry_job,
     )
     from generated.api.streams import (
@@ -115,6 +116,7 @@ __all__ = [
     "put_url_group",
     "range_entries",
     "read_group",
+    "release_job",
     "resume_schedule",
     "retry_dead_letter",
     "retry_job",

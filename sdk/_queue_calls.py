@@ -428,6 +428,22 @@ class QueueCalls:
         )
         return make_call(_endpoints.nack_job, self._job_info, self.name, job.job_id, body=request)
 
+    def release(self, job: LeasedJob) -> Call[Job]:
+        """One releaseJob call under the job's lease.
+
+        Returns:
+            The call, read as the Job.
+        """
+        from generated.models import LeaseRef
+
+        return make_call(
+            _endpoints.release_job,
+            self._job_info,
+            self.name,
+            job.job_id,
+            body=LeaseRef(lease_id=job.lease_id),
+        )
+
     def extend(self, job: LeasedJob, *, lease: Duration) -> Call[Job]:
         """One extendLease call under the job's lease.
 

@@ -574,6 +574,25 @@ class Queue:
         )
 
     @takes_request_options
+    def release(self, job: LeasedJob, **options: Unpack[RequestOptions]) -> Job:
+        """Give back a leased job that was never tried: ready again at once, attempt uncounted.
+
+        The lease ends now. Unlike `nack`, the attempt does not count: the job's `attempts` go
+        back by one, its `last_error` stays as it was, and a job on its last attempt does not
+        move to the dead letters. For a job taken and then not run (a worker stopping, say);
+        a job that ran and failed is nacked.
+
+        Returns:
+            The Job, now `ready`.
+
+        Raises:
+            NotFoundError: the queue has no such job.
+            ConflictError: the job's lease has ended or belongs to another worker
+                (`lease_expired`).
+        """
+        return self._transport.send(self._calls.release(job), options)
+
+    @takes_request_options
     def extend(self, job: LeasedJob, *, lease: Duration, **options: Unpack[RequestOptions]) -> Job:
         """Extend a job's lease to `lease` from now.
 
@@ -905,6 +924,20 @@ class AsyncQueue:
         return await self._transport.send(
             self._calls.nack(job, retry_delay=retry_delay, error=error), options
         )
+
+    @takes_request_options
+    async def release(self, job: LeasedJob, **options: Unpack[RequestOptions]) -> Job:
+        """Give back a leased job that was never tried; see `Queue.release`.
+
+        Returns:
+            The Job, now `ready`.
+
+        Raises:
+            NotFoundError: the queue has no such job.
+            ConflictError: the job's lease has ended or belongs to another worker
+                (`lease_expired`).
+        """
+        return await self._transport.send(self._calls.release(job), options)
 
     @takes_request_options
     async def extend(

@@ -19,7 +19,14 @@ if TYPE_CHECKING:
     from ._subscriptions import Subscription
     from ._worker_sources import Delivery
 
-__all__ = ["acking", "consume_tracing", "nacking", "publish_tracing", "tracing_in_use"]
+__all__ = [
+    "acking",
+    "consume_tracing",
+    "nacking",
+    "publish_tracing",
+    "releasing",
+    "tracing_in_use",
+]
 
 
 def tracing_in_use() -> bool:
@@ -57,10 +64,19 @@ def consume_tracing() -> ConsumeTracing | None:
 def nacking(
     tracing: ConsumeTracing | None, subscription: Subscription, delivery: Delivery
 ) -> AbstractContextManager[None]:
-    """Where a job is given back: its span when tracing is in use, else nothing."""
+    """Where a failed job is nacked: its span when tracing is in use, else nothing."""
     if tracing is None:
         return contextlib.nullcontext()
     return tracing.nacking(subscription, delivery)
+
+
+def releasing(
+    tracing: ConsumeTracing | None, subscription: Subscription, delivery: Delivery
+) -> AbstractContextManager[None]:
+    """Where a job never handled is released: its span when tracing is in use, else nothing."""
+    if tracing is None:
+        return contextlib.nullcontext()
+    return tracing.releasing(subscription, delivery)
 
 
 def acking(

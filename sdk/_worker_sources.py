@@ -5,8 +5,9 @@ A source fetches up to a count of messages (waiting up to a long poll for the fi
 acknowledges a handled one (`ack_target` and `ack_item`, sent in batches by sdk/_worker_acks.py),
 gives back one whose handler failed (a queue nacks it with the subscription's retry delay; a
 stream leaves it pending, to be claimed again once idle for `redeliver_after`) and releases one
-taken but never handled when the run stops (a queue nacks it so it is ready again at once; a
-stream leaves it pending).
+taken but never handled when the run stops (a queue releases it: ready again at once, its attempt
+not counted, so a job on its last attempt is not made dead by a stop; a stream leaves it
+pending).
 
 Streams: the group is created (with the stream) on the first fetch if missing. A fetch first
 scans the pending list for entries idle long enough when a scan is due: a pending entry trimmed
@@ -15,7 +16,7 @@ left to do; nor is one that used up the group's `max_deliveries`, which the clai
 stream's dead-letter stream instead.
 
 With OpenTelemetry in use, `fetch` and `afetch` run a fetch in its receive span, and a job given
-back runs in its nack span (sdk/_otel.py names them all and their parents).
+back runs in its nack or release span (sdk/_otel.py names them all and their parents).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ConflictError
 from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
-from ._tracing import consume_tracing, nacking
+from ._tracing import consume_tracing, nacking, releasing
 from ._worker_handlers import describe, error_text, log_failure
 from ._worker_run import Pace, StreamState
 
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from ._types import DeliveredEntry, JobAckResult, LeasedJob
 
 __all__ = [
-    "STOPPED",
     "AsyncQueueSource",
     "AsyncSource",
     "AsyncStreamSource",
@@ -54,9 +54,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("spool")
-
-# The error a job leased but not handled before a stop is given back with.
-STOPPED = "worker stopped before handling the job"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,11 +154,11 @@ class QueueSource(_QueueSourceBase):
             _lease_ended(sub, job.job_id, conflict)
 
     def release(self, delivery: Delivery) -> None:
-        """Give back a job leased but not handled: ready again at once."""
+        """Give back a job leased but not handled: ready again at once, its attempt uncounted."""
         job: LeasedJob = delivery.message  # type: ignore[assignment]
         try:
-            with nacking(self.tracing, self.subscription, delivery):
-                self.queue.nack(job, error=STOPPED)
+            with releasing(self.tracing, self.subscription, delivery):
+                self.queue.release(job)
         except ConflictError:
             # Its lease ended already: it is ready for others as it is.
             pass
@@ -198,8 +195,8 @@ class AsyncQueueSource(_QueueSourceBase):
         """`QueueSource.release`, awaited."""
         job: LeasedJob = delivery.message  # type: ignore[assignment]
         try:
-            with nacking(self.tracing, self.subscription, delivery):
-                await self.queue.nack(job, error=STOPPED)
+            with releasing(self.tracing, self.subscription, delivery):
+                await self.queue.release(job)
         except ConflictError:
             pass
 

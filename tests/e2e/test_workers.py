@@ -235,6 +235,34 @@ async def test_a_worker_consumes_jobs_and_retries_a_failure(
     assert (await resolve(queue.job(other.job_id))).state == "succeeded"
 
 
+async def test_jobs_fetched_ahead_of_a_stop_are_released_not_killed(
+    client: AnyClient, name: Callable[[str], str]
+) -> None:
+    """Jobs on their only attempt, leased ahead and not handled when run() stops, are ready
+    afterwards with their attempts as before, not dead; the attempt ends as released.
+    """
+    jobs = name("jobs")
+    await resolve(client.queues.create(jobs, max_attempts=1))
+    queue: sdk.Queue | sdk.AsyncQueue = await resolve(client.init_queue(jobs))
+    handled: list[int] = []
+
+    @queue.subscribe("email", count=3)
+    def send(job: int) -> None:
+        handled.append(job)
+        client.stop()
+
+    receipts = await resolve(queue.publish_many([("email", n) for n in range(3)]))
+    await resolve(client.run(stop_after=RUN_LIMIT))
+    assert handled == [0]
+    first, *rest = [await resolve(queue.job(receipt.job_id)) for receipt in receipts]
+    assert (first.state, first.attempts) == ("succeeded", 1)
+    for job in rest:
+        assert (job.state, job.attempts, job.last_error) == ("ready", 0, None)
+        assert [attempt.outcome for attempt in job.attempt_history] == ["released"]
+    info = await resolve(queue.info())
+    assert (info.stats.ready, info.stats.dead) == (2, 0)
+
+
 async def test_a_worker_takes_only_its_topics(
     client: AnyClient, name: Callable[[str], str]
 ) -> None:

@@ -221,7 +221,7 @@ async def test_admin_get_list_delete(
 async def test_job_inspection_and_manual_leasing(
     client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter, queue_exists: respx.Route
 ) -> None:
-    """jobs/job/retry and lease/ack/nack/extend send the spec's fields."""
+    """jobs/job/retry and lease/ack/nack/release/extend send the spec's fields."""
     dead = {**job(state="dead"), "last_error": "SMTP timeout"}
     listing = api.get("/v1/queues/jobs/jobs").mock(
         return_value=httpx.Response(200, json={"jobs": [dead]})
@@ -238,6 +238,9 @@ async def test_job_inspection_and_manual_leasing(
     )
     nack = api.post("/v1/queues/jobs/jobs/job_1/nack").mock(
         return_value=httpx.Response(200, json=job(state="delayed"))
+    )
+    release = api.post("/v1/queues/jobs/jobs/job_1/release").mock(
+        return_value=httpx.Response(200, json={**job(state="ready"), "attempts": 0})
     )
     extend = api.post("/v1/queues/jobs/jobs/job_1/extend").mock(
         return_value=httpx.Response(200, json=job(state="leased"))
@@ -273,6 +276,9 @@ async def test_job_inspection_and_manual_leasing(
         "retry_delay": 5,
         "error": "x" * 2000,
     }
+    released = await resolve(queue.release(leased_job))
+    assert sent_json(release.calls.last) == {"lease_id": "lease_1"}
+    assert (released.state, released.attempts) == ("ready", 0)
     await resolve(queue.extend(leased_job, lease=90))
     assert sent_json(extend.calls.last) == {"lease_id": "lease_1", "lease_seconds": 90}
 

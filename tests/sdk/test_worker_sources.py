@@ -60,7 +60,9 @@ async def test_queue_jobs_are_acked_or_nacked(
 async def test_jobs_leased_after_a_stop_are_given_back(
     client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
 ) -> None:
-    """A stop mid-batch nacks the leases not handled yet, so they need not time out."""
+    """A stop mid-batch releases the leases not handled yet, so they need not time out and
+    their attempts do not count.
+    """
     api.get("/v1/queues/jobs").mock(return_value=httpx.Response(200, json=QUEUE))
     lease = api.post("/v1/queues/jobs/leases").mock(
         return_value=httpx.Response(
@@ -68,18 +70,14 @@ async def test_jobs_leased_after_a_stop_are_given_back(
         )
     )
     api.post("/v1/queues/jobs/acks").mock(side_effect=acks_answer)
-    nack = api.post("/v1/queues/jobs/jobs/job_2/nack").mock(
+    release = api.post("/v1/queues/jobs/jobs/job_2/release").mock(
         return_value=httpx.Response(200, json=job("job_2", state="ready"))
     )
     queue = await resolve(client.init_queue("jobs"))
     queue.subscribe(count=2)(lambda payload: client.stop())
     await resolve(client.run())
     assert "topics" not in sent_json(lease.calls.last)
-    assert sent_json(nack.calls.last) == {
-        "lease_id": "lease_2",
-        "retry_delay": 0,
-        "error": "worker stopped before handling the job",
-    }
+    assert sent_json(release.calls.last) == {"lease_id": "lease_2"}
 
 
 async def test_a_lease_that_ended_before_the_ack_does_not_stop_the_worker(
