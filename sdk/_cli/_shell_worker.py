@@ -4,11 +4,12 @@ Each of `concurrency` threads leases one job at a time, so a job is never held b
 is busy with another. A command gets the job's payload as JSON on stdin and the job's details
 in `SPOOL_JOB_ID`, `SPOOL_QUEUE`, `SPOOL_TOPIC`, `SPOOL_ATTEMPT`, `SPOOL_PUBLISHED_AT` and
 `SPOOL_LEASE_EXPIRES_AT`; exit status 0 acknowledges the job, anything else gives it back with
-the end of the command's stderr as its error (on its last attempt the job is then dead). While a command runs its lease is extended every
-half lease, so a long job is not handed to another worker.
+the end of the command's stderr as its error (on its last attempt the job is then dead). While a
+command runs its lease is extended every half lease, so a long job is not handed to another
+worker. A job whose lease arrives after a stop is released untried, its attempt uncounted.
 
 The SDK's `run()` hands handlers the payload alone; this needs the job's id and attempt, so it
-drives `lease`, `ack`, `nack` and `extend` itself.
+drives `lease`, `ack`, `nack`, `release` and `extend` itself.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ _CHECK_SECONDS = 0.05
 @dataclasses.dataclass(frozen=True, slots=True)
 class Outcome:
     """What became of one job: acked, nacked (given back, to be retried), dead (given back on
-    its last attempt: moved to the dead jobs), or its lease lost meanwhile.
+    its last attempt: moved to the dead jobs), released (leased as the worker stopped and given
+    back untried, its attempt uncounted), or its lease lost meanwhile.
     """
 
     job_id: str
@@ -158,6 +160,11 @@ class ShellWorker:
                     if self._burst:
                         return
                     continue
+                if self.stopping.is_set():
+                    # The stop came while the lease was on its way: this job was never run.
+                    self._budget.give_back()
+                    self._report(self._release(jobs[0]))
+                    return
                 self._report(self._handle(jobs[0]))
         except BaseException as error:  # handed to the main thread, which raises it
             self._errors.append(error)
@@ -186,6 +193,17 @@ class ShellWorker:
         except sdk.ConflictError as conflict:
             # The lease ended first: the job is someone else's now, or will be delivered again.
             return outcome("lease_lost", str(conflict))
+
+    def _release(self, job: sdk.LeasedJob) -> Outcome:
+        """Give back a job leased but not run: ready again at once, its attempt uncounted."""
+        outcome = functools.partial(
+            Outcome, job.job_id, job.queue, job.topic, job.attempt, None, 0.0
+        )
+        try:
+            self._queue.release(job)
+        except sdk.ConflictError as conflict:
+            return outcome("lease_lost", str(conflict))
+        return outcome("released")
 
     def _execute(self, job: sdk.LeasedJob) -> tuple[int | None, str]:
         """Run the command for `job`; its exit status (None if it could not start), stderr's end."""

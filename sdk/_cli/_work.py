@@ -82,8 +82,9 @@ def work(
     sees SPOOL_JOB_ID, SPOOL_QUEUE, SPOOL_TOPIC, SPOOL_ATTEMPT, SPOOL_PUBLISHED_AT and
     SPOOL_LEASE_EXPIRES_AT. Leases are extended while a command runs.
 
-    Ctrl-C or SIGTERM stops leasing and lets running commands finish; a second one
-    terminates them and gives their jobs back. After Ctrl-C the exit status is 130.
+    Ctrl-C or SIGTERM stops leasing and lets running commands finish (a job leased as the
+    stop came is given back untried, its attempt uncounted); a second one terminates them and
+    gives their jobs back. After Ctrl-C the exit status is 130.
 
     \b
     Examples:
@@ -144,7 +145,7 @@ def work(
 
 def _reporter(state: State) -> Any:
     lock = threading.Lock()
-    counts = {"acked": 0, "nacked": 0, "dead": 0, "lease_lost": 0}
+    counts = {"acked": 0, "nacked": 0, "dead": 0, "released": 0, "lease_lost": 0}
 
     def report(outcome: Outcome) -> None:
         with lock:
@@ -152,17 +153,23 @@ def _reporter(state: State) -> Any:
             if state.as_json:
                 print_json(outcome)
                 return
-            mark = {"acked": "[green]✔[/]", "nacked": "[red]✘[/]", "dead": "[red]✘[/]"}.get(
-                outcome.outcome, "[yellow]?[/]"
-            )
-            what = (
-                f"dead after {outcome.attempt} attempt{'s' if outcome.attempt != 1 else ''}"
-                if outcome.outcome == "dead"
-                else outcome.outcome
-            )
+            mark = {
+                "acked": "[green]✔[/]",
+                "nacked": "[red]✘[/]",
+                "dead": "[red]✘[/]",
+                "released": "[yellow]↩[/]",
+            }.get(outcome.outcome, "[yellow]?[/]")
+            if outcome.outcome == "released":
+                what = "given back untried, as the worker is stopping"
+            elif outcome.outcome == "dead":
+                what = (
+                    f"dead after {outcome.attempt} attempt{'s' if outcome.attempt != 1 else ''} "
+                    f"(exit {outcome.exit_code}, {outcome.seconds:.2f}s)"
+                )
+            else:
+                what = f"{outcome.outcome} (exit {outcome.exit_code}, {outcome.seconds:.2f}s)"
             error_console().print(
-                f"{mark} {outcome.job_id} {outcome.topic} attempt {outcome.attempt}: "
-                f"{what} (exit {outcome.exit_code}, {outcome.seconds:.2f}s)",
+                f"{mark} {outcome.job_id} {outcome.topic} attempt {outcome.attempt}: {what}",
                 highlight=False,
             )
 
