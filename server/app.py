@@ -197,6 +197,7 @@ async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
             if metrics is not None:
                 metrics.start()
                 running.callback(metrics.stop)
+                store.on_lease_deaths(metrics.lease_deaths)
             for factory in app.state.services:
                 service = factory(context)
                 await service.start()

@@ -351,6 +351,12 @@ class Metrics:
         if outcome == "dead":
             self.rates.count("dead_letters")
 
+    def lease_deaths(self, _queue: str, job_ids: Sequence[str]) -> None:
+        """Count the jobs a write of this process's store made dead because their last lease ran
+        out (``Store.on_lease_deaths``), beside those a nack left dead (server/routes/queues.py).
+        """
+        self.rates.count("jobs_dead", len(job_ids))
+
     def messages_claimed(self, messages: Sequence[MessageRecord], *, now: float) -> None:
         """Observe the lag of every first attempt among ``messages``."""
         for message in messages:

@@ -2,7 +2,8 @@
 
 Prometheus holds the history a dashboard needs, but an operator looking at the console should not
 need one to see whether publishes stopped or failures began a few minutes ago. So the places that
-count for ``/metrics`` (server/metrics.py), and the queue routes that end jobs' leases, bump these: one ring of sixty one-minute slots per
+count for ``/metrics`` (server/metrics.py), the queue routes that end jobs' leases, and the store
+when a lease runs out on a job's last attempt, bump these: one ring of sixty one-minute slots per
 series, each slot tagged with its minute and zeroed when the ring comes round to it again. That is
 a few hundred integers per process and one dictionary lookup per count; nothing goes to the store.
 With several worker processes each keeps its own, so the console shows the view of the process
@@ -29,10 +30,10 @@ RateSeries = Literal[
     "jobs_dead",
 ]
 # Items published by kind, then HTTP delivery outcomes: attempts delivered, attempts failed (a
-# retry or the last try) and messages that went to the dead letters; then what workers did with
-# jobs, as the queue routes see it (server/routes/queues.py): jobs acked, jobs nacked, and jobs a
-# nack left dead. A job whose last lease runs out dies by the clock, in no request, so it is not
-# among them.
+# retry or the last try) and messages that went to the dead letters; then what became of jobs:
+# acked and nacked, as the queue routes see it (server/routes/queues.py), and dead, whether a nack
+# left them so or their last lease ran out. Those die by the clock, in no request: the store tells
+# the process whose write moved them to dead (Store.on_lease_deaths), so each is counted once.
 RATE_SERIES: Final[tuple[RateSeries, ...]] = (
     "entries",
     "jobs",

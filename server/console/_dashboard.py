@@ -34,7 +34,7 @@ _DELIVERIES: tuple[tuple[RateSeries, str, Resource], ...] = (
 _JOBS: tuple[tuple[RateSeries, str, Resource], ...] = (
     ("jobs_acked", "Acked", "queue"),
     ("jobs_nacked", "Nacked", "queue"),
-    ("jobs_dead", "Dead after a nack", "queue"),
+    ("jobs_dead", "Dead (failed or lease ran out)", "queue"),
 )
 
 

@@ -35,7 +35,7 @@ from .checks import (
     dump_json,
     entry_id_parts,
 )
-from .contract import Store
+from .contract import LeaseDeathListener, Store
 from .errors import ConflictError, NotFoundError, StoreError, StoreFullError, StoreUnavailableError
 from .records import (
     JSON,
@@ -98,6 +98,7 @@ __all__ = [
     "JobReceipt",
     "JobRecord",
     "JobState",
+    "LeaseDeathListener",
     "LeasedJob",
     "MessageLease",
     "MessageReceipt",

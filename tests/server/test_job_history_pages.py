@@ -5,10 +5,13 @@ console page, and the dashboard's job rates (server/rates.py), on both stores.
 from __future__ import annotations
 
 import re
+import time
 
 import httpx
+import pytest
 
 from tests.server._console import ADMIN_TOKEN, console_app, sign_in
+from tests.server.stores._support import FakeClock
 
 
 async def _worked_job(api: httpx.AsyncClient, queue: str) -> str:
@@ -77,17 +80,30 @@ async def test_the_job_page_tells_each_attempt(store_url: str) -> None:
         assert "given back untried" in timeline
 
 
-async def test_the_dashboard_charts_jobs_acked_nacked_and_dead(store_url: str) -> None:
+async def test_the_dashboard_charts_jobs_acked_nacked_and_dead(
+    store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dead counts the job a nack left dead and the one whose last lease ran out, once."""
     async with console_app(store_url, metrics=True) as running:
+        clock = FakeClock(time.time())
+        monkeypatch.setattr(running.store, "clock", clock)
         api = running.api
         await _worked_job(api, "billing-jobs")
         await api.put("/v1/queues/payroll", json={"max_attempts": 1})
-        await api.post("/v1/queues/payroll/jobs", json={"topic": "t", "payload": 1})
-        [leased] = (await api.post("/v1/queues/payroll/leases", json={})).json()["jobs"]
+        for payload in (1, 2):
+            await api.post("/v1/queues/payroll/jobs", json={"topic": "t", "payload": payload})
+        [leased, expiring] = (
+            await api.post("/v1/queues/payroll/leases", json={"max_jobs": 2, "lease_seconds": 10})
+        ).json()["jobs"]
         await api.post(
             f"/v1/queues/payroll/jobs/{leased['job_id']}/nack",
             json={"lease_id": leased["lease_id"], "error": "no"},
         )
+        clock.advance(11)
+        for _ in range(2):
+            assert (await api.post("/v1/queues/payroll/leases", json={})).json()["jobs"] == []
+        job = (await api.get(f"/v1/queues/payroll/jobs/{expiring['job_id']}")).json()
+        assert job["state"] == "dead"
         await api.post("/v1/queues/billing-jobs/jobs", json={"topic": "t", "payload": 3})
         [leased] = (await api.post("/v1/queues/billing-jobs/leases", json={})).json()["jobs"]
         lease = {"job_id": leased["job_id"], "lease_id": leased["lease_id"]}
@@ -96,6 +112,6 @@ async def test_the_dashboard_charts_jobs_acked_nacked_and_dead(store_url: str) -
         await sign_in(running.console, ADMIN_TOKEN)
         page = await running.console.get("/console/dashboard")
         assert 'id="chart-jobs"' in page.text
-        for series, total in (("jobs_acked", 2), ("jobs_nacked", 2), ("jobs_dead", 1)):
+        for series, total in (("jobs_acked", 2), ("jobs_nacked", 2), ("jobs_dead", 2)):
             legend = re.search(rf'<li data-series="{series}">.*?</li>', page.text, re.S)
             assert legend is not None and f"<strong>{total}</strong> in the hour" in legend.group()

@@ -19,12 +19,12 @@ from typing import ClassVar, Literal
 
 from ._limits import LimitsContract
 from ._messages import MessagesContract
-from ._queues import QueuesContract
+from ._queues import LeaseDeathListener, QueuesContract
 from ._schedules import SchedulesContract
 from ._sessions import SessionsContract
 from ._streams import StreamsContract
 
-__all__ = ["Store"]
+__all__ = ["LeaseDeathListener", "Store"]
 
 
 class Store(

@@ -9,7 +9,8 @@ job's payload already written as JSON text by ``dump_json``.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 
 from ..checks import (
     check_at_least_one,
@@ -30,11 +31,43 @@ from ..records import (
     QueueSettings,
 )
 
-__all__ = ["QueuesContract"]
+__all__ = ["LeaseDeathListener", "QueuesContract"]
+
+# Told of the jobs of a queue that a write moved to ``dead`` because their last allowed lease ran
+# out: the queue's name and the jobs' ids.
+LeaseDeathListener = Callable[[str, Sequence[str]], None]
+
+logger = logging.getLogger("spool.server")
 
 
 class QueuesContract(abc.ABC):
     """Queues and jobs: the public methods with their checks, and their hooks."""
+
+    def __init__(self) -> None:
+        self._lease_death_listeners: list[LeaseDeathListener] = []
+
+    def on_lease_deaths(self, listener: LeaseDeathListener) -> None:
+        """Have ``listener(queue, job_ids)`` told of every job whose last allowed lease runs out.
+
+        Such a job dies by the clock, in no request: readers see it ``dead`` at once, but the
+        store moves it there lazily, in the next write that settles its queue
+        (``lease_expiry.py``). Once that write is durable, the store calls each listener in the
+        process that made it, with the jobs it moved; across every process sharing a backend, a
+        job is told once. A listener that raises is logged and does not fail the write.
+        """
+        self._lease_death_listeners.append(listener)
+
+    def _lease_deaths(self, queue: str, job_ids: Sequence[str]) -> None:
+        """Tell the listeners of ``job_ids`` of ``queue``, moved to ``dead`` by a write that is now
+        durable because their last lease ran out; a backend calls this, with none as well.
+        """
+        if not job_ids:
+            return
+        for listener in self._lease_death_listeners:
+            try:
+                listener(queue, job_ids)
+            except Exception:
+                logger.exception("a listener of jobs dead by lease expiry failed")
 
     async def put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
         """Create the queue or change its settings; the bool says whether it was created."""

@@ -48,6 +48,7 @@ class RedisCore(Store):
             raise ValueError(f"a Redis key prefix must be non-empty and brace-free, not {prefix!r}")
         if cluster_nodes is not None and not cluster_nodes:
             raise ValueError("a Redis Cluster needs at least one node address")
+        super().__init__()
         self._redis_url = redis_url
         self._prefix = prefix
         self._keys = StoreKeys(prefix)

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from redis.asyncio.client import Pipeline
@@ -63,9 +63,25 @@ class RedisQueues(RedisCore):
             client=client,
         )
 
+    async def _settling_script(
+        self,
+        name: str,
+        queue: str,
+        args: Sequence[str | int | float],
+        *,
+        now: float,
+        details: Mapping[str, str] | None = None,
+    ) -> Any:
+        """Run a script that settles the queue (``settle()`` in ``lua/lib/queue.lua``): its own
+        answer, once the jobs it made dead by lease expiry are reported.
+        """
+        answer, buried = await self._queue_script(name, queue, args, now=now, details=details)
+        self._lease_deaths(queue, [str(job_id) for job_id in buried])
+        return answer
+
     async def _put_queue(self, name: str, settings: QueueSettings) -> tuple[QueueRecord, bool]:
         """Write the settings in the queue's slot, then list the name (listing crosses slots)."""
-        created, answer = await self._queue_script(
+        created, answer = await self._settling_script(
             "put_queue",
             name,
             [
@@ -83,7 +99,7 @@ class RedisQueues(RedisCore):
     async def _get_queue(self, name: str) -> QueueRecord:
         """The queue's settings and counts after settling it to now."""
         return queue_record(
-            name, await self._queue_script("queue_info", name, [], now=self.clock())
+            name, await self._settling_script("queue_info", name, [], now=self.clock())
         )
 
     async def _list_queues(self) -> list[QueueRecord]:
@@ -112,7 +128,9 @@ class RedisQueues(RedisCore):
                 continue
             if isinstance(answer, Exception):
                 raise answer
-            records.append(queue_record(name, answer))
+            info, buried = answer
+            self._lease_deaths(name, [str(job_id) for job_id in buried])
+            records.append(queue_record(name, info))
         return records
 
     async def _cluster_queue_infos(self, names: Sequence[str], now: float) -> list[Any]:
@@ -166,10 +184,15 @@ class RedisQueues(RedisCore):
             ]
         keys = self._keys.queue(queue)
 
-        def write(record: list[str], claim: list[str | int | float]) -> Awaitable[Any]:
-            return self._queue_script(
+        async def write(record: list[str], claim: list[str | int | float]) -> Any:
+            replayed, result = await self._queue_script(
                 "publish_jobs", queue, [*claim, *args], now=now, extra_keys=record
             )
+            if replayed:
+                return replayed, result
+            written, buried = result
+            self._lease_deaths(queue, [str(job_id) for job_id in buried])
+            return replayed, written
 
         replayed, receipts = await self._write_once(
             idempotency, keys.base, write, details={"queue": queue}
@@ -235,7 +258,7 @@ class RedisQueues(RedisCore):
     ) -> list[LeasedJob]:
         topic_list = list(topics or [])
         now = self.clock()
-        expires_at, rows = await self._queue_script(
+        expires_at, rows = await self._settling_script(
             "lease_jobs",
             queue,
             [
@@ -341,13 +364,13 @@ class RedisQueues(RedisCore):
     ) -> list[JobRecord]:
         """Jobs in publish order, filtered by their state at now."""
         now = self.clock()
-        rows = await self._queue_script("list_jobs", queue, [state or "", limit], now=now)
+        rows = await self._settling_script("list_jobs", queue, [state or "", limit], now=now)
         return [job_record(queue, pairs(fields), now) for fields in rows]
 
     async def _retry_job(self, queue: str, job_id: str) -> JobRecord:
         """Make a dead job ready now with its attempts reset."""
         now = self.clock()
-        fields = await self._queue_script(
+        fields = await self._settling_script(
             "retry_job",
             queue,
             [job_id],
@@ -359,7 +382,7 @@ class RedisQueues(RedisCore):
 
     async def _delete_job(self, queue: str, job_id: str) -> None:
         """Delete a dead job's hash and its place in the queue's indexes."""
-        await self._queue_script(
+        await self._settling_script(
             "delete_job",
             queue,
             [job_id],

@@ -90,6 +90,7 @@ class SQLiteCore(Store):
     kind: ClassVar[Literal["sqlite", "redis"]] = "sqlite"
 
     def __init__(self, path: str, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+        super().__init__()
         self._path = path
         self._busy_timeout = busy_timeout
         # Public: the store's only source of the time, which a test replaces to move every

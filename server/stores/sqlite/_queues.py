@@ -218,10 +218,10 @@ class QueuesMixin(SQLiteCore):
         """Lease up to ``max_jobs`` available jobs, oldest first, waiting up to ``wait_ms``."""
         wanted_topics = None if topics is None else list(topics)
 
-        def work(connection: sqlite3.Connection, now: float) -> list[LeasedJob]:
+        def work(connection: sqlite3.Connection, now: float) -> tuple[list[LeasedJob], list[str]]:
             settings = _require_queue(connection, queue)
             seconds = settings["lease_seconds"] if lease_seconds is None else lease_seconds
-            _bury_ended_leases(connection, queue, now, settings["max_attempts"])
+            buried = _bury_ended_leases(connection, queue, now, settings["max_attempts"])
             _purge_finished_jobs(connection, queue, now - settings["retention_seconds"])
             topic_filter = ""
             parameters: list[Any] = [queue, now, now]
@@ -279,9 +279,14 @@ class QueuesMixin(SQLiteCore):
                         traceparent=row["traceparent"],
                     )
                 )
+            return leased, buried
+
+        async def attempt() -> list[LeasedJob]:
+            leased, buried = await self.run_transaction(work)
+            self._lease_deaths(queue, buried)
             return leased
 
-        return await self._poll(lambda: self.run_transaction(work), wait_ms)
+        return await self._poll(attempt, wait_ms)
 
     async def _ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
         """Mark the job succeeded, if ``lease_id`` is its current unexpired lease."""
@@ -419,42 +424,31 @@ class QueuesMixin(SQLiteCore):
     async def _retry_job(self, queue: str, job_id: str) -> JobRecord:
         """Make a dead job ready now with no attempts used."""
 
-        def work(connection: sqlite3.Connection, now: float) -> JobRecord:
-            _require_queue(connection, queue)
-            job = _job_record(connection, queue, job_id, now)
-            if job.state != "dead":
-                raise ConflictError(
-                    "invalid_state", f"job {job_id!r} is {job.state}; only dead jobs can be retried"
-                )
-            # The error as read: a job whose lease ran out is dead before any write says so.
-            if job.attempt_history:
-                _close_read_attempt(connection, job_id, job.attempt_history[-1])
+        def work(connection: sqlite3.Connection, now: float) -> tuple[JobRecord, list[str]]:
+            buried = _require_dead_job(connection, queue, job_id, now, "retried")
             connection.execute(
                 """UPDATE jobs SET state = 'ready', attempts = 0, available_at = ?,
                        finished_at = NULL, lease_id = NULL, lease_expires_at = NULL,
-                       lease_consumer = NULL, last_error = ?
+                       lease_consumer = NULL
                    WHERE job_id = ?""",
-                (now, job.last_error, job_id),
+                (now, job_id),
             )
-            return _job_record(connection, queue, job_id, now)
+            return _job_record(connection, queue, job_id, now), buried
 
-        record = await self.run_transaction(work)
+        record, buried = await self.run_transaction(work)
+        self._lease_deaths(queue, buried)
         self._notify()
         return record
 
     async def _delete_job(self, queue: str, job_id: str) -> None:
         """Delete a dead job's row."""
 
-        def work(connection: sqlite3.Connection, now: float) -> None:
-            _require_queue(connection, queue)
-            job = _job_record(connection, queue, job_id, now)
-            if job.state != "dead":
-                raise ConflictError(
-                    "invalid_state", f"job {job_id!r} is {job.state}; only dead jobs can be deleted"
-                )
+        def work(connection: sqlite3.Connection, now: float) -> list[str]:
+            buried = _require_dead_job(connection, queue, job_id, now, "deleted")
             connection.execute("DELETE FROM jobs WHERE job_id = ?", (job_id,))
+            return buried
 
-        await self.run_transaction(work)
+        self._lease_deaths(queue, await self.run_transaction(work))
 
 
 def _queue_not_found(queue: str) -> NotFoundError:
@@ -561,18 +555,6 @@ def _end_attempt(
     )
 
 
-def _close_read_attempt(
-    connection: sqlite3.Connection, job_id: str, attempt: JobAttemptRecord
-) -> None:
-    """Store the end that readers gave the job's last attempt, if it is still open."""
-    connection.execute(
-        """UPDATE job_attempts SET ended_at = ?, outcome = ?, error = ?
-           WHERE id = (SELECT MAX(id) FROM job_attempts WHERE job_id = ?)
-               AND ended_at IS NULL""",
-        (attempt.ended_at, attempt.outcome, attempt.error, job_id),
-    )
-
-
 def _attempt_histories(
     connection: sqlite3.Connection, job_ids: Sequence[str]
 ) -> dict[str, list[JobAttemptRecord]]:
@@ -600,10 +582,29 @@ def _attempt_histories(
     return histories
 
 
+def _require_dead_job(
+    connection: sqlite3.Connection, queue: str, job_id: str, now: float, action: str
+) -> list[str]:
+    """Settle the queue's ended leases, then refuse unless the job is dead; the ids of the jobs
+    the settling made dead.
+    """
+    settings = _require_queue(connection, queue)
+    buried = _bury_ended_leases(connection, queue, now, settings["max_attempts"])
+    job = _job_row(connection, queue, job_id, now)
+    state = job["effective_state"]
+    if state != "dead":
+        raise ConflictError(
+            "invalid_state", f"job {job_id!r} is {state}; only dead jobs can be {action}"
+        )
+    return buried
+
+
 def _bury_ended_leases(
     connection: sqlite3.Connection, queue: str, now: float, max_attempts: int
-) -> None:
-    """Make dead the jobs whose last allowed lease has ended, saying so as their last error."""
+) -> list[str]:
+    """Make dead the jobs whose last allowed lease has ended, saying so as their last error; their
+    ids.
+    """
     ended = connection.execute(
         """SELECT seq, job_id, lease_id, lease_expires_at, attempts FROM jobs
            WHERE queue = ? AND state = 'leased' AND lease_expires_at <= ? AND attempts >= ?""",
@@ -628,6 +629,7 @@ def _bury_ended_leases(
             "lease_expired",
             error,
         )
+    return [row["job_id"] for row in ended]
 
 
 def _job_from_row(row: sqlite3.Row, stored_history: Sequence[JobAttemptRecord]) -> JobRecord:

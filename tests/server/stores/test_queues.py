@@ -432,6 +432,86 @@ async def test_a_lease_that_runs_out_on_the_last_attempt_says_so(
     assert (retried.state, retried.last_error) == ("ready", reason)
 
 
+class _LeaseDeaths:
+    """What a store's ``on_lease_deaths`` listener was told, call by call."""
+
+    def __init__(self, store: Store) -> None:
+        self.told: list[tuple[str, list[str]]] = []
+        store.on_lease_deaths(lambda queue, job_ids: self.told.append((queue, sorted(job_ids))))
+
+
+async def test_the_jobs_a_lease_expiry_makes_dead_are_told_once(
+    store: Store,
+    clock: FakeClock,
+    open_store: Callable[[], Awaitable[Store]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The write that moves them to dead tells its own store's listeners, once, also when another
+    process settles the queue later; a job with attempts left is not dead and not told.
+    """
+    other = await open_store()
+    monkeypatch.setattr(other, "clock", clock)
+    deaths, other_deaths = _LeaseDeaths(store), _LeaseDeaths(other)
+    await make_queue(store, max_attempts=2, lease_seconds=10)
+    receipts = await publish(store, "work", *(NewJob(topic="email", payload=n) for n in range(3)))
+    leased = await lease(store, max_jobs=2)
+    for job in leased:
+        await store.nack_job("work", job.job_id, job.lease_id, retry_delay=0, error="boom")
+    await lease(store)
+    clock.advance(11)
+    assert (await store.get_job("work", receipts[0].job_id)).state == "dead"
+    assert [job.job_id for job in await lease(store)] == [receipts[2].job_id]
+    assert deaths.told == [("work", sorted(job.job_id for job in leased))]
+    clock.advance(11)
+    await lease(other)
+    await store.list_jobs("work", state=None, limit=10)
+    await other.get_queue("work")
+    assert other_deaths.told == [("work", [receipts[2].job_id])]
+    assert len(deaths.told) == 1
+
+
+async def test_retry_and_delete_tell_of_a_job_dead_by_the_clock_and_a_refusal_tells_nothing(
+    store: Store, clock: FakeClock
+) -> None:
+    """Retry and delete settle the queue first and tell of the jobs its ended leases killed; a
+    retry refused for a job that is not dead settles nothing, so the death is told later.
+    """
+    deaths = _LeaseDeaths(store)
+    await make_queue(store, max_attempts=1, lease_seconds=10)
+    dying, spare = await publish(
+        store, "work", *(NewJob(topic="email", payload=n) for n in range(2))
+    )
+    await lease(store, max_jobs=1)
+    clock.advance(11)
+    with pytest.raises(ConflictError):
+        await store.retry_job("work", spare.job_id)
+    assert deaths.told == []
+    retried = await store.retry_job("work", dying.job_id)
+    assert (retried.state, retried.attempts) == ("ready", 0)
+    assert deaths.told == [("work", [dying.job_id])]
+    assert [job.job_id for job in await lease(store, max_jobs=1)] == [dying.job_id]
+    clock.advance(11)
+    await store.delete_job("work", dying.job_id)
+    assert deaths.told == [("work", [dying.job_id])] * 2
+
+
+async def test_a_failing_lease_death_listener_does_not_fail_the_write(
+    store: Store, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    def fail(_queue: str, _job_ids: Sequence[str]) -> None:
+        raise RuntimeError("listener broke")
+
+    store.on_lease_deaths(fail)
+    deaths = _LeaseDeaths(store)
+    await make_queue(store, max_attempts=1, lease_seconds=10)
+    [receipt] = await publish(store, "work")
+    await lease(store)
+    clock.advance(11)
+    assert await lease(store) == []
+    assert deaths.told == [("work", [receipt.job_id])]
+    assert "a listener of jobs dead by lease expiry failed" in caplog.text
+
+
 async def test_a_lease_extended_then_run_out_counts_from_when_it_was_taken(
     store: Store, clock: FakeClock
 ) -> None:
@@ -755,23 +835,38 @@ async def test_retry_job_revives_a_dead_job_with_fresh_attempts(
     assert (leased.job_id, leased.attempt) == (receipt.job_id, 1)
 
 
-async def test_retry_and_delete_job_refuse_jobs_that_are_not_dead(store: Store) -> None:
-    """Retrying or deleting a ready, delayed, leased or succeeded job is ``invalid_state``."""
-    await make_queue(store)
+async def test_retry_and_delete_job_refuse_jobs_that_are_not_dead(
+    store: Store, clock: FakeClock
+) -> None:
+    """Retrying or deleting a ready, delayed, leased or succeeded job is ``invalid_state``,
+    naming the state a reader sees: a job whose lease ran out with attempts left is ready.
+    """
+    await make_queue(store, max_attempts=2, lease_seconds=10)
     [delayed] = await publish(store, "work", NewJob(topic="t", payload=1, delay=600))
-    await publish(store, "work", NewJob(topic="t", payload=2), NewJob(topic="t", payload=3))
-    [leased] = await lease(store, max_jobs=1)
-    [succeeded] = await lease(store, max_jobs=1)
+    await publish(store, "work", NewJob(topic="x", payload=2))
+    await publish(store, "work", *(NewJob(topic="t", payload=n) for n in (3, 4)))
+    [expired] = await lease(store, topics=["x"])
+    clock.advance(11)
+    [leased, succeeded] = await lease(store, max_jobs=2, topics=["t"])
     await store.ack_job("work", succeeded.job_id, succeeded.lease_id)
-    [ready] = await publish(store, "work", NewJob(topic="t", payload=4))
-    for job_id in (ready.job_id, delayed.job_id, leased.job_id, succeeded.job_id):
-        for action in (store.retry_job, store.delete_job):
+    [ready] = await publish(store, "work", NewJob(topic="t", payload=5))
+    clock.advance(1)
+    refused = {
+        ready.job_id: "ready",
+        expired.job_id: "ready",
+        delayed.job_id: "delayed",
+        leased.job_id: "leased",
+        succeeded.job_id: "succeeded",
+    }
+    for job_id, state in refused.items():
+        for action, verb in ((store.retry_job, "retried"), (store.delete_job, "deleted")):
             with pytest.raises(ConflictError) as raised:
                 await action("work", job_id)
             assert raised.value.code == "invalid_state"
+            assert raised.value.detail == f"job {job_id!r} is {state}; only dead jobs can be {verb}"
     states = {job.job_id: job.state for job in await store.list_jobs("work", state=None, limit=10)}
     assert states[ready.job_id] == "ready" and states[succeeded.job_id] == "succeeded"
-    assert len(states) == 4
+    assert len(states) == 5
 
 
 async def test_delete_job_removes_a_dead_job_at_once(store: Store, clock: FakeClock) -> None:

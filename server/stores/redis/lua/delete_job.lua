@@ -6,4 +6,4 @@ local key = require_dead_job(job_id)
 redis.call('DEL', key)
 redis.call('ZREM', ALL, job_id)
 redis.call('ZREM', DEAD, job_id)
-return 1
+return settled(1)

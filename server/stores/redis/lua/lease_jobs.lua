@@ -53,4 +53,4 @@ for index, job_id in ipairs(chosen) do
   local job = redis.call('HMGET', key, 'topic', 'payload', 'published_at', 'traceparent')
   leased[#leased + 1] = {job_id, job[1], job[2], attempts, lease_id, job[3], job[4]}
 end
-return {expires_at, leased}
+return settled({expires_at, leased})

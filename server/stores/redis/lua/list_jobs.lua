@@ -21,4 +21,4 @@ while #jobs < limit do
   end
   offset = offset + 200
 end
-return jobs
+return settled(jobs)

@@ -6,7 +6,8 @@
 -- ARGV[5] traceparent: kept with each new job ('' = none)
 -- ARGV[6] job_count: how many jobs follow
 -- ARGV[7..] jobs: five arguments each: job_id, topic, payload, delay, deduplication_id ('' = none)
--- A receipt is {job_id, deduplicated, topic}.
+-- A receipt is {job_id, deduplicated, topic}; a new write's result is settled(receipts), a
+-- replay's the receipts kept.
 local record = KEYS[10]
 local request_hash, ttl = ARGV[3], tonumber(ARGV[4])
 local traceparent, job_count = ARGV[5], tonumber(ARGV[6])
@@ -52,4 +53,4 @@ for index = 0, job_count - 1 do
   end
 end
 remember(record, request_hash, NOW, ttl, receipts)
-return {0, receipts}
+return {0, settled(receipts)}

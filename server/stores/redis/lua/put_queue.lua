@@ -14,4 +14,4 @@ end
 redis.call('HSET', META, 'max_attempts', allowed_attempts, 'lease_seconds', lease_seconds,
   'retention_seconds', retention_seconds, 'deduplication_window_seconds', deduplication_window)
 settle()
-return {created, queue_answer()}
+return settled({created, queue_answer()})

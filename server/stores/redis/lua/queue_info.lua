@@ -2,4 +2,4 @@
 -- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
 require_queue()
 settle()
-return queue_answer()
+return settled(queue_answer())

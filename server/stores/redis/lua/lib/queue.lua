@@ -111,6 +111,14 @@ local function drop_finished(set, cutoff)
   end
 end
 
+-- The jobs settle() made dead because their last allowed lease ran out. A script that settles
+-- answers settled(its answer), which is {its answer, these ids}, for the store to report them.
+local buried = {}
+
+local function settled(answer)
+  return {answer, buried}
+end
+
 -- Bring the indexes up to NOW: due delayed jobs and ended leases become available (or dead), and
 -- what outlived its retention or deduplication window goes.
 local function settle()
@@ -129,6 +137,7 @@ local function settle()
     if attempts >= attempts_allowed then
       make_dead(key, job_id, job[2])
       redis.call('HSET', key, 'last_error', reason)
+      buried[#buried + 1] = job_id
     else
       redis.call('HSET', key, 'state', 'ready')
       make_available(key, job_id)
@@ -144,19 +153,22 @@ local function settle()
   end
 end
 
--- The key of the dead job ``job_id`` of a settled queue; refuses a job in any other state, named
--- as a reader of the job sees it (a ready job not yet available is 'delayed').
+-- The key of the dead job ``job_id``, its queue then settled; refuses a job in any other state,
+-- named as a reader of the job sees it (a ready job not yet available is 'delayed'), before
+-- settling: a refused script must write nothing, as Redis keeps what a script wrote before failing.
 local function require_dead_job(job_id)
   require_queue()
   local key = require_job(job_id)
-  settle()
-  local state = redis.call('HGET', key, 'state')
-  if state ~= 'dead' then
-    if state == 'ready' and tonumber(redis.call('HGET', key, 'available_at')) > NOW then
-      state = 'delayed'
-    end
-    fail('invalid_state', state)
+  local job = redis.call('HMGET', key, 'state', 'available_at', 'lease_expires_at', 'attempts')
+  local state = job[1]
+  if state == 'ready' and tonumber(job[2]) > NOW then
+    state = 'delayed'
+  elseif state == 'leased' and tonumber(job[3]) <= NOW then
+    state = 'ready'
+    if tonumber(job[4]) >= max_attempts() then state = 'dead' end
   end
+  if state ~= 'dead' then fail('invalid_state', state) end
+  settle()
   return key
 end
 
