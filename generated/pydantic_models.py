@@ -596,6 +596,25 @@ class JobAckResult(SchemaModel):
     """
 
 
+class ReleaseJobsRequest(SchemaModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    jobs: Annotated[list[JobLease], Field(max_length=1000, min_length=1)]
+
+
+class JobReleaseResult(SchemaModel):
+    job_id: str
+    released: bool
+    """
+    `true` when this request released the job.
+    """
+    code: Literal["lease_expired", "job_not_found"] | None = None
+    """
+    Why the job was not released; absent when it was.
+    """
+
+
 class LeaseRef(SchemaModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -963,6 +982,10 @@ class AckJobsRequest(SchemaModel):
 
 class AckJobsResult(SchemaModel):
     results: list[JobAckResult]
+
+
+class ReleaseJobsResult(SchemaModel):
+    results: list[JobReleaseResult]
 
 
 class PublishMessageRequest(SchemaModel):

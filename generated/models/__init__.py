@@ -36,6 +36,8 @@ from .job_lease import JobLease
 from .job_list import JobList
 from .job_receipt import JobReceipt
 from .job_receipt_list import JobReceiptList
+from .job_release_result import JobReleaseResult
+from .job_release_result_code import JobReleaseResultCode
 from .job_state import JobState
 from .lease_ref import LeaseRef
 from .lease_request import LeaseRequest
@@ -71,6 +73,8 @@ from .queue_settings import QueueSettings
 from .queue_stats import QueueStats
 from .read_group_request import ReadGroupRequest
 from .redact import Redact
+from .release_jobs_request import ReleaseJobsRequest
+from .release_jobs_result import ReleaseJobsResult
 from .schedule import Schedule
 from .schedule_catch_up import ScheduleCatchUp
 from .schedule_destination import ScheduleDestination
@@ -133,6 +137,8 @@ __all__ = (
     "JobList",
     "JobReceipt",
     "JobReceiptList",
+    "JobReleaseResult",
+    "JobReleaseResultCode",
     "JobState",
     "LeasedJob",
     "LeasedJobList",
@@ -164,6 +170,8 @@ __all__ = (
     "QueueStats",
     "ReadGroupRequest",
     "Redact",
+    "ReleaseJobsRequest",
+    "ReleaseJobsResult",
     "Schedule",
     "ScheduleCatchUp",
     "ScheduleDestination",

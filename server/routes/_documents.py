@@ -26,6 +26,7 @@ from ..stores.base import (
     JobAckOutcome,
     JobReceipt,
     JobRecord,
+    JobReleaseOutcome,
     LeasedJob,
     MessageReceipt,
     MessageRecord,
@@ -53,6 +54,7 @@ __all__ = [
     "health",
     "job",
     "job_ack_results",
+    "job_release_results",
     "job_list",
     "job_receipt",
     "job_receipt_list",
@@ -372,6 +374,19 @@ def job_ack_results(job_ids: Sequence[str], outcomes: Sequence[JobAckOutcome]) -
             {"job_id": job_id, "acked": True}
             if outcome == "acked"
             else {"job_id": job_id, "acked": False, "code": outcome}
+            for job_id, outcome in zip(job_ids, outcomes, strict=True)
+        ]
+    }
+
+
+@_answers("ReleaseJobsResult")
+def job_release_results(job_ids: Sequence[str], outcomes: Sequence[JobReleaseOutcome]) -> Document:
+    """releaseJobs: one result per job, in the request's order."""
+    return {
+        "results": [
+            {"job_id": job_id, "released": True}
+            if outcome == "released"
+            else {"job_id": job_id, "released": False, "code": outcome}
             for job_id, outcome in zip(job_ids, outcomes, strict=True)
         ]
     }

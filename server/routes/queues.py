@@ -17,6 +17,7 @@ from generated.pydantic_models import (
     PublishJobRequest,
     PublishJobsRequest,
     QueueSettings as QueueSettingsBody,
+    ReleaseJobsRequest,
 )
 
 from ..problems import ProblemError
@@ -211,6 +212,15 @@ async def release_job(request: Request, access: Access) -> Response:
     return json_response(documents.job(job))
 
 
+async def release_jobs(request: Request, access: Access) -> Response:
+    """releaseJobs: the lease holder gives back many jobs it never ran, each with its result."""
+    name = access.names["queue"]
+    body, _ = await read_json(request, ReleaseJobsRequest)
+    leases = [(lease.job_id, lease.lease_id) for lease in body.jobs]
+    outcomes = await context_of(request).store.release_jobs(name, leases)
+    return json_response(documents.job_release_results([job_id for job_id, _ in leases], outcomes))
+
+
 async def extend_lease(request: Request, access: Access) -> Response:
     """extendLease: the lease holder keeps the job longer."""
     name, job_id = access.names["queue"], access.names["job_id"]
@@ -242,6 +252,7 @@ routes = [
     operations("/v1/queues/{queue}/batch", POST=publish_jobs),
     operations("/v1/queues/{queue}/leases", POST=lease_jobs),
     operations("/v1/queues/{queue}/acks", POST=ack_jobs),
+    operations("/v1/queues/{queue}/releases", POST=release_jobs),
     operations("/v1/queues/{queue}/jobs/{job_id}", GET=get_job, DELETE=delete_job),
     operations("/v1/queues/{queue}/jobs/{job_id}/ack", POST=ack_job),
     operations("/v1/queues/{queue}/jobs/{job_id}/nack", POST=nack_job),

@@ -24,6 +24,7 @@ __all__ = [
     "JobAttemptRecord",
     "JobReceipt",
     "JobRecord",
+    "JobReleaseOutcome",
     "JobState",
     "LeasedJob",
     "MessageLease",
@@ -57,6 +58,8 @@ JSON = Any
 JobState = Literal["ready", "delayed", "leased", "succeeded", "dead"]
 # What ``ack_jobs`` says of each job: acknowledged now, or why not.
 JobAckOutcome = Literal["acked", "lease_expired", "job_not_found"]
+# What ``release_jobs`` says of each job: released now, or why not.
+JobReleaseOutcome = Literal["released", "lease_expired", "job_not_found"]
 # How one lease of a job ended (server/stores/job_history.py).
 JobAttemptOutcome = Literal["succeeded", "failed", "lease_expired", "released"]
 MessageState = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]

@@ -186,6 +186,7 @@ REFUSALS_OF_NO_PERMISSION = {
     "ackJobs": "token 'nothing' may not consume on queue 'jobs'",
     "nackJob": "token 'nothing' may not consume on queue 'jobs'",
     "releaseJob": "token 'nothing' may not consume on queue 'jobs'",
+    "releaseJobs": "token 'nothing' may not consume on queue 'jobs'",
     "extendLease": "token 'nothing' may not consume on queue 'jobs'",
     "retryJob": "token 'nothing' may not admin on queue 'jobs'",
     "deleteJob": "token 'nothing' may not admin on queue 'jobs'",

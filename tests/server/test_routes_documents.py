@@ -249,6 +249,9 @@ CASES: dict[str, list[tuple[Any, ...]]] = {
     "job_receipt_list": [([JobReceipt("job_1", "jobs", "email", deduplicated=False)],)],
     "job": [(FULL_JOB,), (BARE_JOB,)],
     "job_ack_results": [(["job_1", "job_2", "job_3"], ["acked", "lease_expired", "job_not_found"])],
+    "job_release_results": [
+        (["job_1", "job_2", "job_3"], ["released", "lease_expired", "job_not_found"])
+    ],
     "job_list": [([FULL_JOB, BARE_JOB],), ([],)],
     "leased_job_list": [(LEASED,), ([],)],
     "message_receipt": [("msg_1", "https://a.test/hook", False)],

@@ -17,6 +17,7 @@ from generated.pydantic_models import (
     LeasedJobList,
     Queue,
     QueueList,
+    ReleaseJobsResult,
 )
 from tests.conftest import RunningApp, assert_problem
 from tests.server.stores._support import FakeClock
@@ -400,6 +401,45 @@ async def test_release_gives_a_job_back_untried_even_on_its_last_attempt(
     ]
     again = await _lease_one(api)
     assert (again["job_id"], again["attempt"]) == (lease["job_id"], 1)
+
+
+async def test_release_jobs_gives_many_back_with_a_result_for_each(api: RunningApp) -> None:
+    """releaseJobs releases every job whose lease is current and says why not for the others,
+    in the order asked; a missing queue is 404 for the whole request.
+    """
+    await _create_queue(api, max_attempts=1)
+    for payload in range(2):
+        await _publish(api, payload=payload)
+    leased = (await api.client.post("/v1/queues/jobs/leases", json={"max_jobs": 2})).json()["jobs"]
+    unknown = "job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9"
+    lease = {"job_id": leased[0]["job_id"], "lease_id": leased[0]["lease_id"]}
+    response = await api.client.post(
+        "/v1/queues/jobs/releases",
+        json={
+            "jobs": [
+                lease,
+                lease,
+                {"job_id": leased[1]["job_id"], "lease_id": "lease_someone_else"},
+                {"job_id": unknown, "lease_id": "lease_x"},
+            ]
+        },
+    )
+    assert response.status_code == 200, response.text
+    assert ReleaseJobsResult.model_validate(response.json())
+    assert response.json() == {
+        "results": [
+            {"job_id": leased[0]["job_id"], "released": True},
+            {"job_id": leased[0]["job_id"], "released": False, "code": "lease_expired"},
+            {"job_id": leased[1]["job_id"], "released": False, "code": "lease_expired"},
+            {"job_id": unknown, "released": False, "code": "job_not_found"},
+        ]
+    }
+    jobs = [
+        (await api.client.get(f"/v1/queues/jobs/jobs/{job['job_id']}")).json() for job in leased
+    ]
+    assert [(job["state"], job["attempts"]) for job in jobs] == [("ready", 0), ("leased", 1)]
+    missing = await api.client.post("/v1/queues/nope/releases", json={"jobs": [lease]})
+    assert_problem(missing, 404, "queue_not_found")
 
 
 async def test_the_last_nack_moves_the_job_to_the_dead_letters(api: RunningApp) -> None:

@@ -24,6 +24,7 @@ from ..records import (
     JobAckOutcome,
     JobReceipt,
     JobRecord,
+    JobReleaseOutcome,
     JobState,
     LeasedJob,
     NewJob,
@@ -173,6 +174,17 @@ class QueuesContract(abc.ABC):
         """
         return await self._release_job(queue, job_id, lease_id)
 
+    async def release_jobs(
+        self, queue: str, leases: Sequence[tuple[str, str]]
+    ) -> list[JobReleaseOutcome]:
+        """Release each ``(job_id, lease_id)`` as ``release_job`` would, in one atomic step, and
+        say per pair, in order, ``released`` or why not (``lease_expired``, ``job_not_found``);
+        a pair that fails never stops the others. The same job twice: the second is
+        ``lease_expired``. ``queue_not_found`` for the whole call when the queue does not exist.
+        """
+        check_at_least_one(len(leases), name="the number of leases")
+        return await self._release_jobs(queue, leases)
+
     async def extend_lease(
         self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int
     ) -> JobRecord:
@@ -264,6 +276,12 @@ class QueuesContract(abc.ABC):
     @abc.abstractmethod
     async def _release_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
         """``release_job``."""
+
+    @abc.abstractmethod
+    async def _release_jobs(
+        self, queue: str, leases: Sequence[tuple[str, str]]
+    ) -> list[JobReleaseOutcome]:
+        """``release_jobs`` with at least one lease."""
 
     @abc.abstractmethod
     async def _extend_lease(

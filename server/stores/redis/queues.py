@@ -19,6 +19,7 @@ from ..base import (
     JobAckOutcome,
     JobReceipt,
     JobRecord,
+    JobReleaseOutcome,
     JobState,
     LeasedJob,
     NewJob,
@@ -336,6 +337,19 @@ class RedisQueues(RedisCore):
         )
         self._notify()
         return job_record(queue, pairs(fields), now)
+
+    async def _release_jobs(
+        self, queue: str, leases: Sequence[tuple[str, str]]
+    ) -> list[JobReleaseOutcome]:
+        """Release each job whose lease is current, in one script."""
+        outcomes = await self._queue_script(
+            "release_jobs",
+            queue,
+            [part for lease in leases for part in lease],
+            now=self.clock(),
+        )
+        self._notify()
+        return [cast("JobReleaseOutcome", outcome) for outcome in outcomes]
 
     async def _extend_lease(
         self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int

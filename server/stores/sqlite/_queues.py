@@ -19,6 +19,7 @@ from ..base import (
     JobAckOutcome,
     JobReceipt,
     JobRecord,
+    JobReleaseOutcome,
     JobState,
     LeasedJob,
     NewJob,
@@ -365,18 +366,34 @@ class QueuesMixin(SQLiteCore):
 
         def work(connection: sqlite3.Connection, now: float) -> JobRecord:
             _require_lease(connection, queue, job_id, lease_id, now)
-            connection.execute(
-                """UPDATE jobs SET state = 'ready', available_at = ?, attempts = attempts - 1,
-                       lease_id = NULL, lease_expires_at = NULL, lease_consumer = NULL
-                   WHERE job_id = ?""",
-                (now, job_id),
-            )
-            _end_attempt(connection, job_id, lease_id, now, "released", None)
+            _release(connection, queue, job_id, lease_id, now)
             return _job_record(connection, queue, job_id, now)
 
         record = await self.run_transaction(work)
         self._notify()
         return record
+
+    async def _release_jobs(
+        self, queue: str, leases: Sequence[tuple[str, str]]
+    ) -> list[JobReleaseOutcome]:
+        """Release each job whose lease is current, in one transaction."""
+
+        def work(connection: sqlite3.Connection, now: float) -> list[JobReleaseOutcome]:
+            _require_queue(connection, queue)
+            outcomes: list[JobReleaseOutcome] = []
+            for job_id, lease_id in leases:
+                if _release(connection, queue, job_id, lease_id, now):
+                    outcomes.append("released")
+                    continue
+                exists = connection.execute(
+                    "SELECT 1 FROM jobs WHERE job_id = ? AND queue = ?", (job_id, queue)
+                ).fetchone()
+                outcomes.append("lease_expired" if exists else "job_not_found")
+            return outcomes
+
+        outcomes = await self.run_transaction(work)
+        self._notify()
+        return outcomes
 
     async def _extend_lease(
         self, queue: str, job_id: str, lease_id: str, *, lease_seconds: int
@@ -538,6 +555,24 @@ def _begin_attempt(
                ORDER BY id DESC LIMIT 1 OFFSET :keep)""",
         {"job_id": job_id, "keep": JOB_HISTORY_LIMIT},
     )
+
+
+def _release(
+    connection: sqlite3.Connection, queue: str, job_id: str, lease_id: str, now: float
+) -> bool:
+    """End the lease ``lease_id`` untried if it is the job's current one: ready now, the attempt
+    given back. Whether it was.
+    """
+    released = connection.execute(
+        """UPDATE jobs SET state = 'ready', available_at = :now, attempts = attempts - 1,
+               lease_id = NULL, lease_expires_at = NULL, lease_consumer = NULL
+           WHERE job_id = :job_id AND queue = :queue AND state = 'leased'
+               AND lease_id = :lease_id AND lease_expires_at > :now""",
+        {"now": now, "job_id": job_id, "queue": queue, "lease_id": lease_id},
+    ).rowcount
+    if released:
+        _end_attempt(connection, job_id, lease_id, now, "released", None)
+    return bool(released)
 
 
 def _end_attempt(

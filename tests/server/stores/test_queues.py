@@ -776,6 +776,41 @@ async def test_release_on_the_last_attempt_never_makes_the_job_dead(store: Store
     assert (job.state, job.attempts) == ("dead", 1)
 
 
+async def test_release_jobs_releases_each_current_lease_and_says_why_not_for_the_rest(
+    store: Store, clock: FakeClock
+) -> None:
+    """Each pair is released as ``release_job`` would, or answered ``lease_expired`` (ended,
+    another's, or the same job again) or ``job_not_found``, in order; a missing queue refuses
+    the whole call.
+    """
+    await make_queue(store, max_attempts=1, lease_seconds=10)
+    receipts = await publish(store, "work", *(NewJob(topic="email", payload=n) for n in range(3)))
+    first, _ = await lease(store, max_jobs=2)
+    clock.advance(11)
+    [third] = await lease(store)
+    assert third.job_id == receipts[2].job_id
+    outcomes = await store.release_jobs(
+        "work",
+        [
+            (third.job_id, third.lease_id),
+            (third.job_id, third.lease_id),
+            (first.job_id, first.lease_id),
+            ("job_01JDX4Q5Z8K2M3N4P5Q6R7S8T9", "lease_x"),
+        ],
+    )
+    assert outcomes == ["released", "lease_expired", "lease_expired", "job_not_found"]
+    released = await store.get_job("work", third.job_id)
+    assert (released.state, released.attempts) == ("ready", 0)
+    assert released.attempt_history[-1].outcome == "released"
+    assert (await store.get_job("work", first.job_id)).state == "dead"
+    with pytest.raises(NotFoundError) as raised:
+        await store.release_jobs("nope", [(third.job_id, third.lease_id)])
+    assert raised.value.code == "queue_not_found"
+    with pytest.raises(StoreError) as refused:
+        await store.release_jobs("work", [])
+    assert refused.value.code == "validation_failed"
+
+
 async def test_extend_lease_moves_the_expiry_from_now(store: Store, clock: FakeClock) -> None:
     """Extending sets the lease to end ``lease_seconds`` from now; the job stays leased that long."""
     await make_queue(store, lease_seconds=30)

@@ -115,6 +115,7 @@ async def test_accepted_calls_reach_their_hooks_with_their_arguments() -> None:
     await store.ack_job("q", "j", "l")
     await store.nack_job("q", "j", "l", retry_delay=0, error="e")
     await store.release_job("q", "j", "l")
+    await store.release_jobs("q", [("j", "l")])
     await store.extend_lease("q", "j", "l", lease_seconds=1)
     await store.get_job("q", "j")
     await store.list_jobs("q", state="dead", limit=1)
@@ -139,6 +140,7 @@ async def test_accepted_calls_reach_their_hooks_with_their_arguments() -> None:
         ("_ack_job", ("q", "j", "l"), {}),
         ("_nack_job", ("q", "j", "l"), {"retry_delay": 0, "error": "e"}),
         ("_release_job", ("q", "j", "l"), {}),
+        ("_release_jobs", ("q", [("j", "l")]), {}),
         ("_extend_lease", ("q", "j", "l"), {"lease_seconds": 1}),
         ("_get_job", ("q", "j"), {}),
         ("_list_jobs", ("q",), {"state": "dead", "limit": 1}),

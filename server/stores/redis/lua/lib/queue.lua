@@ -102,6 +102,15 @@ local function make_available(key, job_id)
   redis.call('ZADD', AVAIL, redis.call('HGET', key, 'seq'), job_id)
 end
 
+-- Ends the lease ``lease_id`` of a job never tried: ready now, the lease's attempt given back.
+local function release(key, job_id, lease_id)
+  end_lease(key, job_id)
+  end_attempt(key, lease_id, NOW_TEXT, 'released', nil)
+  redis.call('HINCRBY', key, 'attempts', -1)
+  redis.call('HSET', key, 'state', 'ready', 'available_at', NOW_TEXT)
+  make_available(key, job_id)
+end
+
 local function drop_finished(set, cutoff)
   local ids = redis.call('ZRANGEBYSCORE', set, '-inf', cutoff, 'LIMIT', 0, 1000)
   for _, job_id in ipairs(ids) do
