@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         publish_jobs,
         put_queue,
         release_job,
+        release_jobs,
         retry_job,
     )
     from generated.api.streams import (
@@ -117,6 +118,7 @@ __all__ = [
     "range_entries",
     "read_group",
     "release_job",
+    "release_jobs",
     "resume_schedule",
     "retry_dead_letter",
     "retry_job",

@@ -16,15 +16,16 @@ conventions. Loaded only when sdk/_tracing.py finds tracing in use.
   - each handler runs in a CONSUMER span ``spool process <destination>``, a child of its
     message's creation context (so publisher, service and handler make one trace), linked to
     that context and to the fetch that brought the message;
-  - a job given back in a CLIENT span, a child of the job's creation context too: ``spool nack
-    <queue>`` when its handler failed, ``spool release <queue>`` when the run stopped before
-    handling it;
+  - a job given back after its handler failed in a CLIENT span ``spool nack <queue>``, a child of
+    the job's creation context too;
+  - the jobs a stopping run releases unhandled, in requests of up to 1,000, each in a CLIENT span
+    ``spool release <queue>`` linked to the creation context of each job it gives back;
   - a batch of acknowledgements in a CLIENT span ``spool ack <destination>``, linked to the
     creation context of each message it settles.
 
   No span lasts as long as a run: a span is exported only once it ends, and one trace would
   gather every request of the worker's life. A message published untraced has no creation
-  context: its process, nack and release spans start traces of their own.
+  context: its process and nack spans start traces of their own.
 """
 
 from __future__ import annotations
@@ -175,27 +176,22 @@ class ConsumeTracing:
         ) as span:
             yield Processing(span)
 
-    def nacking(
-        self, subscription: Subscription, delivery: Delivery
-    ) -> contextlib.AbstractContextManager[None]:
-        """The span of a job's nack, in the job's trace, current meanwhile."""
-        return self._giving_back(subscription, delivery, "nack")
-
-    def releasing(
-        self, subscription: Subscription, delivery: Delivery
-    ) -> contextlib.AbstractContextManager[None]:
-        """The span of a job's release, in the job's trace, current meanwhile."""
-        return self._giving_back(subscription, delivery, "release")
-
     @contextlib.contextmanager
-    def _giving_back(
-        self, subscription: Subscription, delivery: Delivery, operation: str
-    ) -> Iterator[None]:
+    def nacking(self, subscription: Subscription, delivery: Delivery) -> Iterator[None]:
+        """The span of a job's nack, in the job's trace, current meanwhile."""
         published = _creation_context(delivery.traceparent)
-        with self._client_span(subscription, "settle", operation, parent=published) as span:
+        with self._client_span(subscription, "settle", "nack", parent=published) as span:
             span.set_attribute("messaging.message.id", delivery.message_id)
             if published is not None:
                 span.add_link(published)
+            yield
+
+    @contextlib.contextmanager
+    def releasing(self, subscription: Subscription, deliveries: list[Delivery]) -> Iterator[None]:
+        """The span of a batch of releases, current meanwhile."""
+        with self._client_span(subscription, "settle", "release", parent=None) as span:
+            span.set_attribute("messaging.batch.message_count", len(deliveries))
+            _link_messages(span, deliveries)
             yield
 
     @contextlib.contextmanager

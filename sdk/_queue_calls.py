@@ -55,9 +55,10 @@ if TYPE_CHECKING:
         LeasedJob as GeneratedLeasedJob,
         PublishJobRequest,
         Queue as GeneratedQueue,
+        ReleaseJobsResult,
     )
 
-    from ._types import Job, JobAckResult, JobReceipt, LeasedJob, QueueInfo
+    from ._types import Job, JobAckResult, JobReceipt, JobReleaseResult, LeasedJob, QueueInfo
 
 __all__ = [
     "QueueAdminCalls",
@@ -444,6 +445,29 @@ class QueueCalls:
             body=LeaseRef(lease_id=job.lease_id),
         )
 
+    def release_many(self, jobs: Iterable[LeasedJob]) -> Call[builtins.list[JobReleaseResult]]:
+        """One releaseJobs call of every job's lease.
+
+        Returns:
+            The call, read as one JobReleaseResult per job, in order.
+
+        Raises:
+            InvalidArgumentError: no jobs, or more than 1000.
+        """
+        from generated.models import JobLease, ReleaseJobsRequest
+
+        leases = [JobLease(job_id=job.job_id, lease_id=job.lease_id) for job in jobs]
+        if not 1 <= len(leases) <= BATCH_MAX:
+            raise InvalidArgumentError(
+                f"release_many takes 1 to {BATCH_MAX} jobs, got {len(leases)}"
+            )
+        return make_call(
+            _endpoints.release_jobs,
+            _release_results,
+            self.name,
+            body=ReleaseJobsRequest(jobs=leases),
+        )
+
     def extend(self, job: LeasedJob, *, lease: Duration) -> Call[Job]:
         """One extendLease call under the job's lease.
 
@@ -517,6 +541,15 @@ def _ack_results(result: AckJobsResult) -> builtins.list[JobAckResult]:
 
     return [
         JobAckResult(job_id=item.job_id, acked=item.acked, code=optional(item.code))
+        for item in result.results
+    ]
+
+
+def _release_results(result: ReleaseJobsResult) -> builtins.list[JobReleaseResult]:
+    from ._types import JobReleaseResult
+
+    return [
+        JobReleaseResult(job_id=item.job_id, released=item.released, code=optional(item.code))
         for item in result.results
     ]
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from generated.models import PublishJobRequest
 
-    from ._types import Job, JobAckResult, JobReceipt, LeasedJob, QueueInfo
+    from ._types import Job, JobAckResult, JobReceipt, JobReleaseResult, LeasedJob, QueueInfo
 
 __all__ = ["AsyncQueue", "AsyncQueues", "Queue", "Queues"]
 
@@ -593,6 +593,24 @@ class Queue:
         return self._transport.send(self._calls.release(job), options)
 
     @takes_request_options
+    def release_many(
+        self, jobs: Iterable[LeasedJob], **options: Unpack[RequestOptions]
+    ) -> builtins.list[JobReleaseResult]:
+        """Give back many leased jobs never tried in one request (1 to 1,000 of this queue's).
+
+        Each is released as `release` would; one that fails does not stop the others.
+
+        Returns:
+            One JobReleaseResult per job, in order: `released`, or why not (`code`
+            `lease_expired` when its lease ended or was already used, `job_not_found`).
+
+        Raises:
+            InvalidArgumentError: no jobs, or more than 1000, before any request.
+            NotFoundError: the queue does not exist.
+        """
+        return self._transport.send(self._calls.release_many(jobs), options)
+
+    @takes_request_options
     def extend(self, job: LeasedJob, *, lease: Duration, **options: Unpack[RequestOptions]) -> Job:
         """Extend a job's lease to `lease` from now.
 
@@ -938,6 +956,22 @@ class AsyncQueue:
                 (`lease_expired`).
         """
         return await self._transport.send(self._calls.release(job), options)
+
+    @takes_request_options
+    async def release_many(
+        self, jobs: Iterable[LeasedJob], **options: Unpack[RequestOptions]
+    ) -> builtins.list[JobReleaseResult]:
+        """Give back many leased jobs never tried in one request; see `Queue.release_many`.
+
+        Returns:
+            One JobReleaseResult per job, in order: `released`, or why not (`code`
+            `lease_expired` when its lease ended or was already used, `job_not_found`).
+
+        Raises:
+            InvalidArgumentError: no jobs, or more than 1000, before any request.
+            NotFoundError: the queue does not exist.
+        """
+        return await self._transport.send(self._calls.release_many(jobs), options)
 
     @takes_request_options
     async def extend(

@@ -71,12 +71,14 @@ def nacking(
 
 
 def releasing(
-    tracing: ConsumeTracing | None, subscription: Subscription, delivery: Delivery
+    tracing: ConsumeTracing | None, subscription: Subscription, deliveries: list[Delivery]
 ) -> AbstractContextManager[None]:
-    """Where a job never handled is released: its span when tracing is in use, else nothing."""
+    """Where a batch of jobs never handled is released: its span when tracing is in use, else
+    nothing.
+    """
     if tracing is None:
         return contextlib.nullcontext()
-    return tracing.releasing(subscription, delivery)
+    return tracing.releasing(subscription, deliveries)
 
 
 def acking(

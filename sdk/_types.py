@@ -30,6 +30,7 @@ __all__ = [
     "JobAckResult",
     "JobAttempt",
     "JobReceipt",
+    "JobReleaseResult",
     "LeasedJob",
     "Message",
     "MessageReceipt",
@@ -226,6 +227,17 @@ class JobAckResult:
 
     job_id: str
     acked: bool
+    code: Literal["lease_expired", "job_not_found"] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JobReleaseResult:
+    """What `Queue.release_many` did with one job: released, or why not (`code`:
+    `lease_expired` when its lease ended or was already used, `job_not_found`).
+    """
+
+    job_id: str
+    released: bool
     code: Literal["lease_expired", "job_not_found"] | None = None
 
 

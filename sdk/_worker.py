@@ -15,7 +15,8 @@ each other:
 
 When the run ends (a stop, the budget spent, the deadline, Ctrl+C, or an error no wait cures),
 the handlers finish the message they have, the fetchers stop, what was taken and not handled is
-released, and the acknowledgements queued are sent before `run()` returns (or raises).
+released (a queue's jobs in batches, their attempts uncounted), and the acknowledgements queued
+are sent before `run()` returns (or raises).
 
 The bounds and progress of a run are in sdk/_worker_run.py.
 """
@@ -46,6 +47,7 @@ from ._worker_sources import (
     StreamSource,
     afetch,
     fetch,
+    unhandled,
 )
 
 if TYPE_CHECKING:
@@ -216,12 +218,12 @@ class SyncWorker(_WorkerBase):
             self._changed.notify_all()
         for thread in handlers + fetchers:
             thread.join()
-        while self._ready:
-            source, delivery = self._ready.popleft()
+        for source, deliveries in unhandled(self._ready):
             try:
-                source.release(delivery)
+                source.release(deliveries)
             except APIError as error:
-                logger.debug("could not give back %s: %s", delivery.message_id, error)
+                logger.debug("could not give back %d messages: %s", len(deliveries), error)
+        self._ready.clear()
         self._acks.close()
 
     def _fetch(self, source: Source) -> None:
@@ -373,12 +375,12 @@ class AsyncWorker(_WorkerBase):
         for task in list(self._requesting):
             task.cancel()
         await asyncio.gather(*handlers, *fetchers, return_exceptions=True)
-        while self._ready:
-            source, delivery = self._ready.popleft()
+        for source, deliveries in unhandled(self._ready):
             try:
-                await source.release(delivery)
+                await source.release(deliveries)
             except APIError as error:
-                logger.debug("could not give back %s: %s", delivery.message_id, error)
+                logger.debug("could not give back %d messages: %s", len(deliveries), error)
+        self._ready.clear()
         await self._acks.close()
 
     async def _wait_for_change(self) -> None:

@@ -22,11 +22,13 @@ back runs in its nack or release span (sdk/_otel.py names them all and their par
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ConflictError
+from ._limits import BATCH_MAX
 from ._subscriptions import QueueSubscription, StreamSubscription, Subscription
 from ._tracing import consume_tracing, nacking, releasing
 from ._worker_handlers import describe, error_text, log_failure
@@ -51,6 +53,7 @@ __all__ = [
     "afetch",
     "fetch",
     "log_unacked",
+    "unhandled",
 ]
 
 logger = logging.getLogger("spool")
@@ -71,6 +74,10 @@ class Delivery:
 
 def _jobs(sub: QueueSubscription, jobs: list[LeasedJob]) -> list[Delivery]:
     return [Delivery(sub, job.job_id, job.payload, job.traceparent, job) for job in jobs]
+
+
+def _leased(deliveries: list[Delivery]) -> list[LeasedJob]:
+    return [delivery.message for delivery in deliveries]  # type: ignore[misc]
 
 
 def _entries(sub: StreamSubscription, entries: list[DeliveredEntry]) -> list[Delivery]:
@@ -153,15 +160,12 @@ class QueueSource(_QueueSourceBase):
         except ConflictError as conflict:
             _lease_ended(sub, job.job_id, conflict)
 
-    def release(self, delivery: Delivery) -> None:
-        """Give back a job leased but not handled: ready again at once, its attempt uncounted."""
-        job: LeasedJob = delivery.message  # type: ignore[assignment]
-        try:
-            with releasing(self.tracing, self.subscription, delivery):
-                self.queue.release(job)
-        except ConflictError:
-            # Its lease ended already: it is ready for others as it is.
-            pass
+    def release(self, deliveries: list[Delivery]) -> None:
+        """Give back jobs leased but not handled (up to 1,000): ready again at once, their
+        attempts uncounted. One whose lease ended already is ready for others as it is.
+        """
+        with releasing(self.tracing, self.subscription, deliveries):
+            self.queue.release_many(_leased(deliveries))
 
 
 class AsyncQueueSource(_QueueSourceBase):
@@ -191,14 +195,10 @@ class AsyncQueueSource(_QueueSourceBase):
         except ConflictError as conflict:
             _lease_ended(sub, job.job_id, conflict)
 
-    async def release(self, delivery: Delivery) -> None:
+    async def release(self, deliveries: list[Delivery]) -> None:
         """`QueueSource.release`, awaited."""
-        job: LeasedJob = delivery.message  # type: ignore[assignment]
-        try:
-            with releasing(self.tracing, self.subscription, delivery):
-                await self.queue.release(job)
-        except ConflictError:
-            pass
+        with releasing(self.tracing, self.subscription, deliveries):
+            await self.queue.release_many(_leased(deliveries))
 
 
 class _StreamSourceBase:
@@ -278,7 +278,7 @@ class StreamSource(_StreamSourceBase):
         """Log the failure; the entry stays pending, to be claimed again once idle enough."""
         log_failure(self.subscription, f"entry {delivery.message_id}", error)
 
-    def release(self, delivery: Delivery) -> None:
+    def release(self, deliveries: list[Delivery]) -> None:
         """An entry taken but not handled stays pending: nothing to send."""
 
 
@@ -317,12 +317,26 @@ class AsyncStreamSource(_StreamSourceBase):
         """`StreamSource.failed`."""
         log_failure(self.subscription, f"entry {delivery.message_id}", error)
 
-    async def release(self, delivery: Delivery) -> None:
+    async def release(self, deliveries: list[Delivery]) -> None:
         """`StreamSource.release`."""
 
 
 Source = QueueSource | StreamSource
 AsyncSource = AsyncQueueSource | AsyncStreamSource
+
+
+def unhandled(ready: Iterable[tuple[Any, Delivery]]) -> list[tuple[Any, list[Delivery]]]:
+    """What a stopping run gives back: the messages taken and not handled, by source, in
+    batches of at most BATCH_MAX (one release request each), oldest first.
+    """
+    by_source: dict[int, tuple[Any, list[Delivery]]] = {}
+    for source, delivery in ready:
+        by_source.setdefault(id(source), (source, []))[1].append(delivery)
+    return [
+        (source, deliveries[start : start + BATCH_MAX])
+        for source, deliveries in by_source.values()
+        for start in range(0, len(deliveries), BATCH_MAX)
+    ]
 
 
 def fetch(source: Source, count: int, wait_ms: int) -> list[Delivery]:

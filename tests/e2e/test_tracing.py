@@ -166,6 +166,27 @@ async def test_a_job_keeps_its_trace_and_its_worker_links_to_it(
     assert nack.attributes["messaging.message.id"] == receipt.job_id
 
 
+async def test_the_jobs_a_stop_releases_go_in_one_span_linked_to_each(
+    traced: AnyClient, spans: InMemorySpanExporter, name: Callable[[str], str]
+) -> None:
+    """The jobs fetched ahead of a stop are released in one request, in a release span linked
+    to each job's producer span.
+    """
+    jobs = name("jobs")
+    await resolve(traced.queues.create(jobs))
+    queue: sdk.Queue | sdk.AsyncQueue = await resolve(traced.init_queue(jobs))
+    queue.subscribe("email", count=3)(lambda job: traced.stop())
+    for n in range(3):
+        await resolve(queue.publish("email", {"n": n}))
+    await resolve(traced.run(stop_after=RUN_LIMIT))
+    producers = spans_named(spans, f"spool publish {jobs}")
+    [release] = spans_named(spans, f"spool release {jobs}")
+    assert release.kind is SpanKind.CLIENT
+    assert release.attributes is not None
+    assert release.attributes["messaging.batch.message_count"] == 2
+    assert sorted(_links(release)) == sorted(_span_id(span) for span in producers[1:])
+
+
 async def test_an_http_delivery_carries_the_publishers_trace(
     traced: AnyClient, spans: InMemorySpanExporter
 ) -> None:

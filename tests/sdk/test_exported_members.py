@@ -62,6 +62,7 @@ PUBLIC_NAMES = [
     "JobAttempt",
     "JobDestination",
     "JobReceipt",
+    "JobReleaseResult",
     "JobRequest",
     "JobState",
     "JsonCodec",

@@ -318,6 +318,41 @@ async def test_ack_many_sends_every_lease_and_reads_a_result_for_each(
     assert acks.call_count == 1
 
 
+async def test_release_many_sends_every_lease_and_reads_a_result_for_each(
+    client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter, queue_exists: respx.Route
+) -> None:
+    """release_many is one releaseJobs request; each job's result comes back in order."""
+    releases = api.post("/v1/queues/jobs/releases").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "results": [
+                    {"job_id": "job_1", "released": True},
+                    {"job_id": "job_2", "released": False, "code": "job_not_found"},
+                ]
+            },
+        )
+    )
+    queue = await resolve(client.init_queue("jobs"))
+    first = sdk.LeasedJob(**{**LEASED_FIELDS, "job_id": "job_1", "lease_id": "lease_1"})
+    second = sdk.LeasedJob(**{**LEASED_FIELDS, "job_id": "job_2", "lease_id": "lease_2"})
+    results = await resolve(queue.release_many(iter([first, second])))
+    assert results == [
+        sdk.JobReleaseResult(job_id="job_1", released=True),
+        sdk.JobReleaseResult(job_id="job_2", released=False, code="job_not_found"),
+    ]
+    assert sent_json(releases.calls.last) == {
+        "jobs": [
+            {"job_id": "job_1", "lease_id": "lease_1"},
+            {"job_id": "job_2", "lease_id": "lease_2"},
+        ]
+    }
+    for wrong in ([], [first] * 1001):
+        with pytest.raises(sdk.InvalidArgumentError):
+            await resolve(queue.release_many(wrong))
+    assert releases.call_count == 1
+
+
 async def test_an_invalid_queue_name_raises_before_any_request(
     client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
 ) -> None:

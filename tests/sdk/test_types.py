@@ -28,6 +28,7 @@ WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
     "Health": ("Health", {}, frozenset()),
     "Job": ("Job", {}, frozenset()),
     "JobAckResult": ("JobAckResult", {}, frozenset()),
+    "JobReleaseResult": ("JobReleaseResult", {}, frozenset()),
     "JobAttempt": ("JobAttempt", {}, frozenset()),
     "JobReceipt": ("JobReceipt", {}, frozenset()),
     "LeasedJob": ("LeasedJob", {}, frozenset()),

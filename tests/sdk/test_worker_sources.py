@@ -60,24 +60,48 @@ async def test_queue_jobs_are_acked_or_nacked(
 async def test_jobs_leased_after_a_stop_are_given_back(
     client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
 ) -> None:
-    """A stop mid-batch releases the leases not handled yet, so they need not time out and
-    their attempts do not count.
+    """A stop mid-batch releases the leases not handled yet in one request, so they need not
+    time out and their attempts do not count; a failed release does not fail the stop.
     """
     api.get("/v1/queues/jobs").mock(return_value=httpx.Response(200, json=QUEUE))
     lease = api.post("/v1/queues/jobs/leases").mock(
         return_value=httpx.Response(
-            200, json={"jobs": [leased("job_1"), leased("job_2", lease_id="lease_2")]}
+            200,
+            json={
+                "jobs": [
+                    leased("job_1"),
+                    leased("job_2", lease_id="lease_2"),
+                    leased("job_3", lease_id="lease_3"),
+                ]
+            },
         )
     )
     api.post("/v1/queues/jobs/acks").mock(side_effect=acks_answer)
-    release = api.post("/v1/queues/jobs/jobs/job_2/release").mock(
-        return_value=httpx.Response(200, json=job("job_2", state="ready"))
+    release = api.post("/v1/queues/jobs/releases").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "results": [
+                    {"job_id": "job_2", "released": True},
+                    {"job_id": "job_3", "released": False, "code": "lease_expired"},
+                ]
+            },
+        )
     )
     queue = await resolve(client.init_queue("jobs"))
-    queue.subscribe(count=2)(lambda payload: client.stop())
+    queue.subscribe(count=3)(lambda payload: client.stop())
     await resolve(client.run())
     assert "topics" not in sent_json(lease.calls.last)
-    assert sent_json(release.calls.last) == {"lease_id": "lease_2"}
+    assert release.call_count == 1
+    assert sent_json(release.calls.last) == {
+        "jobs": [
+            {"job_id": "job_2", "lease_id": "lease_2"},
+            {"job_id": "job_3", "lease_id": "lease_3"},
+        ]
+    }
+    release.mock(return_value=problem(404, "queue_not_found"))
+    await resolve(client.run())
+    assert release.call_count == 2
 
 
 async def test_a_lease_that_ended_before_the_ack_does_not_stop_the_worker(
