@@ -3,7 +3,7 @@
 A cursor is a listing's kind and its position, as base64url text without padding (what
 openapi.yaml's ``ListCursor`` allows): ``s:<name>`` resumes a stream listing after that name and
 ``m:<sequence>`` a message listing before that publish sequence, ``h:<name>`` a schedule listing
-after that name. The contract reads a cursor once
+after that name, ``f:<key>`` a flow control key listing after that key. The contract reads a cursor once
 and hands its backend the position; a cursor of another kind, or one that is not base64url of
 such text, is ``validation_failed``.
 """
@@ -17,6 +17,8 @@ import re
 from .errors import StoreError
 
 __all__ = [
+    "flow_control_cursor",
+    "flow_control_cursor_position",
     "message_cursor",
     "message_cursor_position",
     "name_prefix_end",
@@ -83,6 +85,19 @@ def schedule_cursor_position(cursor: str) -> str:
     if not name:
         raise StoreError("validation_failed", f"cursor {cursor!r} names no schedule")
     return name
+
+
+def flow_control_cursor(after: str) -> str:
+    """The cursor of a flow control key listing that resumes after the key ``after``."""
+    return _encode(f"f:{after}")
+
+
+def flow_control_cursor_position(cursor: str) -> str:
+    """The key a flow control key listing's ``cursor`` resumes after."""
+    key = _decode(cursor, kind="f")
+    if not key:
+        raise StoreError("validation_failed", f"cursor {cursor!r} names no flow control key")
+    return key
 
 
 def name_prefix_end(prefix: str) -> str:

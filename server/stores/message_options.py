@@ -1,5 +1,6 @@
 """The options of a message that only some of its readers need, which either store keeps as one
-JSON document: the headers its callbacks are sent with, and what its reads redact.
+JSON document: the headers its callbacks are sent with, what its reads redact, and the flow
+control limits it was published with (its key is also kept apart, where the claims index it).
 
 A message without any keeps no document (NULL in SQLite, no hash field in Redis), so messages that
 an earlier version stored read back with none.
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, TypedDict
 
-from .records import NewMessage
+from .records import FlowControlLimits, NewMessage
 
 __all__ = ["MessageOptionFields", "dump_message_options", "load_message_options"]
 
@@ -22,6 +23,7 @@ class MessageOptionFields(TypedDict):
     failure_callback_headers: dict[str, str]
     redact_body: bool
     redact_headers: tuple[str, ...]
+    flow_control: FlowControlLimits | None
 
 
 def dump_message_options(message: NewMessage) -> str | None:
@@ -33,6 +35,14 @@ def dump_message_options(message: NewMessage) -> str | None:
         document["failure_callback_headers"] = message.failure_callback_headers
     if message.redact_body or message.redact_headers:
         document["redact"] = {"body": message.redact_body, "headers": list(message.redact_headers)}
+    if message.flow_control is not None:
+        limits = message.flow_control
+        document["flow_control"] = {
+            "key": limits.key,
+            "rate": limits.rate,
+            "period": limits.period,
+            "parallelism": limits.parallelism,
+        }
     if not document:
         return None
     # ASCII escapes, as dump_json writes: header values are ASCII already, and either backend
@@ -44,9 +54,11 @@ def load_message_options(text: str | None) -> MessageOptionFields:
     """The record fields of a stored options document (None: a message without options)."""
     document: dict[str, Any] = {} if text is None else json.loads(text)
     redact = document.get("redact", {})
+    flow = document.get("flow_control")
     return MessageOptionFields(
         callback_headers=document.get("callback_headers", {}),
         failure_callback_headers=document.get("failure_callback_headers", {}),
         redact_body=redact.get("body", False),
         redact_headers=tuple(redact.get("headers", ())),
+        flow_control=None if flow is None else FlowControlLimits(**flow),
     )

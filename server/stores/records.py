@@ -17,6 +17,9 @@ __all__ = [
     "DeliveredEntry",
     "DeliveryAttemptRecord",
     "Entry",
+    "FlowControlLimits",
+    "FlowControlPage",
+    "FlowControlState",
     "GroupInfo",
     "IdempotencyClaim",
     "JobAckOutcome",
@@ -322,6 +325,44 @@ class UrlGroupRecord:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class FlowControlLimits:
+    """A message's flow control: its ``key`` and the limits it was published with, ``period`` in
+    seconds. At least one of ``rate`` and ``parallelism`` is given; the route checks that.
+    """
+
+    key: str
+    rate: int | None = None
+    period: int = 1
+    parallelism: int | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FlowControlState:
+    """A flow control key as the store keeps it: the limits of the latest publish that named it
+    (all None before any), whether it is paused, its ``scheduled`` messages (``waiting``), its
+    attempts under a live lease (``in_flight``) and the attempts that started in the last
+    ``period`` (``rate_used``).
+    """
+
+    key: str
+    rate: int | None
+    period: int | None
+    parallelism: int | None
+    paused: bool
+    waiting: int
+    in_flight: int
+    rate_used: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FlowControlPage:
+    """One page of a flow control key listing, by key; ``next_cursor`` is None after the last."""
+
+    keys: list[FlowControlState]
+    next_cursor: str | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class NewMessage:
     """One HTTP message to one URL, everything its deliveries need.
 
@@ -332,7 +373,8 @@ class NewMessage:
     one item out to a message per endpoint); the receipt carries it back, replayed ones included.
     ``callback_headers`` and ``failure_callback_headers`` go with the callbacks of its outcome.
     ``redact_body`` and ``redact_headers`` (names) say what reads must not show; the store keeps
-    the values as they are.
+    the values as they are. ``flow_control`` puts the message under its key's limits, which
+    become the key's own (the latest publish sets them).
     """
 
     url: str
@@ -355,6 +397,7 @@ class NewMessage:
     failure_callback_headers: dict[str, str] = dataclasses.field(default_factory=dict)
     redact_body: bool = False
     redact_headers: tuple[str, ...] = ()
+    flow_control: FlowControlLimits | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -421,6 +464,7 @@ class MessageRecord:
     failure_callback_headers: dict[str, str] = dataclasses.field(default_factory=dict)
     redact_body: bool = False
     redact_headers: tuple[str, ...] = ()
+    flow_control: FlowControlLimits | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

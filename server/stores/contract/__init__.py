@@ -9,7 +9,8 @@ backend; it then calls its hook, the method of the same name with a leading unde
 id formats and its storage. The public methods are grouped by resource, one module each:
 ``_streams`` (streams and consumer groups), ``_queues``, ``_messages`` (with URL groups and dead
 letters), ``_limits`` (quotas and rate limits), ``_sessions`` (the console's sign-ins) and
-``_schedules`` (cron schedules and the ticks schedulers claim).
+``_schedules`` (cron schedules and the ticks schedulers claim) and ``_flow_control`` (the state of
+the keys whose limits ``claim_due_messages`` keeps).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import abc
 from typing import ClassVar, Literal
 
+from ._flow_control import FlowControlContract
 from ._limits import LimitsContract
 from ._messages import MessagesContract
 from ._queues import LeaseDeathListener, QueuesContract
@@ -34,6 +36,7 @@ class Store(
     LimitsContract,
     SessionsContract,
     SchedulesContract,
+    FlowControlContract,
 ):
     """Everything the service keeps. One instance serves one process; several processes may share
     one backend (Redis), so every state change must be safe against other processes.

@@ -118,6 +118,10 @@ class MessagesContract(abc.ABC):
         ended (its process died) is due again, and claiming it again replaces its ``lease_id``. No
         message is claimed by two callers at once. A negative (or not finite) ``lease_margin`` is
         ``validation_failed``.
+
+        A message published with ``flow_control`` is claimed only within its key's limits
+        (``_flow_control``); one held back stays ``scheduled`` and does not count against
+        ``limit``, nor keep the claim from the due messages behind it.
         """
         check_at_least_one(limit, name="limit")
         check_lease_margin(lease_margin)
@@ -157,8 +161,9 @@ class MessagesContract(abc.ABC):
 
     async def next_due_at(self) -> float | None:
         """For the delivery engine: the earliest ``next_attempt_at`` of the messages that are
-        ``scheduled`` or ``delivering`` (for a delivering message, when its lease ends), whether
-        that time has passed or not; None when no message is either. A claim with ``now`` at or
+        ``scheduled`` or ``delivering`` (for a delivering message, when its lease ends), or the
+        earliest time a flow control key may let a held-back message through, whether that time
+        has passed or not; None when there is none. A claim with ``now`` at or
         after that time finds the message, unless it was claimed, settled or cancelled meanwhile.
         Reads only.
         """

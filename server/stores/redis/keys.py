@@ -82,6 +82,13 @@ class MessageKeys:
         """The set of every message id, by publish sequence, for listing."""
         return f"{self.base}:all"
 
+    @property
+    def flow_wake(self) -> str:
+        """The set of flow control keys by when their held-back messages are looked at again
+        (lua/lib/flow.lua names it and the other flow control keys after ``message_prefix``).
+        """
+        return f"{self.message_prefix}fc:~wake"
+
     def declared(self) -> list[str]:
         """The keys every message script declares, in the order ``lua/lib/messages.lua`` unpacks
         them.

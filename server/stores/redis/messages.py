@@ -197,12 +197,18 @@ class RedisMessages(RedisCore):
         return message_record(pairs(fields))
 
     async def _next_due_at(self) -> float | None:
-        """The lowest score of the due set: every scheduled or delivering message, by its next
-        attempt or lease end.
+        """The lowest score of the due set (every scheduled or delivering message, by its next
+        attempt or lease end) and of the flow control keys' wake-ups, whose held-back messages
+        are due again then.
         """
-        async with self._gate():
-            first = await self._redis.zrange(self._keys.messages.due, 0, 0, withscores=True)
-        return float(first[0][1]) if first else None
+        keys = self._keys.messages
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.zrange(keys.due, 0, 0, withscores=True)
+            pipe.zrange(keys.flow_wake, 0, 0, withscores=True)
+            async with self._gate():
+                firsts = await pipe.execute()
+        times = [float(first[0][1]) for first in firsts if first]
+        return min(times) if times else None
 
     # Dead letters --------------------------------------------------------------------------
 

@@ -206,6 +206,15 @@ def message_fields(
     options = dump_message_options(message)
     if options is not None:
         fields["options"] = options
+    if message.flow_control is not None:
+        # Beside the options, for the scripts that keep the key's limits (lua/lib/flow.lua).
+        limits = message.flow_control
+        fields["flow_key"] = limits.key
+        fields["flow_period"] = str(limits.period)
+        if limits.rate is not None:
+            fields["flow_rate"] = str(limits.rate)
+        if limits.parallelism is not None:
+            fields["flow_parallelism"] = str(limits.parallelism)
     return [item for pair in fields.items() for item in pair]
 
 

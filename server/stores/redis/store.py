@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .errors import outages_raise_unavailable
+from .flow_control import RedisFlowControl
 from .limits import RedisLimits
 from .messages import RedisMessages
 from .queues import RedisQueues
@@ -15,7 +16,13 @@ __all__ = ["RedisStore"]
 
 @outages_raise_unavailable
 class RedisStore(
-    RedisStreams, RedisQueues, RedisMessages, RedisLimits, RedisSessions, RedisSchedules
+    RedisStreams,
+    RedisQueues,
+    RedisMessages,
+    RedisLimits,
+    RedisSessions,
+    RedisSchedules,
+    RedisFlowControl,
 ):
     """Spool's data in Redis, shareable by several service processes."""
 

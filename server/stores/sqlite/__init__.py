@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from ._core import POLL_INTERVAL_SECONDS
 from ._dead_letters import DeadLettersMixin
+from ._flow_control import FlowControlMixin
 from ._groups import GroupsMixin
 from ._limits import LimitsMixin
 from ._messages import MessagesMixin
@@ -69,5 +70,6 @@ class SQLiteStore(
     LimitsMixin,
     SessionsMixin,
     SchedulesMixin,
+    FlowControlMixin,
 ):
     """The embedded store on one SQLite file."""

@@ -23,10 +23,13 @@ from ..base import (
 from ..message_options import dump_message_options, load_message_options
 from ._common import PURGE_BATCH
 from ._core import SQLiteCore
+from ._flow_control import FlowGate, flow_published, unpark
 from ._idempotency import write_once
 
 __all__ = ["MessagesMixin", "message_record"]
 
+# How many held-back messages one claim may park beyond its limit.
+_PARK_BUDGET = 1000
 # Above every publish sequence (SQLite's largest integer): a listing's first page starts below it.
 _NO_SEQUENCE = 2**63 - 1
 
@@ -78,8 +81,9 @@ class MessagesMixin(SQLiteCore):
                     """INSERT INTO messages (message_id, url, body, content_type, method, headers,
                            state, retries, timeout, created_at, not_before, next_attempt_at,
                            url_group, retry_delay, callback, failure_callback, deduplication_id,
-                           traceparent, options)
-                       VALUES (?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                           traceparent, options, flow_key)
+                       VALUES (?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                           ?)""",
                     (
                         message_id,
                         message.url,
@@ -99,8 +103,11 @@ class MessagesMixin(SQLiteCore):
                         message.deduplication_id,
                         traceparent,
                         dump_message_options(message),
+                        None if message.flow_control is None else message.flow_control.key,
                     ),
                 )
+                if message.flow_control is not None:
+                    flow_published(connection, message.flow_control, now)
                 if message.dedup_key is not None:
                     connection.execute(
                         """INSERT OR REPLACE INTO message_deduplication
@@ -193,6 +200,8 @@ class MessagesMixin(SQLiteCore):
                 " WHERE message_id = ?",
                 (message_id,),
             )
+            if message.flow_control is not None:
+                unpark(connection, message.flow_control.key, _now)
             return message_record(connection, message_id)
 
         return await self.run_transaction(work)
@@ -201,25 +210,43 @@ class MessagesMixin(SQLiteCore):
         self, *, now: float, limit: int, lease_margin: float
     ) -> list[MessageRecord]:
         """Move up to ``limit`` due messages to ``delivering``, each under a fresh lease id and
-        leased for its own timeout plus ``lease_margin``.
+        leased for its own timeout plus ``lease_margin``; a flow controlled one only when its key
+        lets it start (server/stores/sqlite/_flow_control.py), else it is parked and the scan
+        goes on past it.
         """
 
         def work(connection: sqlite3.Connection, _now: float) -> list[MessageRecord]:
-            rows = connection.execute(
-                """SELECT message_id FROM messages
-                   WHERE state IN ('scheduled', 'delivering') AND next_attempt_at <= ?
-                   ORDER BY next_attempt_at, seq LIMIT ?""",
-                (now, limit),
-            ).fetchall()
-            message_ids = [row["message_id"] for row in rows]
-            connection.executemany(
-                "UPDATE messages SET state = 'delivering', next_attempt_at = ? + timeout,"
-                " lease_id = ? WHERE message_id = ?",
-                [
-                    (now + lease_margin, new_id("lease", now=now), message_id)
-                    for message_id in message_ids
-                ],
-            )
+            gate = FlowGate(connection, now)
+            gate.wake_due_keys()
+            message_ids: list[str] = []
+            # Each message scanned is claimed or parked, so every round sees new ones; the budget
+            # bounds the transaction when many due messages are held back.
+            budget = limit + _PARK_BUDGET
+            while len(message_ids) < limit and budget > 0:
+                rows = connection.execute(
+                    """SELECT message_id, seq, flow_key FROM messages
+                       WHERE state IN ('scheduled', 'delivering') AND next_attempt_at <= ?
+                       ORDER BY next_attempt_at, seq LIMIT ?""",
+                    (now, min(limit - len(message_ids), budget)),
+                ).fetchall()
+                if not rows:
+                    break
+                budget -= len(rows)
+                claimed = [
+                    row["message_id"]
+                    for row in rows
+                    if row["flow_key"] is None
+                    or gate.admit(row["message_id"], row["flow_key"], row["seq"])
+                ]
+                connection.executemany(
+                    "UPDATE messages SET state = 'delivering', next_attempt_at = ? + timeout,"
+                    " lease_id = ? WHERE message_id = ?",
+                    [
+                        (now + lease_margin, new_id("lease", now=now), message_id)
+                        for message_id in claimed
+                    ],
+                )
+                message_ids += claimed
             return _message_records(connection, message_ids)
 
         return await self.run_transaction(work)
@@ -267,6 +294,8 @@ class MessagesMixin(SQLiteCore):
                     " retries_used = retries_used + 1 WHERE message_id = ?",
                     (outcome, message_id),
                 )
+            if message.flow_control is not None:
+                unpark(connection, message.flow_control.key, now)
             if outcome == "failed":
                 connection.execute(
                     """INSERT OR REPLACE INTO dead_letters (message_id, url, attempts, failed_at,
@@ -294,7 +323,9 @@ class MessagesMixin(SQLiteCore):
         return await self.run_transaction(work)
 
     async def _next_due_at(self) -> float | None:
-        """The earliest next attempt (or lease end) of a scheduled or delivering message."""
+        """The earliest next attempt (or lease end) of a scheduled or delivering message, or
+        wake-up of a flow control key.
+        """
 
         def work(connection: sqlite3.Connection, _now: float) -> float | None:
             # The same index and order as claim_due_messages' scan.
@@ -303,7 +334,10 @@ class MessagesMixin(SQLiteCore):
                    WHERE state IN ('scheduled', 'delivering') AND next_attempt_at IS NOT NULL
                    ORDER BY next_attempt_at, seq LIMIT 1"""
             ).fetchone()
-            return None if row is None else float(row["next_attempt_at"])
+            # Held-back messages are due again when their key wakes.
+            wake = connection.execute("SELECT MIN(wake_at) FROM flow_keys").fetchone()[0]
+            times = [float(at) for at in (None if row is None else row[0], wake) if at is not None]
+            return min(times) if times else None
 
         return await self.run_transaction(work, write=False)
 

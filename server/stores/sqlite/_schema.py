@@ -11,7 +11,7 @@ import sqlite3
 
 __all__ = ["SCHEMA_VERSION", "create_schema"]
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 # An idempotency record keeps the result of the write that made it, as JSON. Its scope is what
 # the write changed (``stream:<name>``, ``queue:<name>`` or ``messages``), as Redis keeps each
@@ -49,6 +49,29 @@ _JOB_ATTEMPTS = (
     )""",
     "CREATE INDEX IF NOT EXISTS job_attempts_by_job ON job_attempts (job_id, id)",
 )
+
+# Flow control (``_flow_control``): a key's limits and pause, and the attempts counted against its
+# rate; its messages are found by their ``flow_key``, its open ones in publish order.
+_FLOW_CONTROL = (
+    """CREATE TABLE IF NOT EXISTS flow_keys (
+        key TEXT PRIMARY KEY,
+        rate INTEGER,
+        period INTEGER,
+        parallelism INTEGER,
+        paused INTEGER NOT NULL DEFAULT 0,
+        wake_at REAL
+    ) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS flow_keys_by_wake ON flow_keys (wake_at) WHERE wake_at IS NOT NULL",
+    """CREATE TABLE IF NOT EXISTS flow_starts (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL,
+        started_at REAL NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS flow_starts_by_key ON flow_starts (key, started_at)",
+)
+# Made after the upgrades, since a file from before version 9 has no flow_key column until then.
+_FLOW_KEY_INDEX = """CREATE INDEX IF NOT EXISTS messages_by_flow_key ON messages (flow_key, seq)
+        WHERE flow_key IS NOT NULL AND state IN ('scheduled', 'delivering')"""
 
 _SCHEMA: tuple[str, ...] = (
     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
@@ -157,11 +180,13 @@ _SCHEMA: tuple[str, ...] = (
         lease_id TEXT,
         retries_used INTEGER NOT NULL DEFAULT 0,
         traceparent TEXT,
-        options TEXT
+        options TEXT,
+        flow_key TEXT
     )""",
     """CREATE INDEX IF NOT EXISTS messages_due ON messages (next_attempt_at, seq)
         WHERE state IN ('scheduled', 'delivering')""",
     *_MESSAGE_LISTING_INDEXES,
+    *_FLOW_CONTROL,
     """CREATE TABLE IF NOT EXISTS message_attempts (
         message_id TEXT NOT NULL REFERENCES messages (message_id) ON DELETE CASCADE,
         position INTEGER NOT NULL,
@@ -287,6 +312,9 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     # version, not just a new table, so that an older Spool, which would lease without recording,
     # refuses the file.
     8: _JOB_ATTEMPTS,
+    # Messages published before flow control have no key. A new version, so that an older Spool,
+    # which would claim past every limit, refuses the file.
+    9: ("ALTER TABLE messages ADD COLUMN flow_key TEXT",),
 }
 
 
@@ -309,6 +337,7 @@ def create_schema(connection: sqlite3.Connection, *, path: str) -> None:
                 for statement in _MIGRATIONS[version]:
                     connection.execute(statement)
             connection.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+        connection.execute(_FLOW_KEY_INDEX)
         connection.execute("COMMIT")
     except BaseException:
         connection.execute("ROLLBACK")

@@ -233,6 +233,8 @@ async def test_a_file_of_schema_version_7_gains_the_attempts_table(sqlite_store_
     path = sqlite_store_url.removeprefix("sqlite:///")
     with sqlite3.connect(path) as connection:
         connection.execute("DROP TABLE job_attempts")
+        connection.execute("DROP INDEX messages_by_flow_key")
+        connection.execute("ALTER TABLE messages DROP COLUMN flow_key")
         connection.execute("UPDATE schema_version SET version = 7")
     connection.close()
     upgraded = SQLiteStore.from_url(sqlite_store_url)

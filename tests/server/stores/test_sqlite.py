@@ -19,6 +19,7 @@ import pytest
 
 from server.stores import InvalidStoreURL
 from server.stores.base import (
+    FlowControlLimits,
     IdempotencyClaim,
     NewJob,
     NotFoundError,
@@ -124,8 +125,10 @@ async def test_the_file_runs_wal_with_full_sync_and_foreign_keys(
 # Schema versions -----------------------------------------------------------------------------
 
 # What a file of schema version 4 or older lacks: the columns that keep a publish's traceparent.
+# What a file of schema version 8 or older lacks: the column of a message's flow control key.
+_WITHOUT_FLOW_KEY = ("DROP INDEX messages_by_flow_key", "ALTER TABLE messages DROP COLUMN flow_key")
 # What a file of schema version 6 or older lacks: the column of a message's options.
-_WITHOUT_OPTIONS = ("ALTER TABLE messages DROP COLUMN options",)
+_WITHOUT_OPTIONS = ("ALTER TABLE messages DROP COLUMN options", *_WITHOUT_FLOW_KEY)
 _WITHOUT_TRACEPARENT = (
     "ALTER TABLE stream_entries DROP COLUMN traceparent",
     "ALTER TABLE jobs DROP COLUMN traceparent",
@@ -203,7 +206,7 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         def version(connection: sqlite3.Connection, _now: float) -> int:
             return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
 
-        assert await upgraded.run_transaction(version, write=False) == SCHEMA_VERSION == 8
+        assert await upgraded.run_transaction(version, write=False) == SCHEMA_VERSION == 9
 
 
 async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_store_url: str) -> None:
@@ -356,6 +359,26 @@ async def test_a_file_of_schema_version_6_keeps_its_messages_without_options(
         )
         new = await upgraded.get_message(receipt.message_id)
         assert new.callback_headers == {"Authorization": "Bearer ok"}
+
+
+async def test_a_file_of_schema_version_8_keeps_its_messages_without_flow_control(
+    sqlite_store_url: str,
+) -> None:
+    """Messages written before flow control gain the key's column empty: they are claimed as
+    before, and new ones are held to their key's limits.
+    """
+    first = SQLiteStore.from_url(sqlite_store_url)
+    await first.open()
+    [old_message] = await first.publish_messages([new_message()])
+    await first.close()
+    _rewind(sqlite_store_url, 8, _WITHOUT_FLOW_KEY)
+    async with _opened(sqlite_store_url) as upgraded:
+        assert (await upgraded.get_message(old_message.message_id)).flow_control is None
+        limits = FlowControlLimits(key="acme", rate=1, period=60)
+        await upgraded.publish_messages([new_message(flow_control=limits)] * 2)
+        claimed = await upgraded.claim_due_messages(now=time.time(), limit=10, lease_margin=0)
+        assert sorted(message.flow_control is None for message in claimed) == [False, True]
+        assert (await upgraded.get_flow_control("acme")).waiting == 1
 
 
 async def test_expired_idempotency_records_are_deleted_by_later_writes(

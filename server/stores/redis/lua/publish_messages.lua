@@ -1,4 +1,4 @@
--- uses: common, idempotency, messages
+-- uses: common, idempotency, messages, flow
 -- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
 -- KEYS[6] listed: zset of every message id, by publish sequence (for listing)
 -- KEYS[7] record: the idempotency record (none for a plain publish)
@@ -45,6 +45,8 @@ for _ = 1, message_count do
     redis.call('ZADD', listed, sequence, message_id)
     local next_attempt_at = redis.call('HGET', key, 'next_attempt_at')
     redis.call('ZADD', DUE, next_attempt_at, member(sequence, message_id))
+    local flow_key = redis.call('HGET', key, 'flow_key')
+    if flow_key then flow_published(flow_key, key, sequence, message_id) end
     if dedup_key ~= '' then
       redis.call('HSET', DEDUP, dedup_key, NOW_TEXT .. ' ' .. message_id)
       redis.call('ZADD', DEDUP_EXP, fmt(NOW + window), dedup_key)

@@ -1,4 +1,4 @@
--- uses: common, messages
+-- uses: common, messages, flow
 -- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
 -- ARGV[3] message_id: the message
 -- ARGV[4] lease_id: the lease the attempt was made under
@@ -27,6 +27,8 @@ else
   redis.call('HDEL', key, 'next_attempt_at')
   redis.call('ZREM', DUE, in_due)
 end
+local flow_key = redis.call('HGET', key, 'flow_key')
+if flow_key then flow_settled(flow_key, message_id, outcome == 'retry') end
 if outcome == 'failed' then
   remove_dead_letter(message_id)
   local dead_member = member(redis.call('INCR', SEQ), message_id)
