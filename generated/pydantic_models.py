@@ -667,6 +667,79 @@ FailureCallbackHeadersAdditionalProperty = TypeAliasType(
 )
 
 
+class Period(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=86400)]
+    """
+    The window of `rate`: seconds (1 to 86400), or a number with `s`, `m` or `h`
+    (`"30s"`, `"1m"`, `"1h"`) within that. Default 1 second.
+
+    """
+
+
+class Period1(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            pattern="^(?:[1-9][0-9]{0,3}s|[1-9][0-9]{0,2}m|(?:[1-9]|1[0-9]|2[0-4])h)$"
+        ),
+    ]
+    """
+    The window of `rate`: seconds (1 to 86400), or a number with `s`, `m` or `h`
+    (`"30s"`, `"1m"`, `"1h"`) within that. Default 1 second.
+
+    """
+
+
+class FlowControlKey(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
+        ),
+    ]
+    """
+    A flow control key, by the rules of URL group names.
+    """
+
+
+class FlowControlLimits(SchemaModel):
+    """
+    A message's flow control as it was published, `period` in seconds.
+    """
+
+    key: str
+    rate: int | None = None
+    period: int
+    parallelism: int | None = None
+
+
+class FlowControlState(SchemaModel):
+    """
+    A flow control key: its limits (absent until a message is published with it), whether it
+    is paused, its messages that are scheduled (`waiting`, whether for their time, a retry or
+    the limits), its attempts in flight under a live lease, and the attempts that started in
+    the last `period` (`rate_used`).
+
+    """
+
+    key: str
+    rate: int | None = None
+    period: int | None = None
+    parallelism: int | None = None
+    paused: bool
+    waiting: Annotated[int, Field(ge=0)]
+    in_flight: Annotated[int, Field(ge=0)]
+    rate_used: Annotated[int, Field(ge=0)]
+
+
+class FlowControlList(SchemaModel):
+    keys: list[FlowControlState]
+    next_cursor: str | None
+    """
+    The `cursor` of the next page, or null after the last page.
+    """
+
+
 class Header(RootModel[str]):
     root: Annotated[
         str, Field(max_length=256, pattern="^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
@@ -763,6 +836,7 @@ class Message(SchemaModel):
     """
     What of the message is never shown, when it was published with `redact`; the values of those headers read `"[redacted]"`.
     """
+    flow_control: FlowControlLimits | None = None
     deduplication_id: str | None = None
     attempts: list[DeliveryAttempt]
     traceparent: Traceparent | None = None
@@ -988,6 +1062,106 @@ class ReleaseJobsResult(SchemaModel):
     results: list[JobReleaseResult]
 
 
+class FlowControl(SchemaModel):
+    """
+    Limits shared by every message published with the same `key`, across every service
+    process: at most `rate` delivery attempts start in any `period` (a sliding window), and at
+    most `parallelism` attempts are in flight at once. Give at least one of `rate` and
+    `parallelism`. A message over a limit waits, scheduled, and is delivered later; none is
+    dropped. Retries count like first attempts. The limits of a key are those of the latest
+    publish that named it (last writer wins), and apply to all of its waiting messages.
+    With `parallelism: 1` the key's messages are delivered one at a time in publish order: a
+    message waiting for its delay or its next retry holds back the ones published after it
+    (until it is delivered, dead or cancelled).
+
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    key: FlowControlKey
+    rate: Annotated[int | None, Field(ge=1, le=10000)] = None
+    """
+    Delivery attempts that may start in any `period`, at most.
+    """
+    period: Period | Period1 | None = None
+    """
+    The window of `rate`: seconds (1 to 86400), or a number with `s`, `m` or `h`
+    (`"30s"`, `"1m"`, `"1h"`) within that. Default 1 second.
+
+    """
+    parallelism: Annotated[int | None, Field(ge=1, le=1000)] = None
+    """
+    Attempts in flight at once, at most.
+    """
+
+
+class TokenInfo(SchemaModel):
+    id: str
+    """
+    The token's id in the service's configuration.
+    """
+    development: bool
+    """
+    Whether this is the token of a service in development mode, which holds every permission.
+    """
+    permissions: list[TokenPermission]
+    """
+    What the token may do, as configured.
+    """
+    quota: Annotated[int | None, Field(ge=0)] = None
+    """
+    The most items the token may publish in all, when it has a quota.
+    """
+    rate_limit: TokenRateLimit | None = None
+
+
+class Job(SchemaModel):
+    job_id: str
+    queue: str
+    topic: str
+    payload: Any
+    """
+    The JSON value that was published.
+    """
+    state: JobState
+    attempts: Annotated[int, Field(ge=0)]
+    max_attempts: Annotated[int, Field(ge=1)]
+    published_at: AwareDatetime
+    available_at: AwareDatetime
+    """
+    When the job is (or was) ready to lease.
+    """
+    lease_expires_at: AwareDatetime | None = None
+    leased_by: str | None = None
+    """
+    The `consumer` that leased the job, while it is leased and if the lease named one.
+    """
+    last_error: str | None = None
+    deduplication_id: str | None = None
+    traceparent: Traceparent | None = None
+    leased_at: AwareDatetime | None = None
+    """
+    When the current or last lease began; absent for a job never leased.
+    """
+    finished_at: AwareDatetime | None = None
+    """
+    When the job succeeded or died; absent while it may still run.
+    """
+    attempt_history: Annotated[list[JobAttempt] | None, Field(max_length=20)] = None
+    """
+    The job's last attempts (at most 20), oldest first: who leased it, when, how each
+    lease ended and with what error. The attempt in progress has no `ended_at` or
+    `outcome`. A retried job keeps the attempts before its retry, numbered from 1 again
+    after it.
+
+    """
+
+
+class JobList(SchemaModel):
+    jobs: list[Job]
+
+
 class PublishMessageRequest(SchemaModel):
     """
     Give exactly one of `url` and `url_group`, and at most one of `delay` and `not_before`.
@@ -1136,6 +1310,7 @@ class PublishMessageRequest(SchemaModel):
     Deduplicate on a hash of destination, body, content type, method and headers.
     """
     redact: Redact | None = None
+    flow_control: FlowControl | None = None
 
 
 class PublishMessagesRequest(SchemaModel):
@@ -1190,78 +1365,12 @@ class Schedule(SchemaModel):
     """
 
 
-class TokenInfo(SchemaModel):
-    id: str
-    """
-    The token's id in the service's configuration.
-    """
-    development: bool
-    """
-    Whether this is the token of a service in development mode, which holds every permission.
-    """
-    permissions: list[TokenPermission]
-    """
-    What the token may do, as configured.
-    """
-    quota: Annotated[int | None, Field(ge=0)] = None
-    """
-    The most items the token may publish in all, when it has a quota.
-    """
-    rate_limit: TokenRateLimit | None = None
-
-
 class ScheduleList(SchemaModel):
     schedules: list[Schedule]
     next_cursor: str | None
     """
     The `cursor` of the next page, or null after the last page.
     """
-
-
-class Job(SchemaModel):
-    job_id: str
-    queue: str
-    topic: str
-    payload: Any
-    """
-    The JSON value that was published.
-    """
-    state: JobState
-    attempts: Annotated[int, Field(ge=0)]
-    max_attempts: Annotated[int, Field(ge=1)]
-    published_at: AwareDatetime
-    available_at: AwareDatetime
-    """
-    When the job is (or was) ready to lease.
-    """
-    lease_expires_at: AwareDatetime | None = None
-    leased_by: str | None = None
-    """
-    The `consumer` that leased the job, while it is leased and if the lease named one.
-    """
-    last_error: str | None = None
-    deduplication_id: str | None = None
-    traceparent: Traceparent | None = None
-    leased_at: AwareDatetime | None = None
-    """
-    When the current or last lease began; absent for a job never leased.
-    """
-    finished_at: AwareDatetime | None = None
-    """
-    When the job succeeded or died; absent while it may still run.
-    """
-    attempt_history: Annotated[list[JobAttempt] | None, Field(max_length=20)] = None
-    """
-    The job's last attempts (at most 20), oldest first: who leased it, when, how each
-    lease ended and with what error. The attempt in progress has no `ended_at` or
-    `outcome`. A retried job keeps the attempts before its retry, numbered from 1 again
-    after it.
-
-    """
-
-
-class JobList(SchemaModel):
-    jobs: list[Job]
 
 
 class ScheduleSettings(SchemaModel):

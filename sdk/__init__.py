@@ -24,6 +24,7 @@ from ._config import RequestOptions
 from ._dead_letters import *
 from ._durations import *
 from ._exceptions import *
+from ._flow_control import *
 from ._message_options import MessageOptions
 from ._messages import *
 from ._publisher import *
@@ -47,6 +48,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncClient",
     "AsyncDeadLetters",
+    "AsyncFlowControlKeys",
     "AsyncMessages",
     "AsyncPublisher",
     "AsyncQueue",
@@ -70,6 +72,9 @@ __all__ = [
     "EmbeddedServiceError",
     "Entry",
     "FieldError",
+    "FlowControl",
+    "FlowControlKeys",
+    "FlowControlState",
     "GroupInfo",
     "Health",
     "HttpMethod",
@@ -148,6 +153,7 @@ _RESULTS = frozenset(
         "DeliveredEntry",
         "DeliveryAttempt",
         "Entry",
+        "FlowControlState",
         "GroupInfo",
         "Health",
         "Job",

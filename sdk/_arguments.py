@@ -11,6 +11,7 @@ from ._durations import Duration, Timestamp
 from ._keywords import suggests_init_keywords
 
 __all__ = [
+    "FlowControl",
     "HttpMethod",
     "JobRequest",
     "JobState",
@@ -52,6 +53,24 @@ class Redact:
 
 @suggests_init_keywords
 @dataclass(frozen=True, slots=True)
+class FlowControl:
+    """Limits shared by every message published with the same `key`, across every service
+    process: at most `rate` delivery attempts start in any `period` (a duration of whole seconds
+    up to a day, 1 second when not given), and at most `parallelism` are in flight at once. Give
+    at least one of `rate` and `parallelism`. A message over a limit waits and is delivered
+    later; none is dropped, and retries count like first attempts. The key's limits are those
+    of its latest publish. With `parallelism=1` the key's messages are delivered one at a time,
+    in publish order: one waiting for its delay or its next retry holds back those behind it.
+    """
+
+    key: str
+    rate: int | None = field(default=None, kw_only=True)
+    period: Duration | None = field(default=None, kw_only=True)
+    parallelism: int | None = field(default=None, kw_only=True)
+
+
+@suggests_init_keywords
+@dataclass(frozen=True, slots=True)
 class MessageRequest:
     """One message of `messages.batch`: a `str` or `bytes` body is sent as is, others as JSON.
 
@@ -77,6 +96,7 @@ class MessageRequest:
     deduplication_id: str | None = field(default=None, kw_only=True)
     content_based_deduplication: bool = field(default=False, kw_only=True)
     redact: Redact | Mapping[str, Any] | None = field(default=None, kw_only=True)
+    flow_control: FlowControl | Mapping[str, Any] | None = field(default=None, kw_only=True)
 
 
 @suggests_init_keywords

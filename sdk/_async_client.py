@@ -37,6 +37,7 @@ from ._config import (
 )
 from ._dead_letters import AsyncDeadLetters
 from ._durations import Duration
+from ._flow_control import AsyncFlowControlKeys
 from ._http import AsyncTransport, own_async_client
 from ._keywords import suggests_keywords, takes_request_options
 from ._messages import AsyncMessages
@@ -171,6 +172,7 @@ class AsyncClient:
         self.url_groups = AsyncUrlGroups(self._transport)
         self.schedules = AsyncSchedules(self._transport, codec=self._codec)
         self.dead_letters = AsyncDeadLetters(self._transport)
+        self.flow_control = AsyncFlowControlKeys(self._transport)
 
     @classmethod
     async def embedded(

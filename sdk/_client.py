@@ -36,6 +36,7 @@ from ._config import (
 )
 from ._dead_letters import DeadLetters
 from ._durations import Duration
+from ._flow_control import FlowControlKeys
 from ._http import SyncTransport, own_client
 from ._keywords import suggests_keywords, takes_request_options
 from ._messages import Messages
@@ -75,6 +76,8 @@ class Client:
     * `client.url_groups` - `UrlGroups`: named sets of endpoints messages fan out to.
     * `client.dead_letters` - `DeadLetters`: messages that used up their retries.
     * `client.schedules` - `Schedules`: publish a message, a job or an entry on a cron timetable.
+    * `client.flow_control` - `FlowControlKeys`: the keys messages' rate and parallelism are
+      limited by; their state, pause, resume and reset.
     * `client.subscribe`, `client.publisher`, `client.run`, `client.stop` - the worker.
     * `client.with_options(...)` - the same client with another timeout, retries or headers;
       `client.with_raw_response` - every call's HTTP response; `client.whoami()` - the token sent.
@@ -202,6 +205,7 @@ class Client:
         self.url_groups = UrlGroups(self._transport)
         self.schedules = Schedules(self._transport, codec=self._codec)
         self.dead_letters = DeadLetters(self._transport)
+        self.flow_control = FlowControlKeys(self._transport)
 
     @classmethod
     def embedded(

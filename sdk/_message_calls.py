@@ -32,6 +32,7 @@ from ._message_options import (
     check_option_names,
     check_url,
     failure_callback_request_headers,
+    flow_control_request,
     redact_request,
     request_headers,
     retry_delay_text,
@@ -140,6 +141,7 @@ class MessageCalls:
                         deduplication_id=item.deduplication_id,
                         content_based_deduplication=item.content_based_deduplication,
                         redact=item.redact,
+                        flow_control=item.flow_control,
                     ),
                     as_json=not isinstance(item.body, str | bytes),
                     target=_target(item.url, item.url_group),
@@ -181,6 +183,7 @@ class MessageCalls:
         callback_headers = options.get("callback_headers")
         failure_callback_headers = options.get("failure_callback_headers")
         redact = options.get("redact")
+        flow_control = options.get("flow_control")
         return PublishMessageRequest(
             body=body,
             url=UNSET if url is None else check_url(url, name="url"),
@@ -219,6 +222,7 @@ class MessageCalls:
             deduplication_id=UNSET if deduplication_id is None else deduplication_id,
             content_based_deduplication=options.get("content_based_deduplication") or UNSET,
             redact=UNSET if redact is None else redact_request(redact),
+            flow_control=UNSET if flow_control is None else flow_control_request(flow_control),
         )
 
     def _body(

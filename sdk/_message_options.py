@@ -5,6 +5,7 @@ request options among them (`request_options`).
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -14,15 +15,22 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, get_args
 
 import httpx
 
-from ._arguments import HttpMethod, Redact
+from ._arguments import FlowControl, HttpMethod, Redact
+from ._checks import check_count, check_resource_name
 from ._config import RequestOptions, check_timeout
-from ._durations import Duration, Timestamp, parse_duration_text, to_millis
+from ._durations import Duration, Timestamp, parse_duration_text, to_millis, to_seconds
 from ._exceptions import InvalidArgumentError
 from ._keywords import unexpected_keyword
-from ._limits import URL_PATTERN
+from ._limits import (
+    FLOW_CONTROL_PARALLELISM_MAX,
+    FLOW_CONTROL_PERIOD_MAX_SECONDS,
+    FLOW_CONTROL_RATE_MAX,
+    URL_PATTERN,
+)
 
 if TYPE_CHECKING:
     from generated.models import (
+        FlowControl as GeneratedFlowControl,
         PublishMessageRequestCallbackHeaders,
         PublishMessageRequestFailureCallbackHeaders,
         PublishMessageRequestHeaders,
@@ -35,6 +43,7 @@ __all__ = [
     "callback_request_headers",
     "failure_callback_request_headers",
     "check_method",
+    "flow_control_request",
     "check_option_names",
     "check_url",
     "lists_options",
@@ -58,7 +67,8 @@ class MessageOptions(TypedDict, total=False):
     generated per call when it is not given. `callback_headers` and `failure_callback_headers`
     go with each request to `callback` and `failure_callback`, by the rules of `headers`.
     `redact` (a `Redact`, or a dict of its fields) keeps the body or the values of the headers
-    it names from every reader of the message; they are still delivered.
+    it names from every reader of the message; they are still delivered. `flow_control` (a
+    `FlowControl`, or a dict of its fields) puts the message under its key's limits.
 
     `request_timeout`, `max_retries` and `extra_headers` are the publish's own request options
     (`RequestOptions`), not the message's: `request_timeout` is what `timeout=` is to every other
@@ -83,6 +93,7 @@ class MessageOptions(TypedDict, total=False):
     deduplication_id: str | None
     content_based_deduplication: bool
     redact: Redact | Mapping[str, Any] | None
+    flow_control: FlowControl | Mapping[str, Any] | None
     idempotency_key: str | None
     request_timeout: float | httpx.Timeout
     max_retries: int
@@ -97,9 +108,10 @@ _OPTIONS_HELP = """
         Options, all keyword-only and optional (see `MessageOptions`): `content_type`, `method`,
         `headers`, `delay`, `not_before`, `retries`, `retry_delay`, `callback`,
         `callback_headers`, `failure_callback`, `failure_callback_headers`, `timeout`,
-        `deduplication_id`, `content_based_deduplication`, `redact`, `idempotency_key`; and the
-        request's own `request_timeout`, `max_retries` and `extra_headers` (`timeout` being the
-        delivery's). Any other keyword is a TypeError, as for every other publish.
+        `deduplication_id`, `content_based_deduplication`, `redact`, `flow_control`,
+        `idempotency_key`; and the request's own `request_timeout`, `max_retries` and
+        `extra_headers` (`timeout` being the delivery's). Any other keyword is a TypeError, as for
+        every other publish.
 """
 _RETURNS = "\n\n        Returns:"
 PublishT = TypeVar("PublishT", bound=Callable[..., Any])
@@ -264,6 +276,63 @@ def redact_request(value: Redact | Mapping[str, Any]) -> GeneratedRedact:
     if not all(isinstance(name, str) for name in headers):
         raise InvalidArgumentError(f"redact headers must be str names, got {headers!r}")
     return GeneratedRedact(body=body, headers=list(headers))
+
+
+_FLOW_CONTROL_FIELDS = ("key", "rate", "period", "parallelism")
+
+
+def flow_control_request(value: FlowControl | Mapping[str, Any]) -> GeneratedFlowControl:
+    """`flow_control` as the generated request's, `period` in whole seconds.
+
+    Raises:
+        InvalidArgumentError: not a FlowControl or a mapping of its fields (a misspelled name
+            is refused with the closest field), a key that is not a valid name, neither `rate`
+            nor `parallelism`, or one out of range.
+        InvalidDurationError: a `period` that is malformed or not 1 second to a day.
+    """
+    from generated.models import FlowControl as GeneratedFlowControl
+    from generated.types import UNSET
+
+    if isinstance(value, Mapping):
+        for name in value:
+            if name not in _FLOW_CONTROL_FIELDS:
+                close = difflib.get_close_matches(str(name), _FLOW_CONTROL_FIELDS, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise InvalidArgumentError(
+                    f"flow_control takes key, rate, period and parallelism, got {name!r}{hint}"
+                )
+        if "key" not in value:
+            raise InvalidArgumentError("flow_control needs a key")
+        value = FlowControl(
+            value["key"],
+            rate=value.get("rate"),
+            period=value.get("period"),
+            parallelism=value.get("parallelism"),
+        )
+    elif not isinstance(value, FlowControl):
+        raise InvalidArgumentError(f"flow_control must be a FlowControl or a dict, got {value!r}")
+    if value.rate is None and value.parallelism is None:
+        raise InvalidArgumentError("flow_control needs at least one of rate and parallelism")
+    key = check_resource_name(value.key, what="flow control key")
+    return GeneratedFlowControl(
+        key=key,
+        rate=UNSET
+        if value.rate is None
+        else check_count(value.rate, name="rate", minimum=1, maximum=FLOW_CONTROL_RATE_MAX),
+        period=UNSET
+        if value.period is None
+        else to_seconds(
+            value.period, name="period", minimum=1, maximum=FLOW_CONTROL_PERIOD_MAX_SECONDS
+        ),
+        parallelism=UNSET
+        if value.parallelism is None
+        else check_count(
+            value.parallelism,
+            name="parallelism",
+            minimum=1,
+            maximum=FLOW_CONTROL_PARALLELISM_MAX,
+        ),
+    )
 
 
 def retry_delay_text(value: str | timedelta) -> str:

@@ -10,6 +10,7 @@ from ._http import optional
 
 if TYPE_CHECKING:
     from generated.models import (
+        FlowControlLimits,
         Message as GeneratedMessage,
         MessageCallbackHeaders,
         MessageFailureCallbackHeaders,
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
         Redact as GeneratedRedact,
     )
 
-    from ._arguments import Redact
+    from ._arguments import FlowControl, Redact
     from ._types import Message, MessageReceipt
 
 __all__ = ["read_message", "read_one_receipt", "read_receipt", "read_receipts", "read_redact"]
@@ -87,6 +88,20 @@ def read_message(message: GeneratedMessage) -> Message:
         callback_headers=_headers(optional(message.callback_headers)),
         failure_callback_headers=_headers(optional(message.failure_callback_headers)),
         redact=read_redact(optional(message.redact)),
+        flow_control=_flow_control(optional(message.flow_control)),
+    )
+
+
+def _flow_control(limits: FlowControlLimits | None) -> FlowControl | None:
+    from ._arguments import FlowControl
+
+    if limits is None:
+        return None
+    return FlowControl(
+        limits.key,
+        rate=optional(limits.rate),
+        period=timedelta(seconds=limits.period),
+        parallelism=optional(limits.parallelism),
     )
 
 

@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Unpack, get_args
 
 from . import _endpoints
-from ._arguments import HttpMethod, Redact
+from ._arguments import FlowControl, HttpMethod, Redact
 from ._checks import check_count, check_resource_name, check_topic
 from ._codec import Codec, json_value
 from ._config import RequestOptions
@@ -32,6 +32,7 @@ from ._pages import Page, aiterate_pages, iterate_pages
 
 if TYPE_CHECKING:
     from generated.models import (
+        FlowControl as GeneratedFlowControl,
         Schedule as GeneratedSchedule,
         ScheduleDestination as GeneratedDestination,
         ScheduleList as GeneratedScheduleList,
@@ -78,6 +79,7 @@ class MessageDestination:
     deduplication_id: str | None = field(default=None, kw_only=True)
     content_based_deduplication: bool = field(default=False, kw_only=True)
     redact: Redact | Mapping[str, Any] | None = field(default=None, kw_only=True)
+    flow_control: FlowControl | Mapping[str, Any] | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +211,7 @@ class _ScheduleCalls:
                     deduplication_id=destination.deduplication_id,
                     content_based_deduplication=destination.content_based_deduplication,
                     redact=destination.redact,
+                    flow_control=destination.flow_control,
                 ),
                 as_json=as_json,
                 target=target,
@@ -577,6 +580,20 @@ class AsyncSchedules:
         return await self._transport.send(self._calls.resume(name), options)
 
 
+def _read_flow_control(flow_control: GeneratedFlowControl | None) -> FlowControl | None:
+    from generated.types import Unset
+
+    if flow_control is None:
+        return None
+    period = flow_control.period
+    return FlowControl(
+        flow_control.key,
+        rate=optional(flow_control.rate),
+        period=None if isinstance(period, Unset) else period,
+        parallelism=optional(flow_control.parallelism),
+    )
+
+
 def _read_destination(destination: GeneratedDestination) -> Destination:
     from generated.types import Unset
 
@@ -626,6 +643,7 @@ def _read_destination(destination: GeneratedDestination) -> Destination:
         deduplication_id=optional(message.deduplication_id),
         content_based_deduplication=bool(optional(message.content_based_deduplication)),
         redact=read_redact(optional(message.redact)),
+        flow_control=_read_flow_control(optional(message.flow_control)),
     )
 
 

@@ -15,7 +15,14 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from ._arguments import HttpMethod, JobState, MessageState, Redact, UrlEndpoint
+    from ._arguments import (
+        FlowControl,
+        HttpMethod,
+        JobState,
+        MessageState,
+        Redact,
+        UrlEndpoint,
+    )
     from ._schedules import JobDestination, MessageDestination, ScheduleCatchUp, StreamDestination
 
 __all__ = [
@@ -24,6 +31,7 @@ __all__ = [
     "DeliveredEntry",
     "DeliveryAttempt",
     "Entry",
+    "FlowControlState",
     "GroupInfo",
     "Health",
     "Job",
@@ -287,6 +295,25 @@ class Message:
     callback_headers: dict[str, str] | None = None
     failure_callback_headers: dict[str, str] | None = None
     redact: Redact | None = None
+    # As published, its period a timedelta of whole seconds.
+    flow_control: FlowControl | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FlowControlState:
+    """A flow control key: its limits, from the latest publish that named it (None before any),
+    whether it is paused, how many of its messages wait (for their time, a retry or the
+    limits), how many attempts are in flight, and how many started in the last `period`.
+    """
+
+    key: str
+    rate: int | None
+    period: timedelta | None
+    parallelism: int | None
+    paused: bool
+    waiting: int
+    in_flight: int
+    rate_used: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,10 @@ from .entry_list import EntryList
 from .error_code import ErrorCode
 from .extend_lease_request import ExtendLeaseRequest
 from .field_error import FieldError
+from .flow_control import FlowControl
+from .flow_control_limits import FlowControlLimits
+from .flow_control_list import FlowControlList
+from .flow_control_state import FlowControlState
 from .group_info import GroupInfo
 from .health import Health
 from .health_status import HealthStatus
@@ -123,6 +127,10 @@ __all__ = (
     "ErrorCode",
     "ExtendLeaseRequest",
     "FieldError",
+    "FlowControl",
+    "FlowControlLimits",
+    "FlowControlList",
+    "FlowControlState",
     "GroupInfo",
     "Health",
     "HealthStatus",

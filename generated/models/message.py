@@ -13,6 +13,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.delivery_attempt import DeliveryAttempt
+    from ..models.flow_control_limits import FlowControlLimits
     from ..models.message_callback_headers import MessageCallbackHeaders
     from ..models.message_failure_callback_headers import MessageFailureCallbackHeaders
     from ..models.message_headers import MessageHeaders
@@ -54,6 +55,7 @@ class Message:
             `"[redacted]"` (getMessage never shows a body). The message's `redact` says what was
             redacted, so a header whose value really is `"[redacted]"` can be told apart. The
             callbacks of the message are redacted in the same way.
+        flow_control (FlowControlLimits | Unset): A message's flow control as it was published, `period` in seconds.
         deduplication_id (str | Unset):
         traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
             sent
@@ -80,6 +82,7 @@ class Message:
     callback_headers: MessageCallbackHeaders | Unset = UNSET
     failure_callback_headers: MessageFailureCallbackHeaders | Unset = UNSET
     redact: Redact | Unset = UNSET
+    flow_control: FlowControlLimits | Unset = UNSET
     deduplication_id: str | Unset = UNSET
     traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -134,6 +137,10 @@ class Message:
         if not isinstance(self.redact, Unset):
             redact = self.redact.to_dict()
 
+        flow_control: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.flow_control, Unset):
+            flow_control = self.flow_control.to_dict()
+
         deduplication_id = self.deduplication_id
 
         traceparent = self.traceparent
@@ -171,6 +178,8 @@ class Message:
             field_dict["failure_callback_headers"] = failure_callback_headers
         if redact is not UNSET:
             field_dict["redact"] = redact
+        if flow_control is not UNSET:
+            field_dict["flow_control"] = flow_control
         if deduplication_id is not UNSET:
             field_dict["deduplication_id"] = deduplication_id
         if traceparent is not UNSET:
@@ -181,6 +190,7 @@ class Message:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.delivery_attempt import DeliveryAttempt  # noqa: PLC0415
+        from ..models.flow_control_limits import FlowControlLimits  # noqa: PLC0415
         from ..models.message_callback_headers import MessageCallbackHeaders  # noqa: PLC0415
         from ..models.message_failure_callback_headers import (
             MessageFailureCallbackHeaders,  # noqa: PLC0415
@@ -254,6 +264,13 @@ class Message:
         else:
             redact = Redact.from_dict(_redact)
 
+        _flow_control = d.pop("flow_control", UNSET)
+        flow_control: FlowControlLimits | Unset
+        if isinstance(_flow_control, Unset):
+            flow_control = UNSET
+        else:
+            flow_control = FlowControlLimits.from_dict(_flow_control)
+
         deduplication_id = d.pop("deduplication_id", UNSET)
 
         traceparent = d.pop("traceparent", UNSET)
@@ -278,6 +295,7 @@ class Message:
             callback_headers=callback_headers,
             failure_callback_headers=failure_callback_headers,
             redact=redact,
+            flow_control=flow_control,
             deduplication_id=deduplication_id,
             traceparent=traceparent,
         )

@@ -10,6 +10,7 @@ from ..models.http_method import HttpMethod, check_http_method
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.flow_control import FlowControl
     from ..models.publish_message_request_callback_headers import (
         PublishMessageRequestCallbackHeaders,
     )
@@ -73,6 +74,16 @@ class PublishMessageRequest:
             `"[redacted]"` (getMessage never shows a body). The message's `redact` says what was
             redacted, so a header whose value really is `"[redacted]"` can be told apart. The
             callbacks of the message are redacted in the same way.
+        flow_control (FlowControl | Unset): Limits shared by every message published with the same `key`, across every
+            service
+            process: at most `rate` delivery attempts start in any `period` (a sliding window), and at
+            most `parallelism` attempts are in flight at once. Give at least one of `rate` and
+            `parallelism`. A message over a limit waits, scheduled, and is delivered later; none is
+            dropped. Retries count like first attempts. The limits of a key are those of the latest
+            publish that named it (last writer wins), and apply to all of its waiting messages.
+            With `parallelism: 1` the key's messages are delivered one at a time in publish order: a
+            message waiting for its delay or its next retry holds back the ones published after it
+            (until it is delivered, dead or cancelled).
     """
 
     body: Any
@@ -95,6 +106,7 @@ class PublishMessageRequest:
     deduplication_id: str | Unset = UNSET
     content_based_deduplication: bool | Unset = False
     redact: Redact | Unset = UNSET
+    flow_control: FlowControl | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         body = self.body
@@ -145,6 +157,10 @@ class PublishMessageRequest:
         if not isinstance(self.redact, Unset):
             redact = self.redact.to_dict()
 
+        flow_control: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.flow_control, Unset):
+            flow_control = self.flow_control.to_dict()
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -186,11 +202,14 @@ class PublishMessageRequest:
             field_dict["content_based_deduplication"] = content_based_deduplication
         if redact is not UNSET:
             field_dict["redact"] = redact
+        if flow_control is not UNSET:
+            field_dict["flow_control"] = flow_control
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.flow_control import FlowControl  # noqa: PLC0415
         from ..models.publish_message_request_callback_headers import (
             PublishMessageRequestCallbackHeaders,  # noqa: PLC0415
         )
@@ -275,6 +294,13 @@ class PublishMessageRequest:
         else:
             redact = Redact.from_dict(_redact)
 
+        _flow_control = d.pop("flow_control", UNSET)
+        flow_control: FlowControl | Unset
+        if isinstance(_flow_control, Unset):
+            flow_control = UNSET
+        else:
+            flow_control = FlowControl.from_dict(_flow_control)
+
         publish_message_request = cls(
             body=body,
             url=url,
@@ -294,6 +320,7 @@ class PublishMessageRequest:
             deduplication_id=deduplication_id,
             content_based_deduplication=content_based_deduplication,
             redact=redact,
+            flow_control=flow_control,
         )
 
         return publish_message_request

@@ -1,9 +1,9 @@
-"""The HTTP operations of openapi.yaml, one module per tag, and ``schedules`` for the cron
-schedules of the tag ``messages``."""
+"""The HTTP operations of openapi.yaml, one module per tag, and ``schedules`` and
+``flow_control`` for the cron schedules and the flow control keys of the tag ``messages``."""
 
 from __future__ import annotations
 
-from . import messages, queues, schedules, streams, system
+from . import flow_control, messages, queues, schedules, streams, system
 from ._operations import PathOperations
 
 __all__ = ["ROUTES"]
@@ -16,5 +16,6 @@ ROUTES: list[PathOperations] = [
     *queues.routes,
     *messages.routes,
     *schedules.routes,
+    *flow_control.routes,
     *system.routes,
 ]

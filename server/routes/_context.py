@@ -37,6 +37,7 @@ _PATH_LABELS = {
     "group": "consumer group name",
     "job_id": "job id",
     "message_id": "message id",
+    "key": "flow control key",
 }
 
 

@@ -22,6 +22,8 @@ from ..stores.base import (
     DeliveredEntry,
     DeliveryAttemptRecord,
     Entry,
+    FlowControlLimits,
+    FlowControlState,
     GroupInfo,
     JobAckOutcome,
     JobReceipt,
@@ -48,6 +50,8 @@ __all__ = [
     "append_entry_result",
     "claim_result",
     "dead_letter_list",
+    "flow_control_list",
+    "flow_control_state",
     "delivered_entry_list",
     "entry_list",
     "group_info",
@@ -471,6 +475,35 @@ def _redact(record: MessageRecord) -> Document | None:
     return {"body": record.redact_body, "headers": list(record.redact_headers)}
 
 
+def _flow_control_limits(limits: FlowControlLimits | None) -> Document | None:
+    if limits is None:
+        return None
+    return {"key": limits.key, "period": limits.period} | without_none(
+        {"rate": limits.rate, "parallelism": limits.parallelism}
+    )
+
+
+@_answers("FlowControlState")
+def flow_control_state(state: FlowControlState) -> Document:
+    """getFlowControl, pauseFlowControl, resumeFlowControl and resetFlowControl."""
+    return {
+        "key": state.key,
+        "paused": state.paused,
+        "waiting": state.waiting,
+        "in_flight": state.in_flight,
+        "rate_used": state.rate_used,
+        **without_none(
+            {"rate": state.rate, "period": state.period, "parallelism": state.parallelism}
+        ),
+    }
+
+
+@_answers("FlowControlList")
+def flow_control_list(states: Sequence[FlowControlState], next_cursor: str | None) -> Document:
+    """listFlowControlKeys: one page."""
+    return {"keys": [flow_control_state(state) for state in states], "next_cursor": next_cursor}
+
+
 @_answers("Message")
 def message(record: MessageRecord) -> Document:
     """getMessage and cancelMessage, the values of the headers it redacts hidden."""
@@ -500,6 +533,7 @@ def message(record: MessageRecord) -> Document:
                 "failure_callback_headers": redact_headers(record.failure_callback_headers, hidden)
                 or None,
                 "redact": _redact(record),
+                "flow_control": _flow_control_limits(record.flow_control),
                 "deduplication_id": record.deduplication_id,
                 "traceparent": record.traceparent,
             }

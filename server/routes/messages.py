@@ -28,6 +28,7 @@ from generated.pydantic_models import (
 
 from ..delivery.retry_delay import RetryDelayError, compile_retry_delay
 from ..destinations import DestinationNotAllowed
+from ..flow_control import FlowControlError, flow_control_limits
 from ..problems import ProblemError
 from ..stores.base import (
     MessageRecord,
@@ -179,6 +180,13 @@ async def plan_message(
         # A time already past means "now"; keeping it would make the schedule lie.
         not_before = max(now, requested)
 
+    flow_control = None
+    if item.flow_control is not None:
+        try:
+            flow_control = flow_control_limits(item.flow_control)
+        except FlowControlError as error:
+            raise invalid(f"{location}.flow_control", str(error)) from None
+
     check(target)
     if item.retry_delay is not None:
         try:
@@ -229,6 +237,7 @@ async def plan_message(
             failure_callback_headers=failure_callback_headers,
             redact_body=redact_body,
             redact_headers=redact_names,
+            flow_control=flow_control,
         )
         for url in urls
     ]

@@ -140,6 +140,7 @@ TWINS = [
     (sdk.UrlGroups, sdk.AsyncUrlGroups),
     (sdk.DeadLetters, sdk.AsyncDeadLetters),
     (sdk.Schedules, sdk.AsyncSchedules),
+    (sdk.FlowControlKeys, sdk.AsyncFlowControlKeys),
     (sdk.Publisher, sdk.AsyncPublisher),
 ]
 

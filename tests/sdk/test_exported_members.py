@@ -26,6 +26,7 @@ PUBLIC_NAMES = [
     "APITimeoutError",
     "AsyncClient",
     "AsyncDeadLetters",
+    "AsyncFlowControlKeys",
     "AsyncMessages",
     "AsyncPublisher",
     "AsyncQueue",
@@ -49,6 +50,9 @@ PUBLIC_NAMES = [
     "EmbeddedServiceError",
     "Entry",
     "FieldError",
+    "FlowControl",
+    "FlowControlKeys",
+    "FlowControlState",
     "GroupInfo",
     "Health",
     "HttpMethod",
@@ -303,6 +307,7 @@ async def test_the_twin_clients_hold_twin_resources() -> None:
         == async_resources.keys()
         == {
             "dead_letters",
+            "flow_control",
             "messages",
             "queues",
             "schedules",

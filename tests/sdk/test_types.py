@@ -24,6 +24,7 @@ WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
     "DeliveredEntry": ("DeliveredEntry", {}, frozenset()),
     "DeliveryAttempt": ("DeliveryAttempt", {"duration_ms": "duration"}, frozenset()),
     "Entry": ("Entry", {}, frozenset()),
+    "FlowControlState": ("FlowControlState", {}, frozenset()),
     "GroupInfo": ("GroupInfo", {}, frozenset()),
     "Health": ("Health", {}, frozenset()),
     "Job": ("Job", {}, frozenset()),

@@ -211,6 +211,11 @@ REFUSALS_OF_NO_PERMISSION = {
     "getSigningKeys": (
         "token 'nothing' needs admin on every message (name '*') to read the signing keys"
     ),
+    "listFlowControlKeys": "token 'nothing' needs consume on every message (name '*')",
+    "getFlowControl": "token 'nothing' needs consume on every message (name '*')",
+    "pauseFlowControl": "token 'nothing' needs admin on every message (name '*')",
+    "resumeFlowControl": "token 'nothing' needs admin on every message (name '*')",
+    "resetFlowControl": "token 'nothing' needs admin on every message (name '*')",
 }
 
 

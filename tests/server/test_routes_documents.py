@@ -20,6 +20,8 @@ from server.stores.base import (
     DeliveredEntry,
     DeliveryAttemptRecord,
     Entry,
+    FlowControlLimits,
+    FlowControlState,
     GroupInfo,
     JobReceipt,
     JobRecord,
@@ -121,6 +123,7 @@ FULL_MESSAGE = MessageRecord(
     failure_callback_headers={"Authorization": "Bearer ko"},
     redact_body=True,
     redact_headers=("x-api-key",),
+    flow_control=FlowControlLimits(key="acme", rate=10, period=60, parallelism=2),
 )
 BARE_MESSAGE = MessageRecord(
     message_id="msg_2",
@@ -167,6 +170,7 @@ EVERY_DESTINATION_FIELD = {
         "deduplication_id": "tick",
         "content_based_deduplication": True,
         "redact": {"body": True, "headers": ["x-api-key"]},
+        "flow_control": {"key": "acme", "rate": 10, "period": "1m", "parallelism": 2},
     },
     "queue": "jobs",
     "job": {"topic": "email", "payload": [1], "delay": 1, "deduplication_id": "tick"},
@@ -206,6 +210,27 @@ BARE_SCHEDULE = ScheduleRecord(
 
 # Each builder's cases: the first gives every optional field (and non-empty lists), the others
 # leave them out.
+FULL_FLOW_KEY = FlowControlState(
+    key="acme",
+    rate=10,
+    period=60,
+    parallelism=2,
+    paused=True,
+    waiting=4,
+    in_flight=2,
+    rate_used=7,
+)
+IDLE_FLOW_KEY = FlowControlState(
+    key="idle",
+    rate=None,
+    period=None,
+    parallelism=None,
+    paused=False,
+    waiting=0,
+    in_flight=0,
+    rate_used=0,
+)
+
 CASES: dict[str, list[tuple[Any, ...]]] = {
     "health": [("redis", "1.0.0"), ("sqlite", "1.0.0")],
     "token_info": [
@@ -272,6 +297,8 @@ CASES: dict[str, list[tuple[Any, ...]]] = {
     "signing_keys": [("sig_current", "sig_next")],
     "schedule": [(FULL_SCHEDULE,), (BARE_SCHEDULE,)],
     "schedule_list": [([FULL_SCHEDULE, BARE_SCHEDULE], "aDpuaWdodGx5"), ([], None)],
+    "flow_control_state": [(FULL_FLOW_KEY,), (IDLE_FLOW_KEY,)],
+    "flow_control_list": [([FULL_FLOW_KEY, IDLE_FLOW_KEY], "ZjphY21l"), ([], None)],
 }
 
 
