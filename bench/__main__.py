@@ -20,7 +20,16 @@ from ._report import Report, format_report
 
 __all__ = ["BENCHMARKS", "ON_REQUEST", "RESULTS", "main"]
 
-BENCHMARKS = ("stores", "facade", "delivery", "schedules", "http", "client", "worker")
+BENCHMARKS = (
+    "stores",
+    "facade",
+    "delivery",
+    "schedules",
+    "flow_control",
+    "http",
+    "client",
+    "worker",
+)
 # Run only when named: "peers" makes virtualenvs of other job queues on first use and takes many
 # minutes at full size.
 ON_REQUEST = ("peers",)

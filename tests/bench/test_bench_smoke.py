@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import client, delivery, facade, http, schedules, stores, worker
+from bench import client, delivery, facade, flow_control, http, schedules, stores, worker
 from bench.__main__ import BENCHMARKS, ON_REQUEST, main
 from bench._load import post_request, run_load
 from bench._report import Report, format_report
@@ -179,6 +179,18 @@ async def test_the_load_generator_counts_responses_and_errors() -> None:
     assert refused.first_error is not None and b"unauthenticated" in refused.first_error
 
 
+def test_flow_control_measures_one_keys_rate_against_its_set_rate() -> None:
+    """Two processes deliver one key's messages and the benchmark reports both bounds of the
+    goal; how fast is not looked at.
+    """
+    report = flow_control.run(quick=True)
+
+    _assert_complete(report)
+    assert not report.skipped, format_report(report)
+    assert [goal.direction for goal in report.goals] == ["at_least", "at_most"]
+    assert {row.name for row in report.rows} == {"set rate", "delivered rate, median"}
+
+
 def test_main_prints_a_table_per_benchmark_and_writes_json(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -207,7 +219,9 @@ def test_main_refuses_unknown_benchmarks(capsys: pytest.CaptureFixture[str]) -> 
     assert exit_info.value.code == 2
     known = ", ".join(BENCHMARKS + ON_REQUEST)
     assert f"unknown benchmark nope; choose from {known}" in capsys.readouterr().err
-    assert known.startswith("stores, facade, delivery, schedules, http, client, worker")
+    assert known.startswith(
+        "stores, facade, delivery, schedules, flow_control, http, client, worker"
+    )
 
 
 def test_worker_compares_a_queue_worker_with_and_without_an_idle_stream() -> None:
