@@ -8,7 +8,18 @@ import click
 
 import sdk
 
-from . import _console, _messages, _publish, _queues, _schedules, _streams, _system, _tail, _work
+from . import (
+    _console,
+    _flow_control,
+    _messages,
+    _publish,
+    _queues,
+    _schedules,
+    _streams,
+    _system,
+    _tail,
+    _work,
+)
 from ._context import State, common_options
 from ._errors import CliError, ExitCode, failure
 
@@ -69,6 +80,7 @@ for _command in (
     _messages.dlq,
     _messages.url_groups,
     _schedules.schedules,
+    _flow_control.flow_control,
     _work.work,
     _system.serve,
     _console.console,
