@@ -14,7 +14,7 @@ from ..config import DEFAULT_DEV_TOKEN
 from ..problems import ProblemError
 from ..routes._context import context_of
 from ..stores.base import StoreError
-from . import _dashboard, _messages, _queues, _schedules, _search, _streams
+from . import _dashboard, _flow_control, _messages, _queues, _schedules, _search, _streams
 from ._pages import PREFIX, error_page, render
 from ._session import (
     check_csrf,
@@ -134,6 +134,7 @@ def console_routes() -> list[BaseRoute]:
         *_queues.routes,
         *_messages.routes,
         *_schedules.routes,
+        *_flow_control.routes,
         *_dashboard.routes,
         *_search.routes,
         Mount(f"{PREFIX}/static", app=StaticFiles(directory=_STATIC), name="console-static"),

@@ -356,6 +356,28 @@ def test_messages_page_shows_attempts_and_dead_letters_and_retries_one(
     browser.save_screenshot(str(tmp_path / "messages-after.png"))
 
 
+def test_flow_control_page_shows_a_key_and_resumes_it(
+    browser: WebDriver, seeded: Seeded, tmp_path: Path
+) -> None:
+    """A paused key is listed as paused with its waiting message; Resume lets it run."""
+    key = f"flow-{seeded.stream}"
+    seeded.client.flow_control.pause(key)
+    seeded.client.messages.publish_json(
+        url=seeded.receiver.url("/flow"),
+        body={"flow": 1},
+        delay="1h",
+        flow_control=sdk.FlowControl(key, rate=5, period="1m"),
+    )
+    browser.get(f"{seeded.service.base_url}/console/flow-control")
+    row = f'[data-flow-key="{key}"]'
+    assert "paused" in _text(browser, row)
+    assert _text(browser, f"{row} .count-waiting") == "1"
+    _check_page(browser, seeded, tmp_path / "flow-control.png")
+    _follow(browser, By.XPATH, f'//tr[@data-flow-key="{key}"]//button[text()="Resume"]')
+    assert f"flow control key {key} is running" in _text(browser, ".notice")
+    assert not seeded.client.flow_control.get(key).paused
+
+
 def test_signing_out_ends_the_session_the_browser_held(
     browser: WebDriver, seeded: Seeded, tmp_path: Path
 ) -> None:
