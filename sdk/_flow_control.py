@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Unpack
 
 from . import _endpoints
 from ._checks import check_count, check_resource_name
+from ._config import RequestOptions
 from ._http import AsyncTransport, Call, SyncTransport, make_call, optional
-from ._keywords import suggests_keywords
+from ._keywords import takes_request_options
 from ._limits import COUNT_MAX
 from ._pages import Page, aiterate_pages, iterate_pages
 
@@ -129,6 +131,10 @@ class FlowControlKeys:
     client.flow_control.pause("acme")
     ```
 
+    Every method also takes the per-call `timeout=`, `max_retries=` and `extra_headers=`
+    (`RequestOptions`), which apply to its requests alone; a bad one is a ConfigurationError,
+    raised before anything is sent.
+
     A key spans destinations, so reading keys needs `consume` on every message (named `*`) and
     changing them `admin` on every message. Invalid arguments raise InvalidNameError or
     InvalidArgumentError before any request is sent. Any request may also fail with
@@ -140,8 +146,10 @@ class FlowControlKeys:
         self._transport = transport
         self._calls = _FlowControlCalls()
 
-    @suggests_keywords
-    def list(self, *, page_size: int = 100) -> Iterator[FlowControlState]:
+    @takes_request_options
+    def list(
+        self, *, page_size: int = 100, **options: Unpack[RequestOptions]
+    ) -> Iterator[FlowControlState]:
         """Every key a message was published with or that was paused, by key, fetched
         `page_size` at a time as the iterator reaches them.
 
@@ -149,14 +157,17 @@ class FlowControlKeys:
             An iterator of FlowControlState.
 
         Raises:
-            TypeError: a keyword other than `page_size` (the closest is suggested).
+            TypeError: a keyword other than `page_size` and the request options (the closest
+                is suggested).
             InvalidArgumentError: `page_size` is not between 1 and 1000.
         """
         return iterate_pages(
-            self._transport.send, lambda cursor: self._calls.list_page(page_size, cursor)
+            partial(self._transport.send, options=options),
+            lambda cursor: self._calls.list_page(page_size, cursor),
         )
 
-    def get(self, key: str) -> FlowControlState:
+    @takes_request_options
+    def get(self, key: str, **options: Unpack[RequestOptions]) -> FlowControlState:
         """The key's limits (from its latest publish) and state; a key nothing was published
         with reads as idle, without limits.
 
@@ -166,9 +177,10 @@ class FlowControlKeys:
         Raises:
             InvalidNameError: `key` is not a valid flow control key.
         """
-        return self._transport.send(self._calls.get(key))
+        return self._transport.send(self._calls.get(key), options)
 
-    def pause(self, key: str) -> FlowControlState:
+    @takes_request_options
+    def pause(self, key: str, **options: Unpack[RequestOptions]) -> FlowControlState:
         """Start none of the key's attempts until it is resumed; attempts in flight finish,
         publishing with the key goes on, and nothing is dropped. A key may be paused before
         anything is published with it.
@@ -179,9 +191,10 @@ class FlowControlKeys:
         Raises:
             InvalidNameError: `key` is not a valid flow control key.
         """
-        return self._transport.send(self._calls.pause(key))
+        return self._transport.send(self._calls.pause(key), options)
 
-    def resume(self, key: str) -> FlowControlState:
+    @takes_request_options
+    def resume(self, key: str, **options: Unpack[RequestOptions]) -> FlowControlState:
         """Let the key's waiting messages be delivered again, within its limits; resuming a key
         that is not paused changes nothing.
 
@@ -191,9 +204,10 @@ class FlowControlKeys:
         Raises:
             InvalidNameError: `key` is not a valid flow control key.
         """
-        return self._transport.send(self._calls.resume(key))
+        return self._transport.send(self._calls.resume(key), options)
 
-    def reset(self, key: str) -> FlowControlState:
+    @takes_request_options
+    def reset(self, key: str, **options: Unpack[RequestOptions]) -> FlowControlState:
         """Forget the attempts counted against the key's rate, so its waiting messages may go at
         once; its limits, pause and attempts in flight stay.
 
@@ -203,7 +217,7 @@ class FlowControlKeys:
         Raises:
             InvalidNameError: `key` is not a valid flow control key.
         """
-        return self._transport.send(self._calls.reset(key))
+        return self._transport.send(self._calls.reset(key), options)
 
 
 class AsyncFlowControlKeys:
@@ -217,6 +231,10 @@ class AsyncFlowControlKeys:
     await aclient.flow_control.resume("acme")
     ```
 
+    Every method also takes the per-call `timeout=`, `max_retries=` and `extra_headers=`
+    (`RequestOptions`), which apply to its requests alone; a bad one is a ConfigurationError,
+    raised before anything is sent.
+
     A key spans destinations, so reading keys needs `consume` on every message (named `*`) and
     changing them `admin` on every message. Invalid arguments raise InvalidNameError or
     InvalidArgumentError before any request is sent. Any request may also fail with
@@ -228,8 +246,10 @@ class AsyncFlowControlKeys:
         self._transport = transport
         self._calls = _FlowControlCalls()
 
-    @suggests_keywords
-    def list(self, *, page_size: int = 100) -> AsyncIterator[FlowControlState]:
+    @takes_request_options
+    def list(
+        self, *, page_size: int = 100, **options: Unpack[RequestOptions]
+    ) -> AsyncIterator[FlowControlState]:
         """Every key a message was published with or that was paused, by key, fetched
         `page_size` at a time as the iterator reaches them: `async for state in
         aclient.flow_control.list()`.
@@ -238,14 +258,17 @@ class AsyncFlowControlKeys:
             An async iterator of FlowControlState.
 
         Raises:
-            TypeError: a keyword other than `page_size` (the closest is suggested).
+            TypeError: a keyword other than `page_size` and the request options (the closest
+                is suggested).
             InvalidArgumentError: `page_size` is not between 1 and 1000.
         """
         return aiterate_pages(
-            self._transport.send, lambda cursor: self._calls.list_page(page_size, cursor)
+            partial(self._transport.send, options=options),
+            lambda cursor: self._calls.list_page(page_size, cursor),
         )
 
-    async def get(self, key: str) -> FlowControlState:
+    @takes_request_options
+    async def get(self, key: str, **options: Unpack[RequestOptions]) -> FlowControlState:
         """The key's limits (from its latest publish) and state; a key nothing was published
         with reads as idle, without limits.
 
@@ -255,9 +278,10 @@ class AsyncFlowControlKeys:
         Raises:
             InvalidNameError: `key` is not a valid flow control key.
         """
-        return await self._transport.send(self._calls.get(key))
+        return await self._transport.send(self._calls.get(key), options)
 
-    async def pause(self, key: str) -> FlowControlState:
+    @takes_request_options
+    async def pause(self, key: str, **options: Unpack[RequestOptions]) -> FlowControlState:
         """Start none of the key's attempts until it is resumed; attempts in flight finish,
         publishing with the key goes on, and nothing is dropped. A key may be paused before
         anything is published with it.
@@ -268,9 +292,10 @@ class AsyncFlowControlKeys:
         Raises:
             InvalidNameError: `key` is not a valid flow control key.
         """
-        return await self._transport.send(self._calls.pause(key))
+        return await self._transport.send(self._calls.pause(key), options)
 
-    async def resume(self, key: str) -> FlowControlState:
+    @takes_request_options
+    async def resume(self, key: str, **options: Unpack[RequestOptions]) -> FlowControlState:
         """Let the key's waiting messages be delivered again, within its limits; resuming a key
         that is not paused changes nothing.
 
@@ -280,9 +305,10 @@ class AsyncFlowControlKeys:
         Raises:
             InvalidNameError: `key` is not a valid flow control key.
         """
-        return await self._transport.send(self._calls.resume(key))
+        return await self._transport.send(self._calls.resume(key), options)
 
-    async def reset(self, key: str) -> FlowControlState:
+    @takes_request_options
+    async def reset(self, key: str, **options: Unpack[RequestOptions]) -> FlowControlState:
         """Forget the attempts counted against the key's rate, so its waiting messages may go at
         once; its limits, pause and attempts in flight stay.
 
@@ -292,4 +318,4 @@ class AsyncFlowControlKeys:
         Raises:
             InvalidNameError: `key` is not a valid flow control key.
         """
-        return await self._transport.send(self._calls.reset(key))
+        return await self._transport.send(self._calls.reset(key), options)

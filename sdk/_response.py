@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ._async_client import AsyncClient
     from ._client import Client
     from ._dead_letters import AsyncDeadLetters, DeadLetters
+    from ._flow_control import AsyncFlowControlKeys, FlowControlKeys
     from ._messages import AsyncMessages, Messages
     from ._queues import AsyncQueue, AsyncQueues, Queue, Queues
     from ._schedules import AsyncSchedules, Schedules
@@ -39,6 +40,7 @@ __all__ = [
     "CAPTURE",
     "AsyncClientWithRawResponse",
     "AsyncDeadLettersWithRawResponse",
+    "AsyncFlowControlKeysWithRawResponse",
     "AsyncMessagesWithRawResponse",
     "AsyncQueueWithRawResponse",
     "AsyncQueuesWithRawResponse",
@@ -48,6 +50,7 @@ __all__ = [
     "Capture",
     "ClientWithRawResponse",
     "DeadLettersWithRawResponse",
+    "FlowControlKeysWithRawResponse",
     "MessagesWithRawResponse",
     "QueueWithRawResponse",
     "QueuesWithRawResponse",
@@ -404,6 +407,26 @@ class AsyncSchedulesWithRawResponse:
         self.resume = raw_async(schedules.resume)
 
 
+class FlowControlKeysWithRawResponse:
+    """`FlowControlKeys`' calls, each returning a RawResponse."""
+
+    def __init__(self, keys: FlowControlKeys) -> None:
+        self.get = raw_sync(keys.get)
+        self.pause = raw_sync(keys.pause)
+        self.resume = raw_sync(keys.resume)
+        self.reset = raw_sync(keys.reset)
+
+
+class AsyncFlowControlKeysWithRawResponse:
+    """`AsyncFlowControlKeys`' calls, each returning a RawResponse."""
+
+    def __init__(self, keys: AsyncFlowControlKeys) -> None:
+        self.get = raw_async(keys.get)
+        self.pause = raw_async(keys.pause)
+        self.resume = raw_async(keys.resume)
+        self.reset = raw_async(keys.reset)
+
+
 class ClientWithRawResponse:
     """`client.with_raw_response`: the client's calls, each returning a RawResponse.
 
@@ -421,6 +444,7 @@ class ClientWithRawResponse:
         self.url_groups = UrlGroupsWithRawResponse(client.url_groups)
         self.dead_letters = DeadLettersWithRawResponse(client.dead_letters)
         self.schedules = SchedulesWithRawResponse(client.schedules)
+        self.flow_control = FlowControlKeysWithRawResponse(client.flow_control)
         self.publish = raw_sync(client.publish)
         self.publish_many = raw_sync(client.publish_many)
         self.init_queue = raw_sync(client.init_queue)
@@ -453,6 +477,7 @@ class AsyncClientWithRawResponse:
         self.url_groups = AsyncUrlGroupsWithRawResponse(client.url_groups)
         self.dead_letters = AsyncDeadLettersWithRawResponse(client.dead_letters)
         self.schedules = AsyncSchedulesWithRawResponse(client.schedules)
+        self.flow_control = AsyncFlowControlKeysWithRawResponse(client.flow_control)
         self.publish = raw_async(client.publish)
         self.publish_many = raw_async(client.publish_many)
         self.init_queue = raw_async(client.init_queue)

@@ -75,6 +75,7 @@ SAMPLES: dict[str, Any] = {
     "ids": ["1-0"],
     "job": LEASED,
     "job_id": "job_1",
+    "key": "acme",
     "jobs: Iterable[JobRequest | tuple[str, Any]]": [("email-jobs", {})],
     "jobs: Iterable[LeasedJob]": [LEASED],
     "lease": 30,

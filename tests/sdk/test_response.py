@@ -15,6 +15,7 @@ import sdk
 from sdk._response import (
     AsyncClientWithRawResponse,
     AsyncDeadLettersWithRawResponse,
+    AsyncFlowControlKeysWithRawResponse,
     AsyncMessagesWithRawResponse,
     AsyncQueuesWithRawResponse,
     AsyncQueueWithRawResponse,
@@ -23,6 +24,7 @@ from sdk._response import (
     AsyncUrlGroupsWithRawResponse,
     ClientWithRawResponse,
     DeadLettersWithRawResponse,
+    FlowControlKeysWithRawResponse,
     MessagesWithRawResponse,
     QueuesWithRawResponse,
     QueueWithRawResponse,
@@ -52,6 +54,8 @@ VIEWS: list[tuple[type, type]] = [
     (sdk.AsyncDeadLetters, AsyncDeadLettersWithRawResponse),
     (sdk.Schedules, SchedulesWithRawResponse),
     (sdk.AsyncSchedules, AsyncSchedulesWithRawResponse),
+    (sdk.FlowControlKeys, FlowControlKeysWithRawResponse),
+    (sdk.AsyncFlowControlKeys, AsyncFlowControlKeysWithRawResponse),
     (sdk.Client, ClientWithRawResponse),
     (sdk.AsyncClient, AsyncClientWithRawResponse),
 ]
@@ -94,6 +98,7 @@ RESOURCES = {
     "url_groups": sdk.UrlGroups,
     "dead_letters": sdk.DeadLetters,
     "schedules": sdk.Schedules,
+    "flow_control": sdk.FlowControlKeys,
 }
 
 
