@@ -21,13 +21,11 @@ import time
 import uuid
 from collections.abc import Iterator
 
-import redis
-
 import sdk
 
 from ._report import Report, Stats, percentile
 from ._server import running_server
-from .stores import DEFAULT_REDIS_URL
+from .stores import DEFAULT_REDIS_URL, _delete_keys, _redis_answers
 
 __all__ = ["LAG_P95_GOAL_MS", "run"]
 
@@ -50,25 +48,6 @@ class _Sizes:
 
 _FULL = _Sizes(rounds=3, schedules=100)
 _QUICK = _Sizes(rounds=1, schedules=3)
-
-
-def _redis_answers(url: str) -> bool:
-    client = redis.Redis.from_url(url, socket_connect_timeout=1)
-    try:
-        return bool(client.ping())
-    except redis.RedisError:
-        return False
-    finally:
-        client.close()
-
-
-def _delete_keys(url: str, prefix: str) -> None:
-    client = redis.Redis.from_url(url)
-    try:
-        for key in client.scan_iter(match=f"{prefix}*", count=1000):
-            client.unlink(key)
-    finally:
-        client.close()
 
 
 def _next_minute(now: float) -> float:
