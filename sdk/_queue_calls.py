@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from generated.models import (
         AckJobsResult,
         Job as GeneratedJob,
+        JobLease,
         JobReceipt as GeneratedJobReceipt,
         LeasedJob as GeneratedLeasedJob,
         PublishJobRequest,
@@ -399,11 +400,9 @@ class QueueCalls:
         Raises:
             InvalidArgumentError: no jobs, or more than 1000.
         """
-        from generated.models import AckJobsRequest, JobLease
+        from generated.models import AckJobsRequest
 
-        leases = [JobLease(job_id=job.job_id, lease_id=job.lease_id) for job in jobs]
-        if not 1 <= len(leases) <= BATCH_MAX:
-            raise InvalidArgumentError(f"ack_many takes 1 to {BATCH_MAX} jobs, got {len(leases)}")
+        leases = _job_leases(jobs, "ack_many")
         return make_call(
             _endpoints.ack_jobs, _ack_results, self.name, body=AckJobsRequest(jobs=leases)
         )
@@ -454,13 +453,9 @@ class QueueCalls:
         Raises:
             InvalidArgumentError: no jobs, or more than 1000.
         """
-        from generated.models import JobLease, ReleaseJobsRequest
+        from generated.models import ReleaseJobsRequest
 
-        leases = [JobLease(job_id=job.job_id, lease_id=job.lease_id) for job in jobs]
-        if not 1 <= len(leases) <= BATCH_MAX:
-            raise InvalidArgumentError(
-                f"release_many takes 1 to {BATCH_MAX} jobs, got {len(leases)}"
-            )
+        leases = _job_leases(jobs, "release_many")
         return make_call(
             _endpoints.release_jobs,
             _release_results,
@@ -534,6 +529,20 @@ class QueueCalls:
             published_at=job.published_at,
             traceparent=optional(job.traceparent),
         )
+
+
+def _job_leases(jobs: Iterable[LeasedJob], method: str) -> builtins.list[JobLease]:
+    """Each job's lease for a batch call, 1 to BATCH_MAX of them.
+
+    Raises:
+        InvalidArgumentError: no jobs, or more than BATCH_MAX.
+    """
+    from generated.models import JobLease
+
+    leases = [JobLease(job_id=job.job_id, lease_id=job.lease_id) for job in jobs]
+    if not 1 <= len(leases) <= BATCH_MAX:
+        raise InvalidArgumentError(f"{method} takes 1 to {BATCH_MAX} jobs, got {len(leases)}")
+    return leases
 
 
 def _ack_results(result: AckJobsResult) -> builtins.list[JobAckResult]:
