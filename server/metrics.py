@@ -74,6 +74,7 @@ __all__ = [
     "MULTIPROCESS_DIRECTORY_VARIABLE",
     "SCRAPE_STORE_TIMEOUT_SECONDS",
     "STORE_READING_SECONDS",
+    "JobOutcome",
     "Metrics",
     "PublishCounters",
     "delivery_attempt_ended",
@@ -114,6 +115,14 @@ _PUBLISH_KINDS: Final[dict[str, RateSeries]] = {
     "publishMessages": "messages",
 }
 _QUEUE_STATES = ("ready", "delayed", "leased", "dead")
+JobOutcome = Literal["acked", "retried", "failed", "lease_expired"]
+# The console charts nacks whatever followed them, and deaths whatever caused them.
+_JOB_RATE_SERIES: Final[dict[JobOutcome, tuple[RateSeries, ...]]] = {
+    "acked": ("jobs_acked",),
+    "retried": ("jobs_nacked",),
+    "failed": ("jobs_nacked", "jobs_dead"),
+    "lease_expired": ("jobs_dead",),
+}
 _DeliveryError = Literal[
     "none", "http_status", "timeout", "network", "destination_refused", "interrupted"
 ]
@@ -287,6 +296,14 @@ class Metrics:
             buckets=_DELIVERY_BUCKETS,
             registry=registry,
         )
+        jobs = Counter(
+            "spool_job_outcomes",
+            "How leases of jobs ended: acked; retried (nacked with attempts left); failed (its "
+            "last attempt nacked) or lease_expired (its last lease ran out), both leaving it dead.",
+            ["outcome"],
+            registry=registry,
+        )
+        self._job_outcomes = {outcome: jobs.labels(outcome) for outcome in _JOB_RATE_SERIES}
         self._lag_seconds = Histogram(
             "spool_delivery_lag_seconds",
             "Time from a message's not_before to the claim of its first attempt.",
@@ -351,11 +368,19 @@ class Metrics:
         if outcome == "dead":
             self.rates.count("dead_letters")
 
+    def jobs_ended(self, outcome: JobOutcome, amount: int = 1) -> None:
+        """Count ``amount`` jobs whose lease ended so, for ``/metrics`` and the console's charts."""
+        if not amount:
+            return
+        self._job_outcomes[outcome].inc(amount)
+        for series in _JOB_RATE_SERIES[outcome]:
+            self.rates.count(series, amount)
+
     def lease_deaths(self, _queue: str, job_ids: Sequence[str]) -> None:
         """Count the jobs a write of this process's store made dead because their last lease ran
-        out (``Store.on_lease_deaths``), beside those a nack left dead (server/routes/queues.py).
+        out (``Store.on_lease_deaths``), beside those a nack left dead.
         """
-        self.rates.count("jobs_dead", len(job_ids))
+        self.jobs_ended("lease_expired", len(job_ids))
 
     def messages_claimed(self, messages: Sequence[MessageRecord], *, now: float) -> None:
         """Observe the lag of every first attempt among ``messages``."""

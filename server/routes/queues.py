@@ -4,6 +4,8 @@ extend, retry and delete jobs.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -21,7 +23,6 @@ from generated.pydantic_models import (
 )
 
 from ..problems import ProblemError
-from ..rates import RateSeries
 from ..stores.base import NewJob, QueueSettings
 from . import _documents as documents
 from ._body import ensure_finite, may_hold_non_finite, read_json
@@ -30,6 +31,9 @@ from ._operations import Access, operations
 from ._publish import Publishing, check_rate
 from ._query import query_int, query_value
 from ._responses import json_response
+
+if TYPE_CHECKING:
+    from ..metrics import JobOutcome
 
 __all__ = ["new_job", "routes"]
 
@@ -141,10 +145,10 @@ async def list_jobs(request: Request, access: Access) -> Response:
     return json_response(documents.job_list(jobs))
 
 
-def _count(context: AppContext, series: RateSeries, amount: int = 1) -> None:
-    """Count for the console's dashboard, when this process keeps the counts."""
-    if context.metrics is not None and amount:
-        context.metrics.rates.count(series, amount)
+def _count(context: AppContext, outcome: JobOutcome, amount: int = 1) -> None:
+    """Count for ``/metrics`` and the console's dashboard, when this process keeps the counts."""
+    if context.metrics is not None:
+        context.metrics.jobs_ended(outcome, amount)
 
 
 async def lease_jobs(request: Request, access: Access) -> Response:
@@ -175,7 +179,7 @@ async def ack_job(request: Request, access: Access) -> Response:
     body, _ = await read_json(request, LeaseRef)
     context = context_of(request)
     job = await context.store.ack_job(name, job_id, body.lease_id)
-    _count(context, "jobs_acked")
+    _count(context, "acked")
     return json_response(documents.job(job))
 
 
@@ -186,7 +190,7 @@ async def ack_jobs(request: Request, access: Access) -> Response:
     leases = [(lease.job_id, lease.lease_id) for lease in body.jobs]
     context = context_of(request)
     outcomes = await context.store.ack_jobs(name, leases)
-    _count(context, "jobs_acked", outcomes.count("acked"))
+    _count(context, "acked", outcomes.count("acked"))
     return json_response(documents.job_ack_results([job_id for job_id, _ in leases], outcomes))
 
 
@@ -198,9 +202,7 @@ async def nack_job(request: Request, access: Access) -> Response:
     job = await context.store.nack_job(
         name, job_id, body.lease_id, retry_delay=body.retry_delay, error=body.error
     )
-    _count(context, "jobs_nacked")
-    if job.state == "dead":
-        _count(context, "jobs_dead")
+    _count(context, "failed" if job.state == "dead" else "retried")
     return json_response(documents.job(job))
 
 

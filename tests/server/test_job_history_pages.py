@@ -9,6 +9,7 @@ import time
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.server._console import ADMIN_TOKEN, console_app, sign_in
 from tests.server.stores._support import FakeClock
@@ -80,10 +81,12 @@ async def test_the_job_page_tells_each_attempt(store_url: str) -> None:
         assert "given back untried" in timeline
 
 
-async def test_the_dashboard_charts_jobs_acked_nacked_and_dead(
+async def test_the_dashboard_and_metrics_count_jobs_acked_nacked_and_dead(
     store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Dead counts the job a nack left dead and the one whose last lease ran out, once."""
+    """Dead counts the job a nack left dead and the one whose last lease ran out, once, on the
+    dashboard and in ``spool_job_outcomes`` by what ended each lease.
+    """
     async with console_app(store_url, metrics=True) as running:
         clock = FakeClock(time.time())
         monkeypatch.setattr(running.store, "clock", clock)
@@ -115,3 +118,11 @@ async def test_the_dashboard_charts_jobs_acked_nacked_and_dead(
         for series, total in (("jobs_acked", 2), ("jobs_nacked", 2), ("jobs_dead", 2)):
             legend = re.search(rf'<li data-series="{series}">.*?</li>', page.text, re.S)
             assert legend is not None and f"<strong>{total}</strong> in the hour" in legend.group()
+        exposition = (await api.get("/metrics")).text
+    outcomes = {
+        sample.labels["outcome"]: sample.value
+        for family in text_string_to_metric_families(exposition)
+        for sample in family.samples
+        if sample.name == "spool_job_outcomes_total"
+    }
+    assert outcomes == {"acked": 2, "retried": 1, "failed": 1, "lease_expired": 1}
