@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+import sdk
+
 from ._bulk import load
 from ._context import State, common_options, pass_state
 from ._errors import CliError, ExitCode
@@ -39,6 +41,12 @@ _FOR_MESSAGE = _ANY | {
     "message_timeout",
     "deduplication_id",
     "content_based_deduplication",
+    "flow_control",
+    "rate",
+    "period",
+    "parallelism",
+    "redact_body",
+    "redact_headers",
 }
 
 
@@ -91,6 +99,26 @@ _FOR_MESSAGE = _ANY | {
     help="Publish once per ID (10 minutes; for jobs, the queue's window).",
 )
 @click.option("--content-based-deduplication", is_flag=True, help="Deduplicate identical messages.")
+@click.option(
+    "--flow-control", metavar="KEY", help="Share --rate and --parallelism limits under KEY."
+)
+@click.option(
+    "--rate", type=click.IntRange(min=1), help="With --flow-control: attempts per period."
+)
+@click.option(
+    "--period", type=DURATION, help="With --flow-control: the rate's period [default: 1s]."
+)
+@click.option(
+    "--parallelism", type=click.IntRange(min=1), help="With --flow-control: attempts in flight."
+)
+@click.option("--redact-body", is_flag=True, help="Deliver the body but never show it.")
+@click.option(
+    "--redact-header",
+    "redact_headers",
+    multiple=True,
+    metavar="NAME",
+    help="Deliver this header but never show its value.",
+)
 @click.option("--idempotency-key", metavar="KEY", help="Makes this publish safe to repeat.")
 @click.option(
     "--from",
@@ -225,8 +253,28 @@ def _message_options(options: dict[str, Any]) -> dict[str, Any]:
         "timeout": options["message_timeout"],
         "deduplication_id": options["deduplication_id"],
         "content_based_deduplication": options["content_based_deduplication"],
+        "flow_control": _flow_control(options),
+        "redact": _redact(options),
     }
     return {name: value for name, value in chosen.items() if value is not None}
+
+
+def _flow_control(options: dict[str, Any]) -> sdk.FlowControl | None:
+    limits = {name: options[name] for name in ("rate", "period", "parallelism")}
+    if options["flow_control"] is None:
+        given = [name for name, value in limits.items() if value is not None]
+        if given:
+            raise CliError(f"--{given[0]} needs --flow-control KEY", code=ExitCode.USAGE)
+        return None
+    if limits["rate"] is None and limits["parallelism"] is None:
+        raise CliError("--flow-control needs --rate or --parallelism", code=ExitCode.USAGE)
+    return sdk.FlowControl(options["flow_control"], **limits)
+
+
+def _redact(options: dict[str, Any]) -> sdk.Redact | None:
+    if not options["redact_body"] and not options["redact_headers"]:
+        return None
+    return sdk.Redact(body=options["redact_body"], headers=tuple(options["redact_headers"]))
 
 
 def _print_result(state: State, target: Target, result: Any) -> None:

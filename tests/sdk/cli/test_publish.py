@@ -142,3 +142,50 @@ def test_usage_errors_exit_2_with_one_clear_line(spool: Spool, name: str) -> Non
         result = spool(*args)
         assert result.exit_code == 2, (args, result.output)
         assert message in result.stderr, (args, result.stderr)
+
+
+def test_a_message_takes_flow_control_and_redaction(
+    spool: Spool, client: sdk.Client, name: str
+) -> None:
+    """--flow-control with its limits, and --redact-header, reach the message."""
+    result = spool(
+        "publish",
+        "--url",
+        "http://localhost:8000/hooks/signup",
+        "-H",
+        "Authorization: Bearer secret",
+        "--delay",
+        "1h",
+        "--flow-control",
+        name,
+        "--rate",
+        "10",
+        "--period",
+        "1m",
+        "--parallelism",
+        "2",
+        "--redact-header",
+        "authorization",
+        "{}",
+    )
+    assert result.exit_code == 0, result.output
+    message = client.messages.get(result.stdout.strip())
+    assert message.flow_control is not None
+    assert (message.flow_control.key, message.flow_control.rate) == (name, 10)
+    assert message.flow_control.parallelism == 2
+    assert message.headers == {"Authorization": "[redacted]"}
+    assert client.flow_control.get(name).parallelism == 2
+
+
+def test_flow_control_limits_need_a_key_and_a_limit(spool: Spool) -> None:
+    """A limit without --flow-control, or a key without a limit, is a usage error."""
+    url = "http://localhost:8000/hooks/signup"
+    cases = [
+        (("--rate", "5"), "--rate needs --flow-control KEY"),
+        (("--flow-control", "acme", "--period", "1m"), "needs --rate or --parallelism"),
+        (("--flow-control", "acme", "--rate", "0"), "--rate"),
+    ]
+    for extra, message in cases:
+        result = spool("publish", "--url", url, *extra, "{}")
+        assert result.exit_code == 2, (extra, result.output)
+        assert message in result.stderr, (extra, result.stderr)
