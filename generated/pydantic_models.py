@@ -667,6 +667,21 @@ FailureCallbackHeadersAdditionalProperty = TypeAliasType(
 )
 
 
+class SignatureScheme(RootModel[Literal["spool", "standard_webhooks"]]):
+    root: Literal["spool", "standard_webhooks"] = "spool"
+    """
+    How deliveries of the message are signed. `spool`: a `Spool-Signature` JWT binding the
+    body's hash, the URL and a short validity window (verified by `sdk.Receiver`).
+    `standard_webhooks`: the Standard Webhooks headers instead, `webhook-id` (the message id,
+    the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature`
+    (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one for the current and one for
+    the next signing key), so receivers built for other webhook senders, or the
+    `standardwebhooks` libraries, accept them with a secret from `getSigningKeys`
+    (`standard_webhooks`). Callbacks are always signed `spool`.
+
+    """
+
+
 class Period(RootModel[int]):
     root: Annotated[int, Field(ge=1, le=86400)]
     """
@@ -837,6 +852,9 @@ class Message(SchemaModel):
     What of the message is never shown, when it was published with `redact`; the values of those headers read `"[redacted]"`.
     """
     flow_control: FlowControlLimits | None = None
+    signature_scheme: Annotated[
+        SignatureScheme | None, Field(validate_default=True)
+    ] = "spool"
     deduplication_id: str | None = None
     attempts: list[DeliveryAttempt]
     traceparent: Traceparent | None = None
@@ -895,9 +913,16 @@ class DeadLetterList(SchemaModel):
     dead_letters: list[DeadLetter]
 
 
-class SigningKeys(SchemaModel):
-    current: str
-    next: str
+class StandardWebhooksSecrets(SchemaModel):
+    """
+    The same two keys as Standard Webhooks secrets (`whsec_` and the key's UTF-8 bytes in
+    base64), for receivers of messages published with `signature_scheme: standard_webhooks`.
+    A receiver may hold either: every delivery is signed with both.
+
+    """
+
+    current: Annotated[str, Field(pattern="^whsec_[A-Za-z0-9+/]+=*$")]
+    next: Annotated[str, Field(pattern="^whsec_[A-Za-z0-9+/]+=*$")]
 
 
 class ScheduleCatchUp(RootModel[Literal["once", "skip"]]):
@@ -1096,6 +1121,12 @@ class FlowControl(SchemaModel):
     """
 
 
+class SigningKeys(SchemaModel):
+    current: str
+    next: str
+    standard_webhooks: StandardWebhooksSecrets
+
+
 class TokenInfo(SchemaModel):
     id: str
     """
@@ -1212,8 +1243,9 @@ class PublishMessageRequest(SchemaModel):
     """
     Headers forwarded with every delivery. Names are HTTP tokens; values are printable
     ASCII (tabs allowed, no CR or LF). Framing and connection headers (`Host`,
-    `Content-Length`, `Transfer-Encoding`, `Connection`, …) and `Spool-*` are set by the
-    service and refused here.
+    `Content-Length`, `Transfer-Encoding`, `Connection`, …), `Spool-*` and the Standard
+    Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) are set by
+    the service and refused here.
 
     """
     delay: Annotated[int | None, Field(ge=0, le=604800)] = None
@@ -1311,6 +1343,9 @@ class PublishMessageRequest(SchemaModel):
     """
     redact: Redact | None = None
     flow_control: FlowControl | None = None
+    signature_scheme: Annotated[
+        SignatureScheme | None, Field(validate_default=True)
+    ] = "spool"
 
 
 class PublishMessagesRequest(SchemaModel):

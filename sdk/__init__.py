@@ -125,6 +125,7 @@ __all__ = [
     "Schedules",
     "SignatureError",
     "SignatureFailure",
+    "SignatureScheme",
     "SigningKeys",
     "SpoolError",
     "StoreFullError",

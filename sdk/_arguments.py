@@ -18,12 +18,16 @@ __all__ = [
     "MessageRequest",
     "MessageState",
     "Redact",
+    "SignatureScheme",
     "UrlEndpoint",
 ]
 
 JobState: TypeAlias = Literal["ready", "delayed", "leased", "succeeded", "dead"]
 MessageState: TypeAlias = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
 HttpMethod: TypeAlias = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
+# How deliveries of a message are signed: a Spool-Signature JWT, which `sdk.Receiver` verifies,
+# or the Standard Webhooks headers, which receivers built for other webhook senders verify.
+SignatureScheme: TypeAlias = Literal["spool", "standard_webhooks"]
 
 
 @suggests_init_keywords
@@ -97,6 +101,7 @@ class MessageRequest:
     content_based_deduplication: bool = field(default=False, kw_only=True)
     redact: Redact | Mapping[str, Any] | None = field(default=None, kw_only=True)
     flow_control: FlowControl | Mapping[str, Any] | None = field(default=None, kw_only=True)
+    signature_scheme: SignatureScheme | None = field(default=None, kw_only=True)
 
 
 @suggests_init_keywords

@@ -30,6 +30,7 @@ from ._message_options import (
     callback_request_headers,
     check_method,
     check_option_names,
+    check_signature_scheme,
     check_url,
     failure_callback_request_headers,
     flow_control_request,
@@ -142,6 +143,7 @@ class MessageCalls:
                         content_based_deduplication=item.content_based_deduplication,
                         redact=item.redact,
                         flow_control=item.flow_control,
+                        signature_scheme=item.signature_scheme,
                     ),
                     as_json=not isinstance(item.body, str | bytes),
                     target=_target(item.url, item.url_group),
@@ -184,6 +186,7 @@ class MessageCalls:
         failure_callback_headers = options.get("failure_callback_headers")
         redact = options.get("redact")
         flow_control = options.get("flow_control")
+        signature_scheme = options.get("signature_scheme")
         return PublishMessageRequest(
             body=body,
             url=UNSET if url is None else check_url(url, name="url"),
@@ -223,6 +226,9 @@ class MessageCalls:
             content_based_deduplication=options.get("content_based_deduplication") or UNSET,
             redact=UNSET if redact is None else redact_request(redact),
             flow_control=UNSET if flow_control is None else flow_control_request(flow_control),
+            signature_scheme=UNSET
+            if signature_scheme is None
+            else check_signature_scheme(signature_scheme),
         )
 
     def _body(
@@ -270,7 +276,12 @@ class MessageCalls:
 
         return make_call(
             _endpoints.get_signing_keys,
-            lambda keys: SigningKeys(current=keys.current, next=keys.next_),
+            lambda keys: SigningKeys(
+                current=keys.current,
+                next=keys.next_,
+                standard_webhooks_current=keys.standard_webhooks.current,
+                standard_webhooks_next=keys.standard_webhooks.next_,
+            ),
         )
 
 

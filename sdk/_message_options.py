@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, get_args
 
 import httpx
 
-from ._arguments import FlowControl, HttpMethod, Redact
+from ._arguments import FlowControl, HttpMethod, Redact, SignatureScheme
 from ._checks import check_count, check_resource_name
 from ._config import RequestOptions, check_timeout
 from ._durations import Duration, Timestamp, parse_duration_text, to_millis, to_seconds
@@ -45,6 +45,7 @@ __all__ = [
     "check_method",
     "flow_control_request",
     "check_option_names",
+    "check_signature_scheme",
     "check_url",
     "lists_options",
     "redact_request",
@@ -54,6 +55,9 @@ __all__ = [
 ]
 
 _METHODS: dict[str, HttpMethod] = {method: method for method in get_args(HttpMethod)}
+_SIGNATURE_SCHEMES: dict[str, SignatureScheme] = {
+    scheme: scheme for scheme in get_args(SignatureScheme)
+}
 
 
 class MessageOptions(TypedDict, total=False):
@@ -69,6 +73,8 @@ class MessageOptions(TypedDict, total=False):
     `redact` (a `Redact`, or a dict of its fields) keeps the body or the values of the headers
     it names from every reader of the message; they are still delivered. `flow_control` (a
     `FlowControl`, or a dict of its fields) puts the message under its key's limits.
+    `signature_scheme="standard_webhooks"` signs its deliveries with the Standard Webhooks
+    headers instead of `Spool-Signature` (the secrets are in `messages.signing_keys()`).
 
     `request_timeout`, `max_retries` and `extra_headers` are the publish's own request options
     (`RequestOptions`), not the message's: `request_timeout` is what `timeout=` is to every other
@@ -94,6 +100,7 @@ class MessageOptions(TypedDict, total=False):
     content_based_deduplication: bool
     redact: Redact | Mapping[str, Any] | None
     flow_control: FlowControl | Mapping[str, Any] | None
+    signature_scheme: SignatureScheme | None
     idempotency_key: str | None
     request_timeout: float | httpx.Timeout
     max_retries: int
@@ -109,7 +116,7 @@ _OPTIONS_HELP = """
         `headers`, `delay`, `not_before`, `retries`, `retry_delay`, `callback`,
         `callback_headers`, `failure_callback`, `failure_callback_headers`, `timeout`,
         `deduplication_id`, `content_based_deduplication`, `redact`, `flow_control`,
-        `idempotency_key`; and the request's own `request_timeout`, `max_retries` and
+        `signature_scheme`, `idempotency_key`; and the request's own `request_timeout`, `max_retries` and
         `extra_headers` (`timeout` being the delivery's). Any other keyword is a TypeError, as for
         every other publish.
 """
@@ -186,6 +193,21 @@ def check_url(url: str, *, name: str) -> str:
             f"limits in openapi.yaml), got {shown!r}"
         )
     return url
+
+
+def check_signature_scheme(scheme: str) -> SignatureScheme:
+    """`scheme` as a SignatureScheme.
+
+    Raises:
+        InvalidArgumentError: it is not one of the schemes the service signs with.
+    """
+    if scheme not in _SIGNATURE_SCHEMES:
+        close = difflib.get_close_matches(str(scheme), _SIGNATURE_SCHEMES, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InvalidArgumentError(
+            f"signature_scheme must be one of {sorted(_SIGNATURE_SCHEMES)}, got {scheme!r}{hint}"
+        )
+    return _SIGNATURE_SCHEMES[scheme]
 
 
 def check_method(method: str) -> HttpMethod:

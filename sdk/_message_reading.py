@@ -89,6 +89,7 @@ def read_message(message: GeneratedMessage) -> Message:
         failure_callback_headers=_headers(optional(message.failure_callback_headers)),
         redact=read_redact(optional(message.redact)),
         flow_control=_flow_control(optional(message.flow_control)),
+        signature_scheme=optional(message.signature_scheme) or "spool",
     )
 
 

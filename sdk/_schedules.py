@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Unpack, get_args
 
 from . import _endpoints
-from ._arguments import FlowControl, HttpMethod, Redact
+from ._arguments import FlowControl, HttpMethod, Redact, SignatureScheme
 from ._checks import check_count, check_resource_name, check_topic
 from ._codec import Codec, json_value
 from ._config import RequestOptions
@@ -80,6 +80,7 @@ class MessageDestination:
     content_based_deduplication: bool = field(default=False, kw_only=True)
     redact: Redact | Mapping[str, Any] | None = field(default=None, kw_only=True)
     flow_control: FlowControl | Mapping[str, Any] | None = field(default=None, kw_only=True)
+    signature_scheme: SignatureScheme | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +213,7 @@ class _ScheduleCalls:
                     content_based_deduplication=destination.content_based_deduplication,
                     redact=destination.redact,
                     flow_control=destination.flow_control,
+                    signature_scheme=destination.signature_scheme,
                 ),
                 as_json=as_json,
                 target=target,
@@ -644,6 +646,7 @@ def _read_destination(destination: GeneratedDestination) -> Destination:
         content_based_deduplication=bool(optional(message.content_based_deduplication)),
         redact=read_redact(optional(message.redact)),
         flow_control=_read_flow_control(optional(message.flow_control)),
+        signature_scheme=optional(message.signature_scheme),
     )
 
 

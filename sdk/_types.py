@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         JobState,
         MessageState,
         Redact,
+        SignatureScheme,
         UrlEndpoint,
     )
     from ._schedules import JobDestination, MessageDestination, ScheduleCatchUp, StreamDestination
@@ -297,6 +298,7 @@ class Message:
     redact: Redact | None = None
     # As published, its period a timedelta of whole seconds.
     flow_control: FlowControl | None = None
+    signature_scheme: SignatureScheme = "spool"
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,10 +342,15 @@ class DeadLetter:
 
 @dataclass(frozen=True, slots=True)
 class SigningKeys:
-    """The keys that sign deliveries; kept out of repr because they are secrets."""
+    """The keys that sign deliveries, and the same two as Standard Webhooks secrets (`whsec_...`)
+    for receivers of messages published with `signature_scheme="standard_webhooks"`; kept out
+    of repr because they are secrets.
+    """
 
     current: str = field(repr=False)
     next: str = field(repr=False)
+    standard_webhooks_current: str = field(repr=False)
+    standard_webhooks_next: str = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)

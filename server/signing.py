@@ -8,6 +8,13 @@ current and a next key: it signs with the current one, receivers accept either, 
 rotate keys (next becomes current, a fresh next is made) without rejecting a delivery in flight.
 
 ``sdk.Receiver`` verifies these tokens; the two sides share only this wire format.
+
+A message published with ``signature_scheme: standard_webhooks`` is signed the Standard Webhooks
+way instead (https://www.standardwebhooks.com): ``webhook-id``, ``webhook-timestamp`` and
+``webhook-signature``, an HMAC-SHA256 of ``{id}.{timestamp}.{body}``. Its secret is the same key:
+``whsec_`` and the base64 of the key's UTF-8 bytes (:func:`standard_webhooks_secret`). The
+header lists a signature by each of the two keys, which the scheme allows for rotation, so a
+receiver configured with either one accepts the delivery.
 """
 
 from __future__ import annotations
@@ -27,13 +34,18 @@ __all__ = [
     "ISSUER",
     "SIGNATURE_HEADER",
     "SigningKeys",
+    "STANDARD_WEBHOOKS_HEADERS",
     "body_hash",
     "sign",
+    "standard_webhooks_headers",
+    "standard_webhooks_secret",
 ]
 
 ISSUER = "Spool"
 SIGNATURE_HEADER = "Spool-Signature"
 DEFAULT_TTL_SECONDS = 300.0
+STANDARD_WEBHOOKS_HEADERS = ("webhook-id", "webhook-timestamp", "webhook-signature")
+_STANDARD_WEBHOOKS_SECRET_PREFIX = "whsec_"
 
 _HEADER = {"alg": "HS256", "typ": "JWT"}
 
@@ -81,6 +93,25 @@ def sign(
     signing_input = f"{_HEADER_SEGMENT}.{_json_segment(claims)}"
     signature = hmac.new(key.encode("utf-8"), signing_input.encode("ascii"), hashlib.sha256)
     return f"{signing_input}.{_base64url(signature.digest())}"
+
+
+def standard_webhooks_secret(key: str) -> str:
+    """``key`` as a Standard Webhooks secret: ``whsec_`` and the base64 of its UTF-8 bytes."""
+    return _STANDARD_WEBHOOKS_SECRET_PREFIX + base64.b64encode(key.encode("utf-8")).decode("ascii")
+
+
+def standard_webhooks_headers(
+    keys: SigningKeys, *, message_id: str, body: bytes, now: float
+) -> dict[str, str]:
+    """The Standard Webhooks headers of a delivery of ``body``, signed by both ``keys``."""
+    timestamp = str(math.floor(now))
+    signed = f"{message_id}.{timestamp}.".encode() + bytes(body)
+    signatures = " ".join(
+        "v1," + base64.b64encode(hmac.digest(key.encode("utf-8"), signed, "sha256")).decode()
+        for key in (keys.current, keys.next)
+    )
+    webhook_id, webhook_timestamp, webhook_signature = STANDARD_WEBHOOKS_HEADERS
+    return {webhook_id: message_id, webhook_timestamp: timestamp, webhook_signature: signatures}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

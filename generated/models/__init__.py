@@ -88,7 +88,9 @@ from .schedule_outcome import ScheduleOutcome
 from .schedule_run import ScheduleRun
 from .schedule_run_error import ScheduleRunError
 from .schedule_settings import ScheduleSettings
+from .signature_scheme import SignatureScheme
 from .signing_keys import SigningKeys
+from .standard_webhooks_secrets import StandardWebhooksSecrets
 from .stream_info import StreamInfo
 from .stream_list import StreamList
 from .stream_summary import StreamSummary
@@ -189,7 +191,9 @@ __all__ = (
     "ScheduleRun",
     "ScheduleRunError",
     "ScheduleSettings",
+    "SignatureScheme",
     "SigningKeys",
+    "StandardWebhooksSecrets",
     "StreamInfo",
     "StreamList",
     "StreamSummary",

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 
 from ..models.http_method import HttpMethod, check_http_method
 from ..models.message_state import MessageState, check_message_state
+from ..models.signature_scheme import SignatureScheme, check_signature_scheme
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -56,6 +57,15 @@ class Message:
             redacted, so a header whose value really is `"[redacted]"` can be told apart. The
             callbacks of the message are redacted in the same way.
         flow_control (FlowControlLimits | Unset): A message's flow control as it was published, `period` in seconds.
+        signature_scheme (SignatureScheme | Unset): How deliveries of the message are signed. `spool`: a `Spool-
+            Signature` JWT binding the
+            body's hash, the URL and a short validity window (verified by `sdk.Receiver`).
+            `standard_webhooks`: the Standard Webhooks headers instead, `webhook-id` (the message id,
+            the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature`
+            (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one for the current and one for
+            the next signing key), so receivers built for other webhook senders, or the
+            `standardwebhooks` libraries, accept them with a secret from `getSigningKeys`
+            (`standard_webhooks`). Callbacks are always signed `spool`.
         deduplication_id (str | Unset):
         traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
             sent
@@ -83,6 +93,7 @@ class Message:
     failure_callback_headers: MessageFailureCallbackHeaders | Unset = UNSET
     redact: Redact | Unset = UNSET
     flow_control: FlowControlLimits | Unset = UNSET
+    signature_scheme: SignatureScheme | Unset = UNSET
     deduplication_id: str | Unset = UNSET
     traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -141,6 +152,10 @@ class Message:
         if not isinstance(self.flow_control, Unset):
             flow_control = self.flow_control.to_dict()
 
+        signature_scheme: str | Unset = UNSET
+        if not isinstance(self.signature_scheme, Unset):
+            signature_scheme = self.signature_scheme
+
         deduplication_id = self.deduplication_id
 
         traceparent = self.traceparent
@@ -180,6 +195,8 @@ class Message:
             field_dict["redact"] = redact
         if flow_control is not UNSET:
             field_dict["flow_control"] = flow_control
+        if signature_scheme is not UNSET:
+            field_dict["signature_scheme"] = signature_scheme
         if deduplication_id is not UNSET:
             field_dict["deduplication_id"] = deduplication_id
         if traceparent is not UNSET:
@@ -271,6 +288,13 @@ class Message:
         else:
             flow_control = FlowControlLimits.from_dict(_flow_control)
 
+        _signature_scheme = d.pop("signature_scheme", UNSET)
+        signature_scheme: SignatureScheme | Unset
+        if isinstance(_signature_scheme, Unset):
+            signature_scheme = UNSET
+        else:
+            signature_scheme = check_signature_scheme(_signature_scheme)
+
         deduplication_id = d.pop("deduplication_id", UNSET)
 
         traceparent = d.pop("traceparent", UNSET)
@@ -296,6 +320,7 @@ class Message:
             failure_callback_headers=failure_callback_headers,
             redact=redact,
             flow_control=flow_control,
+            signature_scheme=signature_scheme,
             deduplication_id=deduplication_id,
             traceparent=traceparent,
         )

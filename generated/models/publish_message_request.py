@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from attrs import define as _attrs_define
 
 from ..models.http_method import HttpMethod, check_http_method
+from ..models.signature_scheme import SignatureScheme, check_signature_scheme
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -39,8 +40,9 @@ class PublishMessageRequest:
         headers (PublishMessageRequestHeaders | Unset): Headers forwarded with every delivery. Names are HTTP tokens;
             values are printable
             ASCII (tabs allowed, no CR or LF). Framing and connection headers (`Host`,
-            `Content-Length`, `Transfer-Encoding`, `Connection`, …) and `Spool-*` are set by the
-            service and refused here.
+            `Content-Length`, `Transfer-Encoding`, `Connection`, …), `Spool-*` and the Standard
+            Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) are set by
+            the service and refused here.
         delay (int | Unset): Seconds to wait before the first delivery.
         not_before (datetime.datetime | Unset): Do not deliver before this time. A time already past means now; a time
             more than
@@ -84,6 +86,15 @@ class PublishMessageRequest:
             With `parallelism: 1` the key's messages are delivered one at a time in publish order: a
             message waiting for its delay or its next retry holds back the ones published after it
             (until it is delivered, dead or cancelled).
+        signature_scheme (SignatureScheme | Unset): How deliveries of the message are signed. `spool`: a `Spool-
+            Signature` JWT binding the
+            body's hash, the URL and a short validity window (verified by `sdk.Receiver`).
+            `standard_webhooks`: the Standard Webhooks headers instead, `webhook-id` (the message id,
+            the same on every retry), `webhook-timestamp` (Unix seconds) and `webhook-signature`
+            (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one for the current and one for
+            the next signing key), so receivers built for other webhook senders, or the
+            `standardwebhooks` libraries, accept them with a secret from `getSigningKeys`
+            (`standard_webhooks`). Callbacks are always signed `spool`.
     """
 
     body: Any
@@ -107,6 +118,7 @@ class PublishMessageRequest:
     content_based_deduplication: bool | Unset = False
     redact: Redact | Unset = UNSET
     flow_control: FlowControl | Unset = UNSET
+    signature_scheme: SignatureScheme | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         body = self.body
@@ -161,6 +173,10 @@ class PublishMessageRequest:
         if not isinstance(self.flow_control, Unset):
             flow_control = self.flow_control.to_dict()
 
+        signature_scheme: str | Unset = UNSET
+        if not isinstance(self.signature_scheme, Unset):
+            signature_scheme = self.signature_scheme
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -204,6 +220,8 @@ class PublishMessageRequest:
             field_dict["redact"] = redact
         if flow_control is not UNSET:
             field_dict["flow_control"] = flow_control
+        if signature_scheme is not UNSET:
+            field_dict["signature_scheme"] = signature_scheme
 
         return field_dict
 
@@ -301,6 +319,13 @@ class PublishMessageRequest:
         else:
             flow_control = FlowControl.from_dict(_flow_control)
 
+        _signature_scheme = d.pop("signature_scheme", UNSET)
+        signature_scheme: SignatureScheme | Unset
+        if isinstance(_signature_scheme, Unset):
+            signature_scheme = UNSET
+        else:
+            signature_scheme = check_signature_scheme(_signature_scheme)
+
         publish_message_request = cls(
             body=body,
             url=url,
@@ -321,6 +346,7 @@ class PublishMessageRequest:
             content_based_deduplication=content_based_deduplication,
             redact=redact,
             flow_control=flow_control,
+            signature_scheme=signature_scheme,
         )
 
         return publish_message_request

@@ -13,8 +13,9 @@ T = TypeVar("T", bound="PublishMessageRequestHeaders")
 class PublishMessageRequestHeaders:
     """Headers forwarded with every delivery. Names are HTTP tokens; values are printable
     ASCII (tabs allowed, no CR or LF). Framing and connection headers (`Host`,
-    `Content-Length`, `Transfer-Encoding`, `Connection`, …) and `Spool-*` are set by the
-    service and refused here.
+    `Content-Length`, `Transfer-Encoding`, `Connection`, …), `Spool-*` and the Standard
+    Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) are set by
+    the service and refused here.
 
     """
 

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.standard_webhooks_secrets import StandardWebhooksSecrets
+
 
 T = TypeVar("T", bound="SigningKeys")
 
@@ -15,10 +19,15 @@ class SigningKeys:
     Attributes:
         current (str):
         next_ (str):
+        standard_webhooks (StandardWebhooksSecrets): The same two keys as Standard Webhooks secrets (`whsec_` and the
+            key's UTF-8 bytes in
+            base64), for receivers of messages published with `signature_scheme: standard_webhooks`.
+            A receiver may hold either: every delivery is signed with both.
     """
 
     current: str
     next_: str
+    standard_webhooks: StandardWebhooksSecrets
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -26,12 +35,15 @@ class SigningKeys:
 
         next_ = self.next_
 
+        standard_webhooks = self.standard_webhooks.to_dict()
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "current": current,
                 "next": next_,
+                "standard_webhooks": standard_webhooks,
             }
         )
 
@@ -39,14 +51,21 @@ class SigningKeys:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.standard_webhooks_secrets import StandardWebhooksSecrets  # noqa: PLC0415
+
         d = dict(src_dict)
         current = d.pop("current")
 
         next_ = d.pop("next")
 
+        standard_webhooks = StandardWebhooksSecrets.from_dict(
+            d.pop("standard_webhooks")
+        )
+
         signing_keys = cls(
             current=current,
             next_=next_,
+            standard_webhooks=standard_webhooks,
         )
 
         signing_keys.additional_properties = d

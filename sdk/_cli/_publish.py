@@ -47,6 +47,7 @@ _FOR_MESSAGE = _ANY | {
     "parallelism",
     "redact_body",
     "redact_headers",
+    "signature_scheme",
 }
 
 
@@ -137,6 +138,11 @@ _FOR_MESSAGE = _ANY | {
     "--strict",
     is_flag=True,
     help="With --from: check every line first; publish nothing if one is bad.",
+)
+@click.option(
+    "--signature-scheme",
+    type=click.Choice(["spool", "standard_webhooks"]),
+    help="How deliveries are signed [default: spool].",
 )
 @common_options
 @pass_state
@@ -255,6 +261,7 @@ def _message_options(options: dict[str, Any]) -> dict[str, Any]:
         "content_based_deduplication": options["content_based_deduplication"],
         "flow_control": _flow_control(options),
         "redact": _redact(options),
+        "signature_scheme": options["signature_scheme"],
     }
     return {name: value for name, value in chosen.items() if value is not None}
 

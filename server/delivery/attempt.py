@@ -21,7 +21,13 @@ import time
 import httpx
 
 from ..destinations import DestinationNotAllowed, DestinationPolicy
-from ..signing import SIGNATURE_HEADER, SigningKeys, sign
+from ..signing import (
+    SIGNATURE_HEADER,
+    STANDARD_WEBHOOKS_HEADERS,
+    SigningKeys,
+    sign,
+    standard_webhooks_headers,
+)
 from ..stores.base import DeliveryAttemptRecord, MessageRecord
 from ..tracing import tracing_in_use
 
@@ -63,6 +69,7 @@ _NOT_FORWARDED = frozenset(
         SIGNATURE_HEADER.lower(),
         MESSAGE_ID_HEADER.lower(),
         RETRIED_HEADER.lower(),
+        *STANDARD_WEBHOOKS_HEADERS,
     }
 )
 
@@ -219,13 +226,21 @@ class Sender:
         elif message.traceparent is not None:
             headers[TRACEPARENT_HEADER] = message.traceparent
         headers["Content-Type"] = message.content_type
-        headers[SIGNATURE_HEADER] = sign(
-            self._signing_keys.current,
-            url=message.url,
-            body=message.body,
-            now=time.time(),
-            ttl=self._signature_ttl,
-        )
+        now = time.time()
+        if message.signature_scheme == "standard_webhooks":
+            headers.update(
+                standard_webhooks_headers(
+                    self._signing_keys, message_id=message.message_id, body=message.body, now=now
+                )
+            )
+        else:
+            headers[SIGNATURE_HEADER] = sign(
+                self._signing_keys.current,
+                url=message.url,
+                body=message.body,
+                now=now,
+                ttl=self._signature_ttl,
+            )
         headers[MESSAGE_ID_HEADER] = message.message_id
         headers[RETRIED_HEADER] = str(retried)
         return headers

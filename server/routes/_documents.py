@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from ..auth import Principal
 from ..redaction import redact_headers, redact_message_request
+from ..signing import SigningKeys, standard_webhooks_secret
 from ..stores.base import (
     JSON,
     DeadLetterRecord,
@@ -520,6 +521,7 @@ def message(record: MessageRecord) -> Document:
         "created_at": rfc3339(record.created_at),
         "not_before": rfc3339(record.not_before),
         "attempts": [_attempt(attempt) for attempt in record.attempts],
+        "signature_scheme": record.signature_scheme,
         **without_none(
             {
                 "url_group": record.url_group,
@@ -587,9 +589,16 @@ def dead_letter_list(dead_letters: Sequence[DeadLetterRecord]) -> Document:
 
 
 @_answers("SigningKeys")
-def signing_keys(current: str, next_key: str) -> Document:
-    """getSigningKeys."""
-    return {"current": current, "next": next_key}
+def signing_keys(keys: SigningKeys) -> Document:
+    """getSigningKeys: the keys, and the same as Standard Webhooks secrets."""
+    return {
+        "current": keys.current,
+        "next": keys.next,
+        "standard_webhooks": {
+            "current": standard_webhooks_secret(keys.current),
+            "next": standard_webhooks_secret(keys.next),
+        },
+    }
 
 
 # Schedules -------------------------------------------------------------------------------------

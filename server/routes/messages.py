@@ -30,6 +30,7 @@ from ..delivery.retry_delay import RetryDelayError, compile_retry_delay
 from ..destinations import DestinationNotAllowed
 from ..flow_control import FlowControlError, flow_control_limits
 from ..problems import ProblemError
+from ..signing import STANDARD_WEBHOOKS_HEADERS
 from ..stores.base import (
     MessageRecord,
     NewMessage,
@@ -51,7 +52,8 @@ TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
 JSON_CONTENT_TYPE = "application/json"
 
 # Framing and connection headers belong to each delivery's own request, and ``Spool-*`` headers
-# (the signature, the message id) to the service: a caller may not set them.
+# (the signature, the message id) and the Standard Webhooks ones to the service: a caller may not
+# set them, or a receiver could be handed a signature of the caller's making.
 _RESERVED_HEADERS = frozenset(
     {
         "connection",
@@ -64,6 +66,7 @@ _RESERVED_HEADERS = frozenset(
         "trailer",
         "transfer-encoding",
         "upgrade",
+        *STANDARD_WEBHOOKS_HEADERS,
     }
 )
 _SERVICE_HEADER_PREFIX = "spool-"
@@ -238,6 +241,9 @@ async def plan_message(
             redact_body=redact_body,
             redact_headers=redact_names,
             flow_control=flow_control,
+            signature_scheme="spool"
+            if item.signature_scheme is None
+            else item.signature_scheme.root,
         )
         for url in urls
     ]
@@ -425,8 +431,7 @@ async def retry_dead_letter(request: Request, access: Access) -> Response:
 
 async def get_signing_keys(request: Request, _access: Access) -> Response:
     """getSigningKeys: the current and next key."""
-    keys = context_of(request).settings.signing_keys
-    return json_response(documents.signing_keys(keys.current, keys.next))
+    return json_response(documents.signing_keys(context_of(request).settings.signing_keys))
 
 
 routes = [

@@ -1,6 +1,7 @@
 """The options of a message that only some of its readers need, which either store keeps as one
-JSON document: the headers its callbacks are sent with, what its reads redact, and the flow
-control limits it was published with (its key is also kept apart, where the claims index it).
+JSON document: the headers its callbacks are sent with, what its reads redact, the flow control
+limits it was published with (its key is also kept apart, where the claims index it), and how its
+deliveries are signed when not the default way.
 
 A message without any keeps no document (NULL in SQLite, no hash field in Redis), so messages that
 an earlier version stored read back with none.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, TypedDict
 
-from .records import FlowControlLimits, NewMessage
+from .records import FlowControlLimits, NewMessage, SignatureScheme
 
 __all__ = ["MessageOptionFields", "dump_message_options", "load_message_options"]
 
@@ -24,6 +25,7 @@ class MessageOptionFields(TypedDict):
     redact_body: bool
     redact_headers: tuple[str, ...]
     flow_control: FlowControlLimits | None
+    signature_scheme: SignatureScheme
 
 
 def dump_message_options(message: NewMessage) -> str | None:
@@ -43,6 +45,8 @@ def dump_message_options(message: NewMessage) -> str | None:
             "period": limits.period,
             "parallelism": limits.parallelism,
         }
+    if message.signature_scheme != "spool":
+        document["signature_scheme"] = message.signature_scheme
     if not document:
         return None
     # ASCII escapes, as dump_json writes: header values are ASCII already, and either backend
@@ -61,4 +65,5 @@ def load_message_options(text: str | None) -> MessageOptionFields:
         redact_body=redact.get("body", False),
         redact_headers=tuple(redact.get("headers", ())),
         flow_control=None if flow is None else FlowControlLimits(**flow),
+        signature_scheme=document.get("signature_scheme", "spool"),
     )

@@ -48,6 +48,7 @@ __all__ = [
     "ScheduleRun",
     "ScheduleSettings",
     "ScheduleTick",
+    "SignatureScheme",
     "StreamInfo",
     "StreamPage",
     "StreamSummary",
@@ -66,6 +67,7 @@ JobReleaseOutcome = Literal["released", "lease_expired", "job_not_found"]
 # How one lease of a job ended (server/stores/job_history.py).
 JobAttemptOutcome = Literal["succeeded", "failed", "lease_expired", "released"]
 MessageState = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
+SignatureScheme = Literal["spool", "standard_webhooks"]
 ScheduleCatchUp = Literal["once", "skip"]
 ScheduleOutcome = Literal["published", "failed", "skipped"]
 
@@ -374,7 +376,8 @@ class NewMessage:
     ``callback_headers`` and ``failure_callback_headers`` go with the callbacks of its outcome.
     ``redact_body`` and ``redact_headers`` (names) say what reads must not show; the store keeps
     the values as they are. ``flow_control`` puts the message under its key's limits, which
-    become the key's own (the latest publish sets them).
+    become the key's own (the latest publish sets them). ``signature_scheme`` says how its
+    deliveries are signed (server/delivery/attempt.py).
     """
 
     url: str
@@ -398,6 +401,7 @@ class NewMessage:
     redact_body: bool = False
     redact_headers: tuple[str, ...] = ()
     flow_control: FlowControlLimits | None = None
+    signature_scheme: SignatureScheme = "spool"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -465,6 +469,7 @@ class MessageRecord:
     redact_body: bool = False
     redact_headers: tuple[str, ...] = ()
     flow_control: FlowControlLimits | None = None
+    signature_scheme: SignatureScheme = "spool"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

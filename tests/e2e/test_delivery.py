@@ -18,6 +18,7 @@ from itertools import pairwise
 from typing import Any
 
 import pytest
+from standardwebhooks import Webhook
 
 import sdk
 from tests.conftest import ServerProcess
@@ -383,6 +384,42 @@ async def test_method_headers_and_signature_arrive_as_published(client: AnyClien
     with pytest.raises(sdk.SignatureError) as wrong_body:
         receiver_check.verify(signature, body.replace("42", "43"), url=url)
     assert wrong_body.value.reason == "body_mismatch"
+
+
+async def test_standard_webhooks_signing_is_verified_by_the_standardwebhooks_package(
+    client: AnyClient,
+) -> None:
+    """With `signature_scheme="standard_webhooks"` the receiver gets the Standard Webhooks
+    headers, which `standardwebhooks.Webhook` accepts with either secret of `signing_keys()`;
+    the message says how it is signed, and forging one of those headers is refused.
+    """
+    with ScriptedReceiver() as receiver:
+        receipt = await resolve(
+            client.messages.publish_json(
+                url=receiver.url(), body={"order": 42}, signature_scheme="standard_webhooks"
+            )
+        )
+        [request] = receiver.wait_for(1)
+    assert "spool-signature" not in request.headers
+    assert request.headers["webhook-id"] == receipt.message_id
+    keys = await resolve(client.messages.signing_keys())
+    for secret in (keys.standard_webhooks_current, keys.standard_webhooks_next):
+        assert Webhook(secret).verify(request.body, request.headers) == {"order": 42}
+    message = await resolve(client.messages.get(receipt.message_id))
+    assert message.signature_scheme == "standard_webhooks"
+    with pytest.raises(sdk.PublishError) as forged:
+        await resolve(
+            client.messages.publish_json(
+                url=receiver.url(), body={}, headers={"webhook-signature": "v1,forged"}
+            )
+        )
+    assert isinstance(forged.value.__cause__, sdk.UnprocessableEntityError)
+    with pytest.raises(sdk.InvalidArgumentError, match="did you mean 'standard_webhooks'"):
+        await resolve(
+            client.messages.publish_json(  # type: ignore[call-overload]
+                url=receiver.url(), body={}, signature_scheme="standard-webhooks"
+            )
+        )
 
 
 async def test_a_url_group_delivers_a_message_of_its_own_to_every_endpoint(

@@ -103,6 +103,7 @@ PUBLIC_NAMES = [
     "Schedules",
     "SignatureError",
     "SignatureFailure",
+    "SignatureScheme",
     "SigningKeys",
     "SpoolError",
     "StoreFullError",

@@ -171,9 +171,17 @@ async def test_signing_keys_stay_out_of_repr(
     client: sdk.Client | sdk.AsyncClient, api: respx.MockRouter
 ) -> None:
     """The keys are readable as attributes but never printed."""
+    secrets = {"current": "whsec_c2lnX2N1cl8xMjM=", "next": "whsec_c2lnX25leHRfNDU2"}
     api.get("/v1/signing-keys").mock(
-        return_value=httpx.Response(200, json={"current": "sig_cur_123", "next": "sig_next_456"})
+        return_value=httpx.Response(
+            200,
+            json={"current": "sig_cur_123", "next": "sig_next_456", "standard_webhooks": secrets},
+        )
     )
     keys = await resolve(client.messages.signing_keys())
     assert (keys.current, keys.next) == ("sig_cur_123", "sig_next_456")
-    assert "sig_" not in repr(keys)
+    assert (keys.standard_webhooks_current, keys.standard_webhooks_next) == (
+        secrets["current"],
+        secrets["next"],
+    )
+    assert "sig_" not in repr(keys) and "whsec_" not in repr(keys)

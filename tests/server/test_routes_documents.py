@@ -15,6 +15,7 @@ from generated import pydantic_models
 from server.auth import Principal
 from server.config import Permission, RateLimit
 from server.routes import _documents as documents
+from server.signing import SigningKeys
 from server.stores.base import (
     DeadLetterRecord,
     DeliveredEntry,
@@ -124,6 +125,7 @@ FULL_MESSAGE = MessageRecord(
     redact_body=True,
     redact_headers=("x-api-key",),
     flow_control=FlowControlLimits(key="acme", rate=10, period=60, parallelism=2),
+    signature_scheme="standard_webhooks",
 )
 BARE_MESSAGE = MessageRecord(
     message_id="msg_2",
@@ -171,6 +173,7 @@ EVERY_DESTINATION_FIELD = {
         "content_based_deduplication": True,
         "redact": {"body": True, "headers": ["x-api-key"]},
         "flow_control": {"key": "acme", "rate": 10, "period": "1m", "parallelism": 2},
+        "signature_scheme": "standard_webhooks",
     },
     "queue": "jobs",
     "job": {"topic": "email", "payload": [1], "delay": 1, "deduplication_id": "tick"},
@@ -294,7 +297,7 @@ CASES: dict[str, list[tuple[Any, ...]]] = {
             ],
         )
     ],
-    "signing_keys": [("sig_current", "sig_next")],
+    "signing_keys": [(SigningKeys(current="sig_current", next="sig_next"),)],
     "schedule": [(FULL_SCHEDULE,), (BARE_SCHEDULE,)],
     "schedule_list": [([FULL_SCHEDULE, BARE_SCHEDULE], "aDpuaWdodGx5"), ([], None)],
     "flow_control_state": [(FULL_FLOW_KEY,), (IDLE_FLOW_KEY,)],

@@ -147,7 +147,9 @@ def test_usage_errors_exit_2_with_one_clear_line(spool: Spool, name: str) -> Non
 def test_a_message_takes_flow_control_and_redaction(
     spool: Spool, client: sdk.Client, name: str
 ) -> None:
-    """--flow-control with its limits, and --redact-header, reach the message."""
+    """--flow-control with its limits, --redact-header and --signature-scheme reach the
+    message.
+    """
     result = spool(
         "publish",
         "--url",
@@ -166,6 +168,8 @@ def test_a_message_takes_flow_control_and_redaction(
         "2",
         "--redact-header",
         "authorization",
+        "--signature-scheme",
+        "standard_webhooks",
         "{}",
     )
     assert result.exit_code == 0, result.output
@@ -174,6 +178,7 @@ def test_a_message_takes_flow_control_and_redaction(
     assert (message.flow_control.key, message.flow_control.rate) == (name, 10)
     assert message.flow_control.parallelism == 2
     assert message.headers == {"Authorization": "[redacted]"}
+    assert message.signature_scheme == "standard_webhooks"
     assert client.flow_control.get(name).parallelism == 2
 
 

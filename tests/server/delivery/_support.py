@@ -105,6 +105,7 @@ class MemoryStore:
                 failure_callback_headers=dict(new.failure_callback_headers),
                 redact_body=new.redact_body,
                 redact_headers=new.redact_headers,
+                signature_scheme=new.signature_scheme,
             )
             if new.dedup_key is not None:
                 self.dedup[new.dedup_key] = (message_id, now)

@@ -9,6 +9,8 @@ import time
 from typing import Any
 
 import httpx
+import pytest
+from standardwebhooks import Webhook, WebhookVerificationError
 
 from server.delivery import (
     MAX_CAPTURED_RESPONSE_BYTES,
@@ -18,6 +20,7 @@ from server.delivery import (
 )
 from server.delivery.attempt import INTERRUPTED, AttemptResult, Sender, attempt_record
 from server.destinations import DestinationPolicy
+from server.signing import standard_webhooks_secret
 from server.stores.base import MessageRecord
 from tests._eventually import eventually
 from tests.server.delivery._support import (
@@ -71,6 +74,32 @@ async def test_delivers_method_body_headers_and_a_valid_signature(
     assert attempt.response_excerpt == "thanks"
     assert attempt.duration_ms >= 0
     assert store.dead_letters == []
+
+
+async def test_standard_webhooks_signing_verifies_with_either_key(
+    store: MemoryStore, endpoint: EndpointFactory, engine: EngineFactory
+) -> None:
+    """A message signed the Standard Webhooks way carries their three headers instead of
+    Spool-Signature, and the `standardwebhooks` package accepts it with the secret of either key.
+    """
+    receiver = await endpoint(Reply(200))
+    body = '{"order": 42, "note": "café"}'.encode()
+    message_id = await publish(
+        store, new_message(receiver.url(), body=body, signature_scheme="standard_webhooks")
+    )
+    await engine().start()
+    await eventually(settled(store, message_id))
+
+    (request,) = receiver.requests
+    headers = dict(request.headers)
+    assert "spool-signature" not in headers
+    assert headers["webhook-id"] == message_id
+    assert abs(int(headers["webhook-timestamp"]) - time.time()) < 60
+    for key in (KEYS.current, KEYS.next):
+        verified = Webhook(standard_webhooks_secret(key)).verify(request.body, headers)
+        assert verified == {"order": 42, "note": "café"}
+    with pytest.raises(WebhookVerificationError):
+        Webhook(standard_webhooks_secret("sig_other")).verify(request.body, headers)
 
 
 async def test_redirect_is_not_followed(
