@@ -519,7 +519,7 @@ async def test_the_signing_keys_need_admin_on_every_message(sqlite_store_url: st
                 "/v1/signing-keys", headers={"Authorization": f"Bearer {token.secret}"}
             )
             assert response.status_code == 200, (token.id, response.text)
-            assert sorted(response.json()) == ["current", "next"]
+            assert sorted(response.json()) == ["current", "next", "standard_webhooks"]
         for token in others:
             response = await client.get(
                 "/v1/signing-keys", headers={"Authorization": f"Bearer {token.secret}"}

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import base64
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -19,6 +20,7 @@ from generated.pydantic_models import (
     UrlGroup,
     UrlGroupList,
 )
+from server.schedules import Scheduler
 from server.stores.base import DeliveryAttemptRecord
 from tests.conftest import RunningApp, assert_problem, schema_allows
 
@@ -671,10 +673,66 @@ async def test_dead_letter_limit_is_validated(api: RunningApp) -> None:
 
 
 async def test_signing_keys(api: RunningApp) -> None:
-    """getSigningKeys answers the current and next keys of the settings."""
+    """getSigningKeys answers the current and next keys of the settings, and each as the
+    Standard Webhooks secret that signs with the same bytes.
+    """
     keys = SigningKeys.model_validate((await api.client.get("/v1/signing-keys")).json())
     settings_keys = api.app.state.settings.signing_keys
     assert (keys.current, keys.next) == (settings_keys.current, settings_keys.next)
+    for secret, key in (
+        (keys.standard_webhooks.current, keys.current),
+        (keys.standard_webhooks.next, keys.next),
+    ):
+        assert secret.startswith("whsec_")
+        assert base64.b64decode(secret.removeprefix("whsec_")) == key.encode()
+
+
+async def test_signature_scheme_reaches_the_delivery_of_each_message(api: RunningApp) -> None:
+    """signature_scheme on a publish, on each batch item and on a schedule's message is kept
+    with the message the delivery engine claims, and shown by getMessage (spool when not given).
+    """
+    single = await _publish(api, signature_scheme="standard_webhooks")
+    batch = await api.client.post(
+        "/v1/messages/batch",
+        json={
+            "messages": [
+                {"url": HOOK, "body": "1", "signature_scheme": "standard_webhooks"},
+                {"url": HOOK, "body": "2", "signature_scheme": "spool"},
+                {"url": HOOK, "body": "3"},
+            ]
+        },
+    )
+    assert batch.status_code == 202, batch.text
+    ids = [item["messages"][0]["message_id"] for item in batch.json()["results"]]
+    destination = {
+        "kind": "message",
+        "message": {"url": HOOK, "body": "tick", "signature_scheme": "standard_webhooks"},
+    }
+    put = await api.client.put(
+        "/v1/schedules/signed", json={"cron": "* * * * *", "destination": destination}
+    )
+    assert put.status_code == 201, put.text
+    tick = datetime.fromisoformat(put.json()["next_run_at"]).timestamp()
+    api.store.clock = lambda: tick + 0.002
+    assert await Scheduler(api.app.state.context, clock=lambda: tick + 0.002).run_due() == 1
+    [run] = (await api.client.get("/v1/schedules/signed")).json()["recent_runs"]
+    expected = {
+        single: "standard_webhooks",
+        ids[0]: "standard_webhooks",
+        ids[1]: "spool",
+        ids[2]: "spool",
+        run["ids"][0]: "standard_webhooks",
+    }
+    for message_id, scheme in expected.items():
+        shown = (await api.client.get(f"/v1/messages/{message_id}")).json()
+        assert shown["signature_scheme"] == scheme, message_id
+    claimed = await api.store.claim_due_messages(now=tick + 1, limit=100, lease_margin=60)
+    schemes = {message.message_id: message.signature_scheme for message in claimed}
+    assert {message_id: schemes[message_id] for message_id in expected} == expected
+    refused = await api.client.post(
+        "/v1/messages", json={"url": HOOK, "body": "x", "signature_scheme": "jwt"}
+    )
+    assert_problem(refused, 422, "validation_failed")
 
 
 async def test_accepted_messages_wake_this_process_delivery_at_once(api: RunningApp) -> None:
