@@ -272,15 +272,16 @@ class MessageCalls:
     @staticmethod
     def signing_keys() -> Call[SigningKeys]:
         """One getSigningKeys call."""
-        from ._types import SigningKeys
+        from ._types import SigningKeys, StandardWebhooksSecrets
 
         return make_call(
             _endpoints.get_signing_keys,
             lambda keys: SigningKeys(
                 current=keys.current,
                 next=keys.next_,
-                standard_webhooks_current=keys.standard_webhooks.current,
-                standard_webhooks_next=keys.standard_webhooks.next_,
+                standard_webhooks=StandardWebhooksSecrets(
+                    current=keys.standard_webhooks.current, next=keys.standard_webhooks.next_
+                ),
             ),
         )
 

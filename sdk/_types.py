@@ -50,6 +50,7 @@ __all__ = [
     "ScheduleRun",
     "ScheduleRunError",
     "SigningKeys",
+    "StandardWebhooksSecrets",
     "StreamInfo",
     "StreamSummary",
     "TokenInfo",
@@ -341,16 +342,24 @@ class DeadLetter:
 
 
 @dataclass(frozen=True, slots=True)
-class SigningKeys:
-    """The keys that sign deliveries, and the same two as Standard Webhooks secrets (`whsec_...`)
-    for receivers of messages published with `signature_scheme="standard_webhooks"`; kept out
-    of repr because they are secrets.
+class StandardWebhooksSecrets:
+    """The signing keys as Standard Webhooks secrets (`whsec_...`), for receivers of messages
+    published with `signature_scheme="standard_webhooks"`; kept out of repr.
     """
 
     current: str = field(repr=False)
     next: str = field(repr=False)
-    standard_webhooks_current: str = field(repr=False)
-    standard_webhooks_next: str = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SigningKeys:
+    """The keys that sign deliveries (`current`, `next`), and the same two as Standard Webhooks
+    secrets (`standard_webhooks`); kept out of repr because they are secrets.
+    """
+
+    current: str = field(repr=False)
+    next: str = field(repr=False)
+    standard_webhooks: StandardWebhooksSecrets
 
 
 @dataclass(frozen=True, slots=True)

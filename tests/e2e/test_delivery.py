@@ -403,7 +403,7 @@ async def test_standard_webhooks_signing_is_verified_by_the_standardwebhooks_pac
     assert "spool-signature" not in request.headers
     assert request.headers["webhook-id"] == receipt.message_id
     keys = await resolve(client.messages.signing_keys())
-    for secret in (keys.standard_webhooks_current, keys.standard_webhooks_next):
+    for secret in (keys.standard_webhooks.current, keys.standard_webhooks.next):
         assert Webhook(secret).verify(request.body, request.headers) == {"order": 42}
     message = await resolve(client.messages.get(receipt.message_id))
     assert message.signature_scheme == "standard_webhooks"

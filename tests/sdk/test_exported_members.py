@@ -106,6 +106,7 @@ PUBLIC_NAMES = [
     "SignatureScheme",
     "SigningKeys",
     "SpoolError",
+    "StandardWebhooksSecrets",
     "StoreFullError",
     "Stream",
     "StreamDestination",

@@ -180,7 +180,7 @@ async def test_signing_keys_stay_out_of_repr(
     )
     keys = await resolve(client.messages.signing_keys())
     assert (keys.current, keys.next) == ("sig_cur_123", "sig_next_456")
-    assert (keys.standard_webhooks_current, keys.standard_webhooks_next) == (
+    assert (keys.standard_webhooks.current, keys.standard_webhooks.next) == (
         secrets["current"],
         secrets["next"],
     )

@@ -50,6 +50,7 @@ WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
     "ScheduleRun": ("ScheduleRun", {}, frozenset()),
     "ScheduleRunError": ("ScheduleRunError", {}, frozenset()),
     "SigningKeys": ("SigningKeys", {}, frozenset()),
+    "StandardWebhooksSecrets": ("StandardWebhooksSecrets", {}, frozenset()),
     "StreamInfo": ("StreamInfo", {"stream": "name"}, frozenset()),
     "StreamSummary": ("StreamSummary", {"stream": "name"}, frozenset()),
     "TokenInfo": ("TokenInfo", {}, frozenset()),
@@ -63,6 +64,7 @@ WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
 ALWAYS_GIVEN = {
     ("ClaimResult", "dead_lettered_ids"),
     ("Job", "attempt_history"),
+    ("Message", "signature_scheme"),
     ("ScheduleRun", "ids"),
 }
 
