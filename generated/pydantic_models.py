@@ -682,6 +682,18 @@ class SignatureScheme(RootModel[Literal["spool", "standard_webhooks"]]):
     """
 
 
+class Label(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            max_length=64, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
+        ),
+    ]
+    """
+    A message label.
+    """
+
+
 class Period(RootModel[int]):
     root: Annotated[int, Field(ge=1, le=86400)]
     """
@@ -856,12 +868,81 @@ class Message(SchemaModel):
         SignatureScheme | None, Field(validate_default=True)
     ] = "spool"
     deduplication_id: str | None = None
+    labels: list[str]
+    """
+    The labels it was published with, in order.
+    """
+    schedule: str | None = None
+    """
+    The schedule that published it, when one did.
+    """
     attempts: list[DeliveryAttempt]
     traceparent: Traceparent | None = None
 
 
 class MessageList(SchemaModel):
     messages: list[Message]
+    next_cursor: str | None
+    """
+    The `cursor` of the next page, or null after the last page.
+    """
+
+
+class LogState(
+    RootModel[
+        Literal[
+            "created",
+            "scheduled",
+            "retry",
+            "delivered",
+            "failed",
+            "dead_lettered",
+            "cancelled",
+        ]
+    ]
+):
+    root: Literal[
+        "created",
+        "scheduled",
+        "retry",
+        "delivered",
+        "failed",
+        "dead_lettered",
+        "cancelled",
+    ]
+    """
+    What happened to a message (see `GET /v1/logs`).
+    """
+
+
+class LogEvent(SchemaModel):
+    message_id: str
+    state: LogState
+    at: AwareDatetime
+    """
+    When it happened.
+    """
+    url: str
+    url_group: str | None = None
+    labels: list[str]
+    schedule: str | None = None
+    flow_control_key: str | None = None
+    attempt: Annotated[int | None, Field(ge=1)] = None
+    """
+    The delivery attempt that led to it (`retry`, `delivered`, `failed`, `dead_lettered`).
+    """
+    status_code: int | None = None
+    """
+    That attempt's response status, when it had a response.
+    """
+    error: str | None = None
+    """
+    That attempt's error, when it had one.
+    """
+
+
+class LogList(SchemaModel):
+    events: list[LogEvent]
     next_cursor: str | None
     """
     The `cursor` of the next page, or null after the last page.
@@ -1085,6 +1166,21 @@ class AckJobsResult(SchemaModel):
 
 class ReleaseJobsResult(SchemaModel):
     results: list[JobReleaseResult]
+
+
+class Labels(RootModel[list[Label]]):
+    """
+    Labels to find the message by (`listMessages` and `GET /v1/logs` filter on `label`), each
+    given once; a message of a URL group has them on every endpoint's message.
+
+    """
+
+    root: Annotated[list[Label], Field(max_length=10)]
+    """
+    Labels to find the message by (`listMessages` and `GET /v1/logs` filter on `label`), each
+    given once; a message of a URL group has them on every endpoint's message.
+
+    """
 
 
 class FlowControl(SchemaModel):
@@ -1346,6 +1442,7 @@ class PublishMessageRequest(SchemaModel):
     signature_scheme: Annotated[
         SignatureScheme | None, Field(validate_default=True)
     ] = "spool"
+    labels: Labels | None = None
 
 
 class PublishMessagesRequest(SchemaModel):

@@ -47,6 +47,9 @@ from .lease_ref import LeaseRef
 from .lease_request import LeaseRequest
 from .leased_job import LeasedJob
 from .leased_job_list import LeasedJobList
+from .log_event import LogEvent
+from .log_list import LogList
+from .log_state import LogState
 from .message import Message
 from .message_batch_result import MessageBatchResult
 from .message_callback_headers import MessageCallbackHeaders
@@ -154,6 +157,9 @@ __all__ = (
     "LeasedJobList",
     "LeaseRef",
     "LeaseRequest",
+    "LogEvent",
+    "LogList",
+    "LogState",
     "Message",
     "MessageBatchResult",
     "MessageCallbackHeaders",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -38,6 +38,7 @@ class Message:
         timeout (int):
         created_at (datetime.datetime):
         not_before (datetime.datetime):
+        labels (list[str]): The labels it was published with, in order.
         attempts (list[DeliveryAttempt]):
         url_group (str | Unset):
         retry_delay (str | Unset):
@@ -67,6 +68,7 @@ class Message:
             `standardwebhooks` libraries, accept them with a secret from `getSigningKeys`
             (`standard_webhooks`). Callbacks are always signed `spool`.
         deduplication_id (str | Unset):
+        schedule (str | Unset): The schedule that published it, when one did.
         traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
             sent
             a valid one: a consumer links its processing to that trace.
@@ -83,6 +85,7 @@ class Message:
     timeout: int
     created_at: datetime.datetime
     not_before: datetime.datetime
+    labels: list[str]
     attempts: list[DeliveryAttempt]
     url_group: str | Unset = UNSET
     retry_delay: str | Unset = UNSET
@@ -95,6 +98,7 @@ class Message:
     flow_control: FlowControlLimits | Unset = UNSET
     signature_scheme: SignatureScheme | Unset = UNSET
     deduplication_id: str | Unset = UNSET
+    schedule: str | Unset = UNSET
     traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -118,6 +122,8 @@ class Message:
         created_at = self.created_at.isoformat()
 
         not_before = self.not_before.isoformat()
+
+        labels = self.labels
 
         attempts = []
         for attempts_item_data in self.attempts:
@@ -158,6 +164,8 @@ class Message:
 
         deduplication_id = self.deduplication_id
 
+        schedule = self.schedule
+
         traceparent = self.traceparent
 
         field_dict: dict[str, Any] = {}
@@ -174,6 +182,7 @@ class Message:
                 "timeout": timeout,
                 "created_at": created_at,
                 "not_before": not_before,
+                "labels": labels,
                 "attempts": attempts,
             }
         )
@@ -199,6 +208,8 @@ class Message:
             field_dict["signature_scheme"] = signature_scheme
         if deduplication_id is not UNSET:
             field_dict["deduplication_id"] = deduplication_id
+        if schedule is not UNSET:
+            field_dict["schedule"] = schedule
         if traceparent is not UNSET:
             field_dict["traceparent"] = traceparent
 
@@ -235,6 +246,8 @@ class Message:
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 
         not_before = datetime.datetime.fromisoformat(d.pop("not_before"))
+
+        labels = cast(list[str], d.pop("labels"))
 
         attempts = []
         _attempts = d.pop("attempts")
@@ -297,6 +310,8 @@ class Message:
 
         deduplication_id = d.pop("deduplication_id", UNSET)
 
+        schedule = d.pop("schedule", UNSET)
+
         traceparent = d.pop("traceparent", UNSET)
 
         message = cls(
@@ -310,6 +325,7 @@ class Message:
             timeout=timeout,
             created_at=created_at,
             not_before=not_before,
+            labels=labels,
             attempts=attempts,
             url_group=url_group,
             retry_delay=retry_delay,
@@ -322,6 +338,7 @@ class Message:
             flow_control=flow_control,
             signature_scheme=signature_scheme,
             deduplication_id=deduplication_id,
+            schedule=schedule,
             traceparent=traceparent,
         )
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -95,6 +95,9 @@ class PublishMessageRequest:
             the next signing key), so receivers built for other webhook senders, or the
             `standardwebhooks` libraries, accept them with a secret from `getSigningKeys`
             (`standard_webhooks`). Callbacks are always signed `spool`.
+        labels (list[str] | Unset): Labels to find the message by (`listMessages` and `GET /v1/logs` filter on `label`),
+            each
+            given once; a message of a URL group has them on every endpoint's message.
     """
 
     body: Any
@@ -119,6 +122,7 @@ class PublishMessageRequest:
     redact: Redact | Unset = UNSET
     flow_control: FlowControl | Unset = UNSET
     signature_scheme: SignatureScheme | Unset = UNSET
+    labels: list[str] | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         body = self.body
@@ -177,6 +181,10 @@ class PublishMessageRequest:
         if not isinstance(self.signature_scheme, Unset):
             signature_scheme = self.signature_scheme
 
+        labels: list[str] | Unset = UNSET
+        if not isinstance(self.labels, Unset):
+            labels = self.labels
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -222,6 +230,8 @@ class PublishMessageRequest:
             field_dict["flow_control"] = flow_control
         if signature_scheme is not UNSET:
             field_dict["signature_scheme"] = signature_scheme
+        if labels is not UNSET:
+            field_dict["labels"] = labels
 
         return field_dict
 
@@ -326,6 +336,8 @@ class PublishMessageRequest:
         else:
             signature_scheme = check_signature_scheme(_signature_scheme)
 
+        labels = cast(list[str], d.pop("labels", UNSET))
+
         publish_message_request = cls(
             body=body,
             url=url,
@@ -347,6 +359,7 @@ class PublishMessageRequest:
             redact=redact,
             flow_control=flow_control,
             signature_scheme=signature_scheme,
+            labels=labels,
         )
 
         return publish_message_request

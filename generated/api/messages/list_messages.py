@@ -1,3 +1,4 @@
+import datetime
 from http import HTTPStatus
 from typing import Any
 
@@ -13,13 +14,26 @@ from ...types import UNSET, Response, Unset
 
 def _get_kwargs(
     *,
+    message_id: list[str] | Unset = UNSET,
     state: MessageState | Unset = UNSET,
+    url_query: str | Unset = UNSET,
     url_group: str | Unset = UNSET,
+    label: str | Unset = UNSET,
+    schedule: str | Unset = UNSET,
+    flow_control_key: str | Unset = UNSET,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
+
+    json_message_id: list[str] | Unset = UNSET
+    if not isinstance(message_id, Unset):
+        json_message_id = message_id
+
+    params["message_id"] = json_message_id
 
     json_state: str | Unset = UNSET
     if not isinstance(state, Unset):
@@ -27,7 +41,25 @@ def _get_kwargs(
 
     params["state"] = json_state
 
+    params["url"] = url_query
+
     params["url_group"] = url_group
+
+    params["label"] = label
+
+    params["schedule"] = schedule
+
+    params["flow_control_key"] = flow_control_key
+
+    json_since: str | Unset = UNSET
+    if not isinstance(since, Unset):
+        json_since = since.isoformat()
+    params["since"] = json_since
+
+    json_until: str | Unset = UNSET
+    if not isinstance(until, Unset):
+        json_until = until.isoformat()
+    params["until"] = json_until
 
     params["limit"] = limit
 
@@ -51,6 +83,11 @@ def _parse_response(
         response_200 = MessageList.from_dict(response.json())
 
         return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
 
     if response.status_code == 401:
         response_401 = Problem.from_dict(response.json())
@@ -97,21 +134,37 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
+    message_id: list[str] | Unset = UNSET,
     state: MessageState | Unset = UNSET,
+    url_query: str | Unset = UNSET,
     url_group: str | Unset = UNSET,
+    label: str | Unset = UNSET,
+    schedule: str | Unset = UNSET,
+    flow_control_key: str | Unset = UNSET,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> Response[MessageList | Problem]:
     """List recent messages
 
-     Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those in one
-    state or published to one URL group. Only messages whose URL (or URL group) the token has `consume`
-    on are listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not
-    null: go on until it is. Needs `consume` on messages.
+     Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those that
+    pass every filter given: their ids, state, URL, URL group, label, schedule, flow control key and
+    when they were published (`since`, `until`). `GET /v1/logs` takes the same filters. A query
+    parameter that is none of these is `400 malformed_request`, never ignored. Only messages whose URL
+    (or URL group) the token has `consume` on are listed, so a page may hold fewer than `limit` messages
+    (even none) while `next_cursor` is not null: go on until it is. Needs `consume` on messages.
 
     Args:
+        message_id (list[str] | Unset):
         state (MessageState | Unset):
+        url_query (str | Unset):
         url_group (str | Unset): A stream, queue or URL group name.
+        label (str | Unset): A message label.
+        schedule (str | Unset): A stream, queue or URL group name.
+        flow_control_key (str | Unset): A flow control key, by the rules of URL group names.
+        since (datetime.datetime | Unset):
+        until (datetime.datetime | Unset):
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
@@ -124,8 +177,15 @@ def sync_detailed(
     """
 
     kwargs = _get_kwargs(
+        message_id=message_id,
         state=state,
+        url_query=url_query,
         url_group=url_group,
+        label=label,
+        schedule=schedule,
+        flow_control_key=flow_control_key,
+        since=since,
+        until=until,
         limit=limit,
         cursor=cursor,
     )
@@ -140,21 +200,37 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
+    message_id: list[str] | Unset = UNSET,
     state: MessageState | Unset = UNSET,
+    url_query: str | Unset = UNSET,
     url_group: str | Unset = UNSET,
+    label: str | Unset = UNSET,
+    schedule: str | Unset = UNSET,
+    flow_control_key: str | Unset = UNSET,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> MessageList | Problem | None:
     """List recent messages
 
-     Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those in one
-    state or published to one URL group. Only messages whose URL (or URL group) the token has `consume`
-    on are listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not
-    null: go on until it is. Needs `consume` on messages.
+     Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those that
+    pass every filter given: their ids, state, URL, URL group, label, schedule, flow control key and
+    when they were published (`since`, `until`). `GET /v1/logs` takes the same filters. A query
+    parameter that is none of these is `400 malformed_request`, never ignored. Only messages whose URL
+    (or URL group) the token has `consume` on are listed, so a page may hold fewer than `limit` messages
+    (even none) while `next_cursor` is not null: go on until it is. Needs `consume` on messages.
 
     Args:
+        message_id (list[str] | Unset):
         state (MessageState | Unset):
+        url_query (str | Unset):
         url_group (str | Unset): A stream, queue or URL group name.
+        label (str | Unset): A message label.
+        schedule (str | Unset): A stream, queue or URL group name.
+        flow_control_key (str | Unset): A flow control key, by the rules of URL group names.
+        since (datetime.datetime | Unset):
+        until (datetime.datetime | Unset):
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
@@ -168,8 +244,15 @@ def sync(
 
     return sync_detailed(
         client=client,
+        message_id=message_id,
         state=state,
+        url_query=url_query,
         url_group=url_group,
+        label=label,
+        schedule=schedule,
+        flow_control_key=flow_control_key,
+        since=since,
+        until=until,
         limit=limit,
         cursor=cursor,
     ).parsed
@@ -178,21 +261,37 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
+    message_id: list[str] | Unset = UNSET,
     state: MessageState | Unset = UNSET,
+    url_query: str | Unset = UNSET,
     url_group: str | Unset = UNSET,
+    label: str | Unset = UNSET,
+    schedule: str | Unset = UNSET,
+    flow_control_key: str | Unset = UNSET,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> Response[MessageList | Problem]:
     """List recent messages
 
-     Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those in one
-    state or published to one URL group. Only messages whose URL (or URL group) the token has `consume`
-    on are listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not
-    null: go on until it is. Needs `consume` on messages.
+     Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those that
+    pass every filter given: their ids, state, URL, URL group, label, schedule, flow control key and
+    when they were published (`since`, `until`). `GET /v1/logs` takes the same filters. A query
+    parameter that is none of these is `400 malformed_request`, never ignored. Only messages whose URL
+    (or URL group) the token has `consume` on are listed, so a page may hold fewer than `limit` messages
+    (even none) while `next_cursor` is not null: go on until it is. Needs `consume` on messages.
 
     Args:
+        message_id (list[str] | Unset):
         state (MessageState | Unset):
+        url_query (str | Unset):
         url_group (str | Unset): A stream, queue or URL group name.
+        label (str | Unset): A message label.
+        schedule (str | Unset): A stream, queue or URL group name.
+        flow_control_key (str | Unset): A flow control key, by the rules of URL group names.
+        since (datetime.datetime | Unset):
+        until (datetime.datetime | Unset):
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
@@ -205,8 +304,15 @@ async def asyncio_detailed(
     """
 
     kwargs = _get_kwargs(
+        message_id=message_id,
         state=state,
+        url_query=url_query,
         url_group=url_group,
+        label=label,
+        schedule=schedule,
+        flow_control_key=flow_control_key,
+        since=since,
+        until=until,
         limit=limit,
         cursor=cursor,
     )
@@ -219,21 +325,37 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
+    message_id: list[str] | Unset = UNSET,
     state: MessageState | Unset = UNSET,
+    url_query: str | Unset = UNSET,
     url_group: str | Unset = UNSET,
+    label: str | Unset = UNSET,
+    schedule: str | Unset = UNSET,
+    flow_control_key: str | Unset = UNSET,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 ) -> MessageList | Problem | None:
     """List recent messages
 
-     Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those in one
-    state or published to one URL group. Only messages whose URL (or URL group) the token has `consume`
-    on are listed, so a page may hold fewer than `limit` messages (even none) while `next_cursor` is not
-    null: go on until it is. Needs `consume` on messages.
+     Messages newest first, each as `getMessage` shows it, a page at a time, optionally only those that
+    pass every filter given: their ids, state, URL, URL group, label, schedule, flow control key and
+    when they were published (`since`, `until`). `GET /v1/logs` takes the same filters. A query
+    parameter that is none of these is `400 malformed_request`, never ignored. Only messages whose URL
+    (or URL group) the token has `consume` on are listed, so a page may hold fewer than `limit` messages
+    (even none) while `next_cursor` is not null: go on until it is. Needs `consume` on messages.
 
     Args:
+        message_id (list[str] | Unset):
         state (MessageState | Unset):
+        url_query (str | Unset):
         url_group (str | Unset): A stream, queue or URL group name.
+        label (str | Unset): A message label.
+        schedule (str | Unset): A stream, queue or URL group name.
+        flow_control_key (str | Unset): A flow control key, by the rules of URL group names.
+        since (datetime.datetime | Unset):
+        until (datetime.datetime | Unset):
         limit (int | Unset):  Default: 100.
         cursor (str | Unset): A position in a listing, opaque to clients.
 
@@ -248,8 +370,15 @@ async def asyncio(
     return (
         await asyncio_detailed(
             client=client,
+            message_id=message_id,
             state=state,
+            url_query=url_query,
             url_group=url_group,
+            label=label,
+            schedule=schedule,
+            flow_control_key=flow_control_key,
+            since=since,
+            until=until,
             limit=limit,
             cursor=cursor,
         )
