@@ -37,6 +37,7 @@ from .checks import (
 )
 from .contract import LeaseDeathListener, Store
 from .errors import ConflictError, NotFoundError, StoreError, StoreFullError, StoreUnavailableError
+from .message_filter import MessageFilter
 from .records import (
     JSON,
     AppendResult,
@@ -57,6 +58,9 @@ from .records import (
     JobReleaseOutcome,
     JobState,
     LeasedJob,
+    LogEventRecord,
+    LogPage,
+    LogState,
     MessageLease,
     MessagePage,
     MessageReceipt,
@@ -108,6 +112,10 @@ __all__ = [
     "JobState",
     "LeaseDeathListener",
     "LeasedJob",
+    "LogEventRecord",
+    "LogPage",
+    "LogState",
+    "MessageFilter",
     "MessageLease",
     "MessageReceipt",
     "MessagePage",

@@ -3,7 +3,7 @@
 A cursor is a listing's kind and its position, as base64url text without padding (what
 openapi.yaml's ``ListCursor`` allows): ``s:<name>`` resumes a stream listing after that name and
 ``m:<sequence>`` a message listing before that publish sequence, ``h:<name>`` a schedule listing
-after that name, ``f:<key>`` a flow control key listing after that key. The contract reads a cursor once
+after that name, ``l:<sequence>`` a log listing before that event sequence, ``f:<key>`` a flow control key listing after that key. The contract reads a cursor once
 and hands its backend the position; a cursor of another kind, or one that is not base64url of
 such text, is ``validation_failed``.
 """
@@ -19,6 +19,8 @@ from .errors import StoreError
 __all__ = [
     "flow_control_cursor",
     "flow_control_cursor_position",
+    "log_cursor",
+    "log_cursor_position",
     "message_cursor",
     "message_cursor_position",
     "name_prefix_end",
@@ -71,6 +73,19 @@ def message_cursor_position(cursor: str) -> int:
     sequence = _decode(cursor, kind="m")
     if not _SEQUENCE.fullmatch(sequence):
         raise StoreError("validation_failed", f"cursor {cursor!r} names no message position")
+    return int(sequence)
+
+
+def log_cursor(before: int) -> str:
+    """The cursor of a log listing that resumes before the event sequence ``before``."""
+    return _encode(f"l:{before}")
+
+
+def log_cursor_position(cursor: str) -> int:
+    """The event sequence a log listing's ``cursor`` resumes before."""
+    sequence = _decode(cursor, kind="l")
+    if not _SEQUENCE.fullmatch(sequence):
+        raise StoreError("validation_failed", f"cursor {cursor!r} names no log position")
     return int(sequence)
 
 

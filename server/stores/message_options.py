@@ -1,7 +1,8 @@
 """The options of a message that only some of its readers need, which either store keeps as one
 JSON document: the headers its callbacks are sent with, what its reads redact, the flow control
-limits it was published with (its key is also kept apart, where the claims index it), and how its
-deliveries are signed when not the default way.
+limits it was published with (its key is also kept apart, where the claims index it), how its
+deliveries are signed when not the default way, its labels and the schedule that published it,
+which the listings' filters read (``message_filter``).
 
 A message without any keeps no document (NULL in SQLite, no hash field in Redis), so messages that
 an earlier version stored read back with none.
@@ -26,6 +27,8 @@ class MessageOptionFields(TypedDict):
     redact_headers: tuple[str, ...]
     flow_control: FlowControlLimits | None
     signature_scheme: SignatureScheme
+    labels: tuple[str, ...]
+    schedule: str | None
 
 
 def dump_message_options(message: NewMessage) -> str | None:
@@ -47,6 +50,10 @@ def dump_message_options(message: NewMessage) -> str | None:
         }
     if message.signature_scheme != "spool":
         document["signature_scheme"] = message.signature_scheme
+    if message.labels:
+        document["labels"] = list(message.labels)
+    if message.schedule is not None:
+        document["schedule"] = message.schedule
     if not document:
         return None
     # ASCII escapes, as dump_json writes: header values are ASCII already, and either backend
@@ -66,4 +73,6 @@ def load_message_options(text: str | None) -> MessageOptionFields:
         redact_headers=tuple(redact.get("headers", ())),
         flow_control=None if flow is None else FlowControlLimits(**flow),
         signature_scheme=document.get("signature_scheme", "spool"),
+        labels=tuple(document.get("labels", ())),
+        schedule=document.get("schedule"),
     )

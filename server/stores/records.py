@@ -35,6 +35,9 @@ __all__ = [
     "MessageRecord",
     "MessagePage",
     "MessageState",
+    "LogEventRecord",
+    "LogPage",
+    "LogState",
     "NewJob",
     "NewMessage",
     "PendingEntry",
@@ -68,6 +71,10 @@ JobReleaseOutcome = Literal["released", "lease_expired", "job_not_found"]
 JobAttemptOutcome = Literal["succeeded", "failed", "lease_expired", "released"]
 MessageState = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
 SignatureScheme = Literal["spool", "standard_webhooks"]
+# What a message's log event says happened (``Store.list_logs``).
+LogState = Literal[
+    "created", "scheduled", "retry", "delivered", "failed", "dead_lettered", "cancelled"
+]
 ScheduleCatchUp = Literal["once", "skip"]
 ScheduleOutcome = Literal["published", "failed", "skipped"]
 
@@ -377,7 +384,8 @@ class NewMessage:
     ``redact_body`` and ``redact_headers`` (names) say what reads must not show; the store keeps
     the values as they are. ``flow_control`` puts the message under its key's limits, which
     become the key's own (the latest publish sets them). ``signature_scheme`` says how its
-    deliveries are signed (server/delivery/attempt.py).
+    deliveries are signed (server/delivery/attempt.py). ``labels`` and ``schedule`` (the name of
+    the schedule that published it) are kept for finding it (``MessageFilter``).
     """
 
     url: str
@@ -402,6 +410,8 @@ class NewMessage:
     redact_headers: tuple[str, ...] = ()
     flow_control: FlowControlLimits | None = None
     signature_scheme: SignatureScheme = "spool"
+    labels: tuple[str, ...] = ()
+    schedule: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -470,6 +480,8 @@ class MessageRecord:
     redact_headers: tuple[str, ...] = ()
     flow_control: FlowControlLimits | None = None
     signature_scheme: SignatureScheme = "spool"
+    labels: tuple[str, ...] = ()
+    schedule: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -477,6 +489,34 @@ class MessagePage:
     """One page of a message listing, newest first; ``next_cursor`` is None after the last page."""
 
     messages: list[MessageRecord]
+    next_cursor: str | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LogEventRecord:
+    """One change of a message's state, with what its message is found by: its URL, URL group,
+    labels, schedule and flow control key (never its body or headers). ``attempt``,
+    ``status_code`` and ``error`` are the delivery attempt's that led to it, if one did.
+    """
+
+    message_id: str
+    state: LogState
+    at: float
+    url: str
+    labels: tuple[str, ...] = ()
+    url_group: str | None = None
+    schedule: str | None = None
+    flow_control_key: str | None = None
+    attempt: int | None = None
+    status_code: int | None = None
+    error: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LogPage:
+    """One page of a log listing, newest first; ``next_cursor`` is None after the last page."""
+
+    events: list[LogEventRecord]
     next_cursor: str | None
 
 

@@ -14,12 +14,16 @@ from collections.abc import Sequence
 from typing import Literal, get_args
 
 from ..checks import check_at_least_one, check_lease_margin, check_traceparent, dump_json
-from ..cursors import message_cursor, message_cursor_position
+from ..cursors import log_cursor, log_cursor_position, message_cursor, message_cursor_position
 from ..errors import StoreError
+from ..message_filter import MessageFilter
 from ..records import (
     DeadLetterRecord,
     DeliveryAttemptRecord,
     IdempotencyClaim,
+    LogEventRecord,
+    LogPage,
+    LogState,
     MessageLease,
     MessagePage,
     MessageReceipt,
@@ -35,6 +39,8 @@ __all__ = ["MessagesContract"]
 Outcome = Literal["delivered", "retry", "failed"]
 _OUTCOMES = ("delivered", "retry", "failed")
 _STATES: tuple[str, ...] = get_args(MessageState)
+_LOG_STATES: tuple[str, ...] = get_args(LogState)
+_NO_FILTER = MessageFilter()
 
 
 class MessagesContract(abc.ABC):
@@ -80,29 +86,58 @@ class MessagesContract(abc.ABC):
     async def list_messages(
         self,
         *,
-        state: MessageState | None,
-        url_group: str | None,
+        where: MessageFilter = _NO_FILTER,
         limit: int,
         cursor: str | None,
     ) -> MessagePage:
-        """Up to ``limit`` messages, newest published first, only those in ``state`` and published
-        to ``url_group`` when given, from ``cursor`` (an earlier page's ``next_cursor``; None for
-        the first page). A page may be shorter than ``limit`` before the last (a backend may look
-        at a bounded number of messages per page); the last page's ``next_cursor`` is None.
-        Messages published after the first page are not in the later ones. An unknown state or a
-        cursor that is not a message listing's is ``validation_failed``.
+        """Up to ``limit`` messages, newest published first, only those that pass ``where``
+        (its ``state`` a ``MessageState``, its times bounding ``created_at``), from ``cursor`` (an
+        earlier page's ``next_cursor``; None for the first page). A page may be shorter than
+        ``limit`` before the last (a backend may look at a bounded number of messages per page);
+        the last page's ``next_cursor`` is None. Messages published after the first page are not
+        in the later ones. An unknown state or a cursor that is not a message listing's is
+        ``validation_failed``.
         """
-        if state is not None and state not in _STATES:
-            raise StoreError("validation_failed", f"unknown message state {state!r}")
+        where.check(states=_STATES)
         check_at_least_one(limit, name="limit")
         before = None if cursor is None else message_cursor_position(cursor)
-        messages, next_before = await self._list_messages(
-            state=state, url_group=url_group, limit=limit, cursor=before
-        )
+        messages, next_before = await self._list_messages(where=where, limit=limit, cursor=before)
         return MessagePage(
             messages=messages,
             next_cursor=None if next_before is None else message_cursor(next_before),
         )
+
+    async def list_logs(
+        self,
+        *,
+        where: MessageFilter = _NO_FILTER,
+        limit: int,
+        cursor: str | None,
+    ) -> LogPage:
+        """Up to ``limit`` events of messages, newest first, from ``cursor`` (an earlier page's
+        ``next_cursor``), only those that pass ``where``: its ``state`` a ``LogState`` of the
+        event, its times bounding the event's ``at``, the rest the event's message. Short pages
+        and the last page's cursor as ``list_messages``. Every method that changes a message's
+        state writes its event in the same atomic write: ``publish_messages`` ``created``,
+        ``cancel_message`` ``cancelled``, ``record_attempt`` ``retry``, ``delivered`` or
+        ``failed`` then ``dead_lettered`` (with the attempt's number, status code and error),
+        ``retry_dead_letter`` ``scheduled``. An unknown state or a cursor that is not a log
+        listing's is ``validation_failed``.
+        """
+        where.check(states=_LOG_STATES)
+        check_at_least_one(limit, name="limit")
+        before = None if cursor is None else log_cursor_position(cursor)
+        events, next_before = await self._list_logs(where=where, limit=limit, cursor=before)
+        return LogPage(
+            events=events, next_cursor=None if next_before is None else log_cursor(next_before)
+        )
+
+    async def prune_logs(self, *, before: float, limit: int) -> int:
+        """Remove up to ``limit`` of the oldest events that happened before ``before``, and
+        answer how many went; fewer than ``limit`` means none older is left.
+        """
+        check_at_least_one(limit, name="limit")
+        return await self._prune_logs(before=before, limit=limit)
 
     async def cancel_message(self, message_id: str) -> MessageRecord:
         """Cancel a ``scheduled`` message; ``ConflictError("invalid_state")`` for any other state."""
@@ -229,16 +264,31 @@ class MessagesContract(abc.ABC):
     async def _list_messages(
         self,
         *,
-        state: MessageState | None,
-        url_group: str | None,
+        where: MessageFilter,
         limit: int,
         cursor: int | None,
     ) -> tuple[list[MessageRecord], int | None]:
-        """``list_messages`` with its cursor read: up to ``limit`` messages (of ``state`` and
-        ``url_group`` when given) published before the publish sequence ``cursor`` (None: the
-        newest), newest first, and the sequence the next
-        page starts before (None when no message is left).
+        """``list_messages`` with its cursor read: up to ``limit`` messages that pass ``where``
+        published before the publish sequence ``cursor`` (None: the newest), newest first, and the
+        sequence the next page starts before (None when no message is left).
         """
+
+    @abc.abstractmethod
+    async def _list_logs(
+        self,
+        *,
+        where: MessageFilter,
+        limit: int,
+        cursor: int | None,
+    ) -> tuple[list[LogEventRecord], int | None]:
+        """``list_logs`` with its cursor read: up to ``limit`` events that pass ``where`` before
+        the event sequence ``cursor`` (None: the newest), newest first, and the sequence the next
+        page starts before (None when no event is left).
+        """
+
+    @abc.abstractmethod
+    async def _prune_logs(self, *, before: float, limit: int) -> int:
+        """``prune_logs`` with a checked limit."""
 
     @abc.abstractmethod
     async def _cancel_message(self, message_id: str) -> MessageRecord:

@@ -93,7 +93,9 @@ class MessageKeys:
         """The keys every message script declares, in the order ``lua/lib/messages.lua`` unpacks
         them.
         """
-        return [f"{self.base}:{name}" for name in ("due", "dead", "dedup", "dedup_exp", "seq")]
+        return [
+            f"{self.base}:{name}" for name in ("due", "dead", "dedup", "dedup_exp", "seq", "events")
+        ]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -12,22 +12,30 @@ from ..base import (
     DeadLetterRecord,
     DeliveryAttemptRecord,
     IdempotencyClaim,
+    LogEventRecord,
     MessageLease,
     MessageReceipt,
     MessageRecord,
-    MessageState,
     NewMessage,
     UrlEndpoint,
     UrlGroupRecord,
 )
+from ..message_filter import MessageFilter
 from .arguments import number_text, optional_argument
 from .core import RedisCore
 from .errors import store_error
-from .records import attempt_json, message_fields, message_record, pairs, url_group_record
+from .records import (
+    attempt_json,
+    log_event_record,
+    message_fields,
+    message_record,
+    pairs,
+    url_group_record,
+)
 
 __all__ = ["RedisMessages"]
 
-# How many messages one listing page looks at, at most: a filter that few messages pass answers
+# How many messages (or events) one listing page looks at, at most: a filter that few pass answers
 # short pages, each a bounded script, rather than one script that reads every message.
 _LISTING_BUDGET = 1000
 
@@ -119,21 +127,19 @@ class RedisMessages(RedisCore):
     async def _list_messages(
         self,
         *,
-        state: MessageState | None,
-        url_group: str | None,
+        where: MessageFilter,
         limit: int,
         cursor: int | None,
     ) -> tuple[list[MessageRecord], int | None]:
         """Down the listed set by publish sequence, newest first, in one script that looks at up
-        to ``_LISTING_BUDGET`` messages and answers those that pass the filters.
+        to ``_LISTING_BUDGET`` messages and answers those that pass the filter.
         """
         next_before, found = await self._message_script(
             "list_messages",
             [
                 "+inf" if cursor is None else cursor,
                 limit,
-                state or "",
-                url_group or "",
+                where.document(),
                 max(limit, _LISTING_BUDGET),
             ],
             now=self.clock(),
@@ -141,6 +147,33 @@ class RedisMessages(RedisCore):
         )
         messages = [message_record(pairs(fields)) for fields in found]
         return messages, None if next_before == "" else int(next_before)
+
+    async def _list_logs(
+        self, *, where: MessageFilter, limit: int, cursor: int | None
+    ) -> tuple[list[LogEventRecord], int | None]:
+        """Down the event set by sequence, newest first, in one script that looks at up to
+        ``_LISTING_BUDGET`` events and answers those that pass the filter, with their messages'
+        fields.
+        """
+        next_before, found = await self._message_script(
+            "list_logs",
+            [
+                "+inf" if cursor is None else cursor,
+                limit,
+                where.document(),
+                max(limit, _LISTING_BUDGET),
+            ],
+            now=self.clock(),
+        )
+        events = [log_event_record(*row) for row in found]
+        return events, None if next_before == "" else int(next_before)
+
+    async def _prune_logs(self, *, before: float, limit: int) -> int:
+        """Remove the oldest events before ``before``, in one script."""
+        removed = await self._message_script(
+            "prune_logs", [number_text(before), limit], now=self.clock()
+        )
+        return int(removed)
 
     async def _cancel_message(self, message_id: str) -> MessageRecord:
         """Cancel a scheduled message."""

@@ -13,6 +13,7 @@ from ..base import (
     DeliveryAttemptRecord,
     JobRecord,
     JobState,
+    LogEventRecord,
     MessageRecord,
     MessageState,
     NewMessage,
@@ -32,6 +33,7 @@ __all__ = [
     "attempt_json",
     "entry_body",
     "job_record",
+    "log_event_record",
     "message_fields",
     "message_record",
     "optional_float",
@@ -256,6 +258,33 @@ def message_record(fields: Mapping[str, str]) -> MessageRecord:
         lease_id=fields.get("lease_id"),
         traceparent=fields.get("traceparent"),
         **load_message_options(fields.get("options")),
+    )
+
+
+def log_event_record(
+    member: str,
+    url: str,
+    url_group: str | None,
+    flow_key: str | None,
+    options: str | None,
+) -> LogEventRecord:
+    """An event as lua/list_logs.lua answers it: its member of the event set (lib/log.lua) and
+    its message's fields.
+    """
+    event = json.loads(member)
+    message_options = load_message_options(options)
+    return LogEventRecord(
+        message_id=event["id"],
+        state=event["state"],
+        at=float(event["at"]),
+        url=url,
+        labels=message_options["labels"],
+        url_group=url_group,
+        schedule=message_options["schedule"],
+        flow_control_key=flow_key,
+        attempt=event.get("attempt"),
+        status_code=event.get("status_code"),
+        error=event.get("error"),
     )
 
 

@@ -37,6 +37,7 @@ from ._dead_letters import DeadLettersMixin
 from ._flow_control import FlowControlMixin
 from ._groups import GroupsMixin
 from ._limits import LimitsMixin
+from ._logs import LogsMixin
 from ._messages import MessagesMixin
 from ._queues import QueuesMixin
 from ._schedules import SchedulesMixin
@@ -65,6 +66,7 @@ class SQLiteStore(
     GroupsMixin,
     QueuesMixin,
     MessagesMixin,
+    LogsMixin,
     UrlGroupsMixin,
     DeadLettersMixin,
     LimitsMixin,

@@ -6,6 +6,7 @@ import sqlite3
 
 from ..base import DeadLetterRecord, MessageRecord, NotFoundError
 from ._core import SQLiteCore
+from ._logs import log_event
 from ._messages import message_record
 
 __all__ = ["DeadLettersMixin"]
@@ -61,6 +62,7 @@ class DeadLettersMixin(SQLiteCore):
                 " WHERE message_id = ?",
                 (now, message_id),
             )
+            log_event(connection, message_id, "scheduled", now)
             return message_record(connection, message_id)
 
         return await self.run_transaction(work)

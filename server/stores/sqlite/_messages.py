@@ -16,15 +16,17 @@ from ..base import (
     MessageLease,
     MessageReceipt,
     MessageRecord,
-    MessageState,
     NewMessage,
     NotFoundError,
 )
+from ..message_filter import MessageFilter
 from ..message_options import dump_message_options, load_message_options
 from ._common import PURGE_BATCH
 from ._core import SQLiteCore
 from ._flow_control import FlowGate, flow_published, unpark
 from ._idempotency import write_once
+from ._logs import log_event
+from ._message_filter import filter_conditions
 
 __all__ = ["MessagesMixin", "message_record"]
 
@@ -106,6 +108,7 @@ class MessagesMixin(SQLiteCore):
                         None if message.flow_control is None else message.flow_control.key,
                     ),
                 )
+                log_event(connection, message_id, "created", now)
                 if message.flow_control is not None:
                     flow_published(connection, message.flow_control, now)
                 if message.dedup_key is not None:
@@ -153,8 +156,7 @@ class MessagesMixin(SQLiteCore):
     async def _list_messages(
         self,
         *,
-        state: MessageState | None,
-        url_group: str | None,
+        where: MessageFilter,
         limit: int,
         cursor: int | None,
     ) -> tuple[list[MessageRecord], int | None]:
@@ -165,18 +167,14 @@ class MessagesMixin(SQLiteCore):
         def work(
             connection: sqlite3.Connection, _now: float
         ) -> tuple[list[MessageRecord], int | None]:
-            conditions = ["seq < ?"]
-            values: list[int | str] = [_NO_SEQUENCE if cursor is None else cursor]
-            if state is not None:
-                conditions.append("state = ?")
-                values.append(state)
-            if url_group is not None:
-                conditions.append("url_group = ?")
-                values.append(url_group)
+            conditions, values = filter_conditions(
+                where, state_column="m.state", time_column="m.created_at"
+            )
             rows = connection.execute(
-                f"""SELECT seq, message_id FROM messages WHERE {" AND ".join(conditions)}
+                f"""SELECT seq, message_id FROM messages AS m
+                    WHERE {" AND ".join(["seq < ?", *conditions])}
                     ORDER BY seq DESC LIMIT ?""",
-                (*values, limit + 1),
+                (_NO_SEQUENCE if cursor is None else cursor, *values, limit + 1),
             ).fetchall()
             page = rows[:limit]
             messages = _message_records(connection, [row["message_id"] for row in page])
@@ -187,7 +185,7 @@ class MessagesMixin(SQLiteCore):
     async def _cancel_message(self, message_id: str) -> MessageRecord:
         """Cancel a scheduled message."""
 
-        def work(connection: sqlite3.Connection, _now: float) -> MessageRecord:
+        def work(connection: sqlite3.Connection, now: float) -> MessageRecord:
             message = message_record(connection, message_id)
             if message.state != "scheduled":
                 raise ConflictError(
@@ -200,8 +198,9 @@ class MessagesMixin(SQLiteCore):
                 " WHERE message_id = ?",
                 (message_id,),
             )
+            log_event(connection, message_id, "cancelled", now)
             if message.flow_control is not None:
-                unpark(connection, message.flow_control.key, _now)
+                unpark(connection, message.flow_control.key, now)
             return message_record(connection, message_id)
 
         return await self.run_transaction(work)
@@ -296,6 +295,16 @@ class MessagesMixin(SQLiteCore):
                 )
             if message.flow_control is not None:
                 unpark(connection, message.flow_control.key, now)
+            for state in ("failed", "dead_lettered") if outcome == "failed" else (outcome,):
+                log_event(
+                    connection,
+                    message_id,
+                    state,
+                    now,
+                    attempt=attempt.attempt,
+                    status_code=attempt.status_code,
+                    error=attempt.error,
+                )
             if outcome == "failed":
                 connection.execute(
                     """INSERT OR REPLACE INTO dead_letters (message_id, url, attempts, failed_at,

@@ -11,7 +11,7 @@ import sqlite3
 
 __all__ = ["SCHEMA_VERSION", "create_schema"]
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 # An idempotency record keeps the result of the write that made it, as JSON. Its scope is what
 # the write changed (``stream:<name>``, ``queue:<name>`` or ``messages``), as Redis keeps each
@@ -68,6 +68,21 @@ _FLOW_CONTROL = (
         started_at REAL NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS flow_starts_by_key ON flow_starts (key, started_at)",
+)
+# The messages' event log (``_logs``): listed newest first by sequence, pruned oldest first by time,
+# and found by message for the message's own log.
+_MESSAGE_EVENTS = (
+    """CREATE TABLE IF NOT EXISTS message_events (
+        seq INTEGER PRIMARY KEY,
+        message_id TEXT NOT NULL REFERENCES messages (message_id) ON DELETE CASCADE,
+        state TEXT NOT NULL,
+        at REAL NOT NULL,
+        attempt INTEGER,
+        status_code INTEGER,
+        error TEXT
+    )""",
+    "CREATE INDEX IF NOT EXISTS message_events_by_time ON message_events (at)",
+    "CREATE INDEX IF NOT EXISTS message_events_by_message ON message_events (message_id, seq)",
 )
 # Made after the upgrades, since a file from before version 9 has no flow_key column until then.
 _FLOW_KEY_INDEX = """CREATE INDEX IF NOT EXISTS messages_by_flow_key ON messages (flow_key, seq)
@@ -187,6 +202,7 @@ _SCHEMA: tuple[str, ...] = (
         WHERE state IN ('scheduled', 'delivering')""",
     *_MESSAGE_LISTING_INDEXES,
     *_FLOW_CONTROL,
+    *_MESSAGE_EVENTS,
     """CREATE TABLE IF NOT EXISTS message_attempts (
         message_id TEXT NOT NULL REFERENCES messages (message_id) ON DELETE CASCADE,
         position INTEGER NOT NULL,
@@ -315,6 +331,9 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
     # Messages published before flow control have no key. A new version, so that an older Spool,
     # which would claim past every limit, refuses the file.
     9: ("ALTER TABLE messages ADD COLUMN flow_key TEXT",),
+    # Messages changed before the log have no events. A new version, so that an older Spool,
+    # which would change messages without logging, refuses the file.
+    10: _MESSAGE_EVENTS,
 }
 
 

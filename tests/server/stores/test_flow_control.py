@@ -264,7 +264,7 @@ async def test_an_invalid_key_is_refused(store: Store, key: str) -> None:
 
 
 async def test_a_cursor_of_another_listing_is_refused(store: Store) -> None:
-    page = await store.list_messages(state=None, url_group=None, limit=1, cursor=None)
+    page = await store.list_messages(limit=1, cursor=None)
     assert page.next_cursor is None
     with pytest.raises(StoreError) as caught:
         await store.list_flow_control_keys(limit=1, cursor="bTox")

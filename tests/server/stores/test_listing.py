@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from server.stores.base import (
+    MessageFilter,
     MessageRecord,
     MessageState,
     Store,
@@ -41,7 +42,7 @@ async def every_message(
     cursor = None
     while True:
         page = await store.list_messages(
-            state=state, url_group=url_group, limit=limit, cursor=cursor
+            where=MessageFilter(state=state, url_group=url_group), limit=limit, cursor=cursor
         )
         messages += page.messages
         if page.next_cursor is None:
@@ -153,7 +154,7 @@ async def test_messages_are_listed_newest_first_a_page_at_a_time(
     listed = await every_message(store)
     assert [message.message_id for message in listed] == ids[::-1]
     assert listed[0] == await store.get_message(ids[-1])
-    first = await store.list_messages(state=None, url_group=None, limit=5, cursor=None)
+    first = await store.list_messages(limit=5, cursor=None)
     assert (len(first.messages), first.next_cursor) == (5, None)
 
 
@@ -207,9 +208,9 @@ async def test_a_url_group_filter_lists_only_that_groups_messages(store: Store) 
 async def test_messages_published_after_the_first_page_are_not_on_later_ones(store: Store) -> None:
     """A cursor goes on below where its page ended, so newer messages do not shift the pages."""
     older = await store.publish_messages([new_message() for _ in range(3)])
-    first = await store.list_messages(state=None, url_group=None, limit=2, cursor=None)
+    first = await store.list_messages(limit=2, cursor=None)
     await store.publish_messages([new_message()])
-    rest = await store.list_messages(state=None, url_group=None, limit=2, cursor=first.next_cursor)
+    rest = await store.list_messages(limit=2, cursor=first.next_cursor)
     assert [m.message_id for m in rest.messages] == [older[0].message_id]
     assert rest.next_cursor is None
 
@@ -228,5 +229,5 @@ async def test_a_cursor_that_is_not_a_message_listings_is_refused(
 ) -> None:
     """A stream listing's cursor, or one naming no position, is ``validation_failed``."""
     with pytest.raises(StoreError) as raised:
-        await store.list_messages(state=None, url_group=None, limit=1, cursor=cursor)
+        await store.list_messages(limit=1, cursor=cursor)
     assert raised.value.code == "validation_failed"

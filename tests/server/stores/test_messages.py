@@ -65,7 +65,7 @@ async def test_callback_headers_are_kept_for_every_read(store: Store, clock: Fak
         redact_headers=("Authorization", "x-api-key"),
     )
     plain = await publish_one(store, clock)
-    page = await store.list_messages(state=None, url_group=None, limit=10, cursor=None)
+    page = await store.list_messages(limit=10, cursor=None)
     listed = {message.message_id: message for message in page.messages}
     for record in (
         await store.get_message(message_id),

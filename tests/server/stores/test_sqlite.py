@@ -21,6 +21,7 @@ from server.stores import InvalidStoreURL
 from server.stores.base import (
     FlowControlLimits,
     IdempotencyClaim,
+    MessageFilter,
     NewJob,
     NotFoundError,
     QueueSettings,
@@ -125,8 +126,14 @@ async def test_the_file_runs_wal_with_full_sync_and_foreign_keys(
 # Schema versions -----------------------------------------------------------------------------
 
 # What a file of schema version 4 or older lacks: the columns that keep a publish's traceparent.
+# What a file of schema version 9 or older lacks: the messages' event log.
+_WITHOUT_EVENTS = ("DROP TABLE message_events",)
 # What a file of schema version 8 or older lacks: the column of a message's flow control key.
-_WITHOUT_FLOW_KEY = ("DROP INDEX messages_by_flow_key", "ALTER TABLE messages DROP COLUMN flow_key")
+_WITHOUT_FLOW_KEY = (
+    "DROP INDEX messages_by_flow_key",
+    "ALTER TABLE messages DROP COLUMN flow_key",
+    *_WITHOUT_EVENTS,
+)
 # What a file of schema version 6 or older lacks: the column of a message's options.
 _WITHOUT_OPTIONS = ("ALTER TABLE messages DROP COLUMN options", *_WITHOUT_FLOW_KEY)
 _WITHOUT_TRACEPARENT = (
@@ -206,7 +213,7 @@ async def test_a_file_of_schema_version_1_is_upgraded_when_opened(sqlite_store_u
         def version(connection: sqlite3.Connection, _now: float) -> int:
             return int(connection.execute("SELECT version FROM schema_version").fetchone()[0])
 
-        assert await upgraded.run_transaction(version, write=False) == SCHEMA_VERSION == 9
+        assert await upgraded.run_transaction(version, write=False) == SCHEMA_VERSION == 10
 
 
 async def test_a_file_of_schema_version_2_drops_its_response_records(sqlite_store_url: str) -> None:
@@ -335,7 +342,7 @@ async def test_a_file_of_schema_version_5_gains_the_message_listing_indexes(
             "SEARCH messages USING COVERING INDEX messages_by_url_group (url_group=?)",
         ]
         page = await upgraded.list_messages(
-            state="scheduled", url_group="partners", limit=5, cursor=None
+            where=MessageFilter(state="scheduled", url_group="partners"), limit=5, cursor=None
         )
         assert [message.message_id for message in page.messages] == [receipt.message_id]
 
@@ -379,6 +386,24 @@ async def test_a_file_of_schema_version_8_keeps_its_messages_without_flow_contro
         claimed = await upgraded.claim_due_messages(now=time.time(), limit=10, lease_margin=0)
         assert sorted(message.flow_control is None for message in claimed) == [False, True]
         assert (await upgraded.get_flow_control("acme")).waiting == 1
+
+
+async def test_a_file_of_schema_version_9_keeps_its_messages_without_events(
+    sqlite_store_url: str,
+) -> None:
+    """Messages written before the log gain no events of their past; what happens to them from
+    now on is logged.
+    """
+    first = SQLiteStore.from_url(sqlite_store_url)
+    await first.open()
+    [old_message] = await first.publish_messages([new_message()])
+    await first.close()
+    _rewind(sqlite_store_url, 9, _WITHOUT_EVENTS)
+    async with _opened(sqlite_store_url) as upgraded:
+        assert (await upgraded.list_logs(limit=10, cursor=None)).events == []
+        await upgraded.cancel_message(old_message.message_id)
+        [event] = (await upgraded.list_logs(limit=10, cursor=None)).events
+        assert (event.message_id, event.state) == (old_message.message_id, "cancelled")
 
 
 async def test_expired_idempotency_records_are_deleted_by_later_writes(

@@ -143,9 +143,7 @@ async def test_a_full_store_refuses_job_and_message_publishes(full: FullStore) -
         await store.publish_messages([new_message(body=BIG.encode())])
     await full.free()
     assert await store.list_jobs("work", state=None, limit=10) == []
-    assert (
-        await store.list_messages(state=None, url_group=None, limit=10, cursor=None)
-    ).messages == []
+    assert (await store.list_messages(limit=10, cursor=None)).messages == []
     (receipt,) = await store.publish_jobs("work", [NewJob(topic="t", payload=BIG)])
     assert [job.job_id for job in await store.list_jobs("work", state=None, limit=10)] == [
         receipt.job_id

@@ -1,5 +1,5 @@
--- uses: common, messages, flow
--- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
+-- uses: common, messages, flow, log
+-- KEYS[1..6], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
 -- ARGV[3] message_id: the message
 local message_id = ARGV[3]
 local key = require_message(message_id)
@@ -9,6 +9,7 @@ local in_due = due_member(key, message_id)
 redis.call('ZREM', DUE, in_due)
 redis.call('HSET', key, 'state', 'cancelled')
 redis.call('HDEL', key, 'next_attempt_at')
+log_event(message_id, 'cancelled')
 local flow_key = redis.call('HGET', key, 'flow_key')
 if flow_key then
   redis.call('ZREM', FLOW .. flow_key .. '~parked', in_due)

@@ -1,5 +1,5 @@
 -- uses: common, messages, flow
--- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
+-- KEYS[1..6], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
 -- ARGV[3] limit: how many due messages to claim at most
 -- ARGV[4] lease_margin: each message's lease lasts its own timeout plus this many seconds
 -- ARGV[5..] lease ids: one fresh lease id per message that may be claimed

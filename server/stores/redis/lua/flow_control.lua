@@ -1,5 +1,5 @@
 -- uses: common, messages, flow
--- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
+-- KEYS[1..6], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
 -- ARGV[3] action: 'get', 'pause', 'resume' or 'reset'
 -- ARGV[4] key: the flow control key
 -- Returns the key's state as lib/flow.lua's flow_state gives it, after the action.

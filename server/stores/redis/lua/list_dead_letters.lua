@@ -1,5 +1,5 @@
 -- uses: common, messages
--- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
+-- KEYS[1..6], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
 -- ARGV[3] limit: how many dead letters to list at most
 local limit = tonumber(ARGV[3])
 local letters = {}

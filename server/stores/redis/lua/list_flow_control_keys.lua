@@ -1,5 +1,5 @@
 -- uses: common, messages, flow
--- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
+-- KEYS[1..6], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
 -- ARGV[3] after: the key the page starts after ('' = from the first)
 -- ARGV[4] limit: how many keys at most
 -- Returns {more, states}: 1 when keys follow the page, and each key's state as flow_state gives it.

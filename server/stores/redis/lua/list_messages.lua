@@ -1,16 +1,15 @@
--- uses: common, messages
--- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
--- KEYS[6] listed: zset of every message id, by publish sequence
+-- uses: common, messages, filter
+-- KEYS[1..6], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
+-- KEYS[7] listed: zset of every message id, by publish sequence
 -- ARGV[3] before: the publish sequence the page starts below ('+inf' for the newest)
 -- ARGV[4] limit: how many messages to answer at most
--- ARGV[5] state: only messages in this state ('' for any)
--- ARGV[6] url_group: only messages published to this URL group ('' for any)
--- ARGV[7] budget: how many messages to look at at most, so a rare filter costs a bounded page
+-- ARGV[5] where: the filter's document (lib/filter.lua)
+-- ARGV[6] budget: how many messages to look at at most, so a rare filter costs a bounded page
 -- Answers {next_before, messages}: the sequence the next page starts below ('' when no message is
 -- left) and each message's HGETALL, newest first.
-local listed = KEYS[6]
+local listed = KEYS[7]
 local before, limit = ARGV[3], tonumber(ARGV[4])
-local state, url_group, budget = ARGV[5], ARGV[6], tonumber(ARGV[7])
+local where, budget = filter_load(ARGV[5]), tonumber(ARGV[6])
 local upper = before
 if before ~= '+inf' then upper = '(' .. before end
 local candidates = redis.call('ZREVRANGEBYSCORE', listed, upper, '-inf', 'WITHSCORES',
@@ -23,10 +22,10 @@ for index = 1, #candidates, 2 do
   end
   looked = looked + 1
   last_score = candidates[index + 1]
-  local key = MESSAGE .. candidates[index]
-  local fields = redis.call('HMGET', key, 'state', 'url_group')
-  if fields[1] and (state == '' or fields[1] == state)
-      and (url_group == '' or fields[2] == url_group) then
+  local message_id = candidates[index]
+  local key = MESSAGE .. message_id
+  local fields = redis.call('HMGET', key, 'state', 'created_at')
+  if fields[1] and filter_passes(where, key, message_id, fields[1], tonumber(fields[2])) then
     messages[#messages + 1] = redis.call('HGETALL', key)
   end
 end

@@ -1,7 +1,7 @@
--- uses: common, idempotency, messages, flow
--- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
--- KEYS[6] listed: zset of every message id, by publish sequence (for listing)
--- KEYS[7] record: the idempotency record (none for a plain publish)
+-- uses: common, idempotency, messages, flow, log
+-- KEYS[1..6], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
+-- KEYS[7] listed: zset of every message id, by publish sequence (for listing)
+-- KEYS[8] record: the idempotency record (none for a plain publish)
 -- ARGV[3] leased_message: the message whose lease the publish needs to be current ('' = none)
 -- ARGV[4] lease_id: that lease ('' = none)
 -- ARGV[5] request_hash: the request's hash (see lib/idempotency.lua)
@@ -10,7 +10,7 @@
 -- ARGV[8..] messages: each message_id, dedup_key ('' = none), dedup window, url, item, the number
 -- of field/value items, then the items (which include not_before and next_attempt_at)
 -- A receipt is {message_id, deduplicated, url, item}.
-local listed, record = KEYS[6], KEYS[7]
+local listed, record = KEYS[7], KEYS[8]
 local leased_message, lease_id = ARGV[3], ARGV[4]
 local request_hash, ttl, message_count = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local kept = replayed_result(record, request_hash, NOW)
@@ -45,6 +45,7 @@ for _ = 1, message_count do
     redis.call('ZADD', listed, sequence, message_id)
     local next_attempt_at = redis.call('HGET', key, 'next_attempt_at')
     redis.call('ZADD', DUE, next_attempt_at, member(sequence, message_id))
+    log_event(message_id, 'created')
     local flow_key = redis.call('HGET', key, 'flow_key')
     if flow_key then flow_published(flow_key, key, sequence, message_id) end
     if dedup_key ~= '' then

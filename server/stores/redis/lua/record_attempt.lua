@@ -1,5 +1,5 @@
--- uses: common, messages, flow
--- KEYS[1..5], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
+-- uses: common, messages, flow, log
+-- KEYS[1..6], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
 -- ARGV[3] message_id: the message
 -- ARGV[4] lease_id: the lease the attempt was made under
 -- ARGV[5] attempt: the attempt, as JSON text
@@ -26,6 +26,13 @@ else
   redis.call('HSET', key, 'state', outcome)
   redis.call('HDEL', key, 'next_attempt_at')
   redis.call('ZREM', DUE, in_due)
+end
+local number = cjson.decode(attempt).attempt
+local status_code = last_status_code ~= '' and tonumber(string.sub(last_status_code, 2)) or nil
+local error_text = last_error ~= '' and string.sub(last_error, 2) or nil
+log_event(message_id, outcome, number, status_code, error_text)
+if outcome == 'failed' then
+  log_event(message_id, 'dead_lettered', number, status_code, error_text)
 end
 local flow_key = redis.call('HGET', key, 'flow_key')
 if flow_key then flow_settled(flow_key, message_id, outcome == 'retry') end

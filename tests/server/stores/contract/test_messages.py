@@ -8,8 +8,15 @@ from typing import Any
 
 import pytest
 
-from server.stores.base import MessageLease, MessagePage, Store, UrlEndpoint
-from server.stores.cursors import message_cursor
+from server.stores.base import (
+    LogPage,
+    MessageFilter,
+    MessageLease,
+    MessagePage,
+    Store,
+    UrlEndpoint,
+)
+from server.stores.cursors import log_cursor, message_cursor
 from tests.server.stores._support import attempt, new_message
 from tests.server.stores.contract._recording import ANSWER, RecordingStore, assert_refused
 
@@ -51,21 +58,41 @@ from tests.server.stores.contract._recording import ANSWER, RecordingStore, asse
         ),
         (lambda s: s.list_dead_letters(limit=0), "limit must be at least 1: 0"),
         (
-            lambda s: s.list_messages(state="gone", url_group=None, limit=1, cursor=None),
-            "unknown message state 'gone'",
+            lambda s: s.list_messages(where=MessageFilter(state="gone"), limit=1, cursor=None),
+            "unknown state 'gone'",
         ),
         (
-            lambda s: s.list_messages(state=None, url_group=None, limit=0, cursor=None),
+            lambda s: s.list_messages(limit=0, cursor=None),
             "limit must be at least 1: 0",
         ),
         (
-            lambda s: s.list_messages(state=None, url_group=None, limit=1, cursor="czpvcmRlcnM"),
+            lambda s: s.list_messages(limit=1, cursor="czpvcmRlcnM"),
             "cursor 'czpvcmRlcnM' is not this listing's",
         ),
         (
-            lambda s: s.list_messages(state=None, url_group=None, limit=1, cursor="bTp4"),
+            lambda s: s.list_messages(limit=1, cursor="bTp4"),
             "cursor 'bTp4' names no message position",
         ),
+        (
+            lambda s: s.list_messages(where=MessageFilter(since=math.nan), limit=1, cursor=None),
+            "since must be a finite time",
+        ),
+        (
+            lambda s: s.list_messages(
+                where=MessageFilter(message_ids=("m",) * 101), limit=1, cursor=None
+            ),
+            "at most 100 message ids in one filter",
+        ),
+        (
+            lambda s: s.list_logs(where=MessageFilter(state="delivering"), limit=1, cursor=None),
+            "unknown state 'delivering'",
+        ),
+        (lambda s: s.list_logs(limit=0, cursor=None), "limit must be at least 1: 0"),
+        (
+            lambda s: s.list_logs(limit=1, cursor="bTo0Mg"),
+            "cursor 'bTo0Mg' is not this listing's",
+        ),
+        (lambda s: s.prune_logs(before=0, limit=0), "limit must be at least 1: 0"),
     ],
 )
 async def test_a_refused_argument_reaches_no_hook(
@@ -138,12 +165,22 @@ async def test_list_messages_reads_its_cursor_and_writes_the_next_one() -> None:
     cursor, and None the end.
     """
     recording = RecordingStore(answer=([ANSWER], 42))
-    page = await recording.store.list_messages(state="failed", url_group="g", limit=1, cursor=None)
+    where = MessageFilter(state="failed", url_group="g")
+    page = await recording.store.list_messages(where=where, limit=1, cursor=None)
     assert page == MessagePage(messages=[ANSWER], next_cursor=message_cursor(42))
     recording.calls.clear()
-    await recording.store.list_messages(
-        state=None, url_group=None, limit=3, cursor=page.next_cursor
-    )
+    await recording.store.list_messages(limit=3, cursor=page.next_cursor)
     assert recording.calls == [
-        ("_list_messages", (), {"state": None, "url_group": None, "limit": 3, "cursor": 42})
+        ("_list_messages", (), {"where": MessageFilter(), "limit": 3, "cursor": 42})
     ]
+
+
+async def test_list_logs_reads_its_cursor_and_writes_the_next_one() -> None:
+    """The hook gets the event sequence a cursor resumes before and the filter as given; the
+    sequence it answers becomes the next cursor.
+    """
+    recording = RecordingStore(answer=([ANSWER], 7))
+    where = MessageFilter(state="failed", label="x")
+    page = await recording.store.list_logs(where=where, limit=1, cursor=log_cursor(9))
+    assert page == LogPage(events=[ANSWER], next_cursor=log_cursor(7))
+    assert recording.calls == [("_list_logs", (), {"where": where, "limit": 1, "cursor": 9})]

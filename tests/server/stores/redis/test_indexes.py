@@ -55,7 +55,7 @@ async def test_opening_indexes_the_streams_and_messages_written_before(
     try:
         streams = await store.list_streams(prefix="", limit=10, cursor=None)
         assert [s.stream for s in streams.streams] == ["audit", "empty", "orders", "orders.dead"]
-        messages = await store.list_messages(state=None, url_group=None, limit=10, cursor=None)
+        messages = await store.list_messages(limit=10, cursor=None)
         assert [m.message_id for m in messages.messages] == message_ids[::-1]
     finally:
         await store.close()

@@ -1,15 +1,16 @@
 -- Every message script gets the messages' keys (MessageKeys.declared()) and two arguments first;
--- its own keys start at KEYS[6], its own arguments at ARGV[3].
+-- its own keys start at KEYS[7], its own arguments at ARGV[3].
 -- KEYS[1] DUE: zset of scheduled and delivering messages, by next try (or lease end)
 -- KEYS[2] DEAD: zset of dead letters, by when they failed
 -- KEYS[3] DEDUP: hash of dedup_key -> '<created_at> <message_id>'
 -- KEYS[4] DEDUP_EXP: zset of dedup keys, by when they expire
--- KEYS[5] SEQ: counter of publish and failure order
+-- KEYS[5] SEQ: counter of publish, failure and event order
+-- KEYS[6] EVENTS: zset of the messages' events (lib/log.lua), by sequence
 -- ARGV[1] MESSAGE: the message key prefix (a message's hash is MESSAGE .. message_id)
 -- ARGV[2] NOW_TEXT: the store's clock (NOW is its number)
 -- Members of the due and dead sets are "<sequence>:<message_id>" with the sequence zero-padded, so
 -- that messages with equal times keep the order they were published (or failed) in.
-local DUE, DEAD, DEDUP, DEDUP_EXP, SEQ = unpack(KEYS, 1, 5)
+local DUE, DEAD, DEDUP, DEDUP_EXP, SEQ, EVENTS = unpack(KEYS, 1, 6)
 local MESSAGE = ARGV[1]
 local NOW_TEXT = ARGV[2]
 local NOW = tonumber(NOW_TEXT)
