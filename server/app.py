@@ -38,6 +38,7 @@ from .docs import DOCS_PATH, docs_routes
 from .heap import settle_heap
 from .http_protocol import READ_TIMEOUT_STATE_KEY
 from .ids import new_id
+from .log_pruner import LogPruner
 from .metrics import Metrics
 from .problems import ProblemError, problem_response
 from .routes import ROUTES
@@ -84,8 +85,10 @@ ServiceFactory = Callable[[AppContext], BackgroundService]
 
 
 def default_services() -> list[ServiceFactory]:
-    """The background services a served app runs: the delivery engine and the scheduler."""
-    return [_delivery_engine, _scheduler]
+    """The background services a served app runs: the delivery engine, the scheduler and the
+    pruner of the messages' events.
+    """
+    return [_delivery_engine, _scheduler, _log_pruner]
 
 
 def _delivery_engine(context: AppContext) -> BackgroundService:
@@ -99,6 +102,10 @@ def _scheduler(context: AppContext) -> BackgroundService:
     scheduler = Scheduler(context)
     context.schedule_changed.append(scheduler.wake)
     return scheduler
+
+
+def _log_pruner(context: AppContext) -> BackgroundService:
+    return LogPruner(context.store, retention_seconds=context.settings.logs_retention_seconds)
 
 
 def create_app(

@@ -31,6 +31,8 @@ permission, ``$SPOOL_DEV_TOKEN`` or ``spool-dev-token``. A file looks like::
       idle_seconds: 3600                    # or after this long without a page or action (1 h)
     docs:                                   # the API reference at /docs (Swagger UI); on by default
       enabled: false                        # or $SPOOL_DOCS=0; the spec stays at /openapi.yaml
+    logs:                                   # the messages' events (GET /v1/logs)
+      retention_seconds: 604800             # or $SPOOL_LOGS_RETENTION; older ones are pruned
 
 Secrets are kept out of ``repr`` so a logged setting never shows one.
 """
@@ -64,6 +66,7 @@ __all__ = [
     "DEFAULT_DEV_TOKEN",
     "DEFAULT_HTTP_READ_TIMEOUT_SECONDS",
     "DEFAULT_LEASE_MARGIN_SECONDS",
+    "DEFAULT_LOGS_RETENTION_SECONDS",
     "DEFAULT_POLL_INTERVAL_SECONDS",
     "DEFAULT_STORE_URL",
     "MAX_METRICS_SCRAPED",
@@ -86,6 +89,8 @@ DEV_TOKEN_ID = "dev"
 MAX_BODY_BYTES = 1024 * 1024
 # A request (headers and body) must arrive whole within this many seconds of its first byte.
 DEFAULT_HTTP_READ_TIMEOUT_SECONDS = 30.0
+# The messages' events are kept this long (a week), then pruned.
+DEFAULT_LOGS_RETENTION_SECONDS = 7 * 24 * 3600.0
 # A claim lasts the message's own ``timeout`` plus this margin, the time to publish its callback and
 # record the attempt. No other process may claim the message meanwhile, so this margin (beyond the
 # timeout) is also how long a message waits to be sent again after its process died mid-attempt.
@@ -172,6 +177,8 @@ class Settings:
     delivery_lease_margin_seconds: float = DEFAULT_LEASE_MARGIN_SECONDS
     delivery_poll_interval_seconds: float = DEFAULT_POLL_INTERVAL_SECONDS
     http_read_timeout_seconds: float = DEFAULT_HTTP_READ_TIMEOUT_SECONDS
+    # The messages' events are pruned once they are older than this (server/log_pruner.py).
+    logs_retention_seconds: float = DEFAULT_LOGS_RETENTION_SECONDS
     metrics: MetricsSettings = MetricsSettings()
     # Whether the web console (server/console/) is served at /console.
     console: bool = False
@@ -253,6 +260,12 @@ class _DeliveryFile(BaseModel):
     poll_interval_seconds: _Seconds | None = None
 
 
+class _LogsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    retention_seconds: _Seconds | None = None
+
+
 class _HttpFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -307,6 +320,7 @@ class _ConfigFile(BaseModel):
     signing_keys: _SigningKeysFile | None = None
     delivery: _DeliveryFile = _DeliveryFile()
     http: _HttpFile = _HttpFile()
+    logs: _LogsFile = _LogsFile()
     metrics: _MetricsFile = _MetricsFile()
     console: _ConsoleFile = _ConsoleFile()
     docs: _DocsFile = _DocsFile()
@@ -327,8 +341,9 @@ def load_settings(
     development mode. ``$SPOOL_ALLOW_DESTINATIONS`` (comma-separated) adds allowed destinations;
     ``$SPOOL_SIGNING_KEY`` and ``$SPOOL_NEXT_SIGNING_KEY`` give the signing keys unless the file
     does. ``$SPOOL_DELIVERY_LEASE_MARGIN`` and ``$SPOOL_DELIVERY_POLL_INTERVAL`` (seconds) override
-    the file's ``delivery`` section, ``$SPOOL_HTTP_READ_TIMEOUT`` its ``http.read_timeout_seconds``. Every allowed destination is checked here, as the destination
-    policy reads it.
+    the file's ``delivery`` section, ``$SPOOL_HTTP_READ_TIMEOUT`` its ``http.read_timeout_seconds``
+    and ``$SPOOL_LOGS_RETENTION`` its ``logs.retention_seconds``. Every allowed destination is
+    checked here, as the destination policy reads it.
 
     ``GET /metrics`` is served when ``metrics`` is true (``spool-server --metrics``),
     ``$SPOOL_METRICS`` is ``1`` or ``true``, the file's ``metrics.enabled`` is true, or in
@@ -356,6 +371,7 @@ def load_settings(
     lease_margin = _seconds_from(environ, "SPOOL_DELIVERY_LEASE_MARGIN")
     poll_interval = _seconds_from(environ, "SPOOL_DELIVERY_POLL_INTERVAL")
     read_timeout = _seconds_from(environ, "SPOOL_HTTP_READ_TIMEOUT")
+    logs_retention = _seconds_from(environ, "SPOOL_LOGS_RETENTION")
     metrics_switch = True if metrics else _switch_from(environ, "SPOOL_METRICS")
     metrics_token = environ.get("SPOOL_METRICS_TOKEN") or None
     console_switch = True if console else _switch_from(environ, "SPOOL_CONSOLE")
@@ -382,6 +398,7 @@ def load_settings(
             delivery_lease_margin_seconds=lease_margin or DEFAULT_LEASE_MARGIN_SECONDS,
             delivery_poll_interval_seconds=poll_interval or DEFAULT_POLL_INTERVAL_SECONDS,
             http_read_timeout_seconds=read_timeout or DEFAULT_HTTP_READ_TIMEOUT_SECONDS,
+            logs_retention_seconds=logs_retention or DEFAULT_LOGS_RETENTION_SECONDS,
             metrics=MetricsSettings(
                 enabled=metrics_switch is not False, token=metrics_token, streams=()
             ),
@@ -427,6 +444,9 @@ def load_settings(
         ),
         http_read_timeout_seconds=(
             read_timeout or parsed.http.read_timeout_seconds or DEFAULT_HTTP_READ_TIMEOUT_SECONDS
+        ),
+        logs_retention_seconds=(
+            logs_retention or parsed.logs.retention_seconds or DEFAULT_LOGS_RETENTION_SECONDS
         ),
         metrics=_metrics(
             parsed.metrics,

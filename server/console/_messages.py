@@ -30,9 +30,7 @@ _PAGE_PATH = f"{PREFIX}/messages"
 
 async def _recent(request: Request, visit: Visit) -> list[MessageRecord]:
     access = visit.access("GET", "/v1/messages")
-    listed = await context_of(request).store.list_messages(
-        state=None, url_group=None, limit=RECENT_MESSAGES, cursor=None
-    )
+    listed = await context_of(request).store.list_messages(limit=RECENT_MESSAGES, cursor=None)
     return [message for message in listed.messages if may_see_message(access, message)]
 
 

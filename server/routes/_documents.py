@@ -31,6 +31,7 @@ from ..stores.base import (
     JobRecord,
     JobReleaseOutcome,
     LeasedJob,
+    LogEventRecord,
     MessageReceipt,
     MessageRecord,
     PendingEntry,
@@ -64,6 +65,8 @@ __all__ = [
     "job_receipt",
     "job_receipt_list",
     "leased_job_list",
+    "log_event",
+    "log_list",
     "message",
     "message_batch_result",
     "message_list",
@@ -520,11 +523,13 @@ def message(record: MessageRecord) -> Document:
         "timeout": record.timeout,
         "created_at": rfc3339(record.created_at),
         "not_before": rfc3339(record.not_before),
+        "labels": list(record.labels),
         "attempts": [_attempt(attempt) for attempt in record.attempts],
         "signature_scheme": record.signature_scheme,
         **without_none(
             {
                 "url_group": record.url_group,
+                "schedule": record.schedule,
                 "retry_delay": record.retry_delay,
                 "next_attempt_at": None
                 if record.next_attempt_at is None
@@ -547,6 +552,34 @@ def message(record: MessageRecord) -> Document:
 def message_list(records: Sequence[MessageRecord], next_cursor: str | None) -> Document:
     """listMessages: one page."""
     return {"messages": [message(m) for m in records], "next_cursor": next_cursor}
+
+
+@_answers("LogEvent")
+def log_event(record: LogEventRecord) -> Document:
+    """One event of listLogs: what its message is found by, never its body or headers."""
+    return {
+        "message_id": record.message_id,
+        "state": record.state,
+        "at": rfc3339(record.at),
+        "url": record.url,
+        "labels": list(record.labels),
+        **without_none(
+            {
+                "url_group": record.url_group,
+                "schedule": record.schedule,
+                "flow_control_key": record.flow_control_key,
+                "attempt": record.attempt,
+                "status_code": record.status_code,
+                "error": record.error,
+            }
+        ),
+    }
+
+
+@_answers("LogList")
+def log_list(records: Sequence[LogEventRecord], next_cursor: str | None) -> Document:
+    """listLogs: one page."""
+    return {"events": [log_event(record) for record in records], "next_cursor": next_cursor}
 
 
 @_answers("UrlGroup")

@@ -2,19 +2,47 @@
 
 from __future__ import annotations
 
+import datetime
+import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, TypeVar
 
 from pydantic import RootModel, ValidationError
 from starlette.requests import Request
 
-from generated.pydantic_models import ListCursor
+from generated.pydantic_models import FlowControlKey, Label, ListCursor, ResourceName
 
+from ..problems import ProblemError
 from ..stores.base import StoreError
+from ..stores.message_filter import MAX_FILTER_IDS, MessageFilter
 from ._body import invalid
 
-__all__ = ["query_bool", "query_cursor", "query_int", "query_value"]
+__all__ = [
+    "MESSAGE_FILTER_NAMES",
+    "check_query_names",
+    "query_bool",
+    "query_cursor",
+    "query_int",
+    "query_message_filter",
+    "query_time",
+    "query_value",
+]
+
+# The query parameters of a message filter (openapi.yaml's Filter* parameters, and ``state``).
+MESSAGE_FILTER_NAMES = (
+    "message_id",
+    "state",
+    "url",
+    "url_group",
+    "label",
+    "schedule",
+    "flow_control_key",
+    "since",
+    "until",
+)
+_MESSAGE_ID = re.compile(r"msg_[0-9A-Za-z]{1,64}")
+_MAX_URL = 2048
 
 RootT = TypeVar("RootT", bound=RootModel[Any])
 
@@ -67,3 +95,61 @@ def query_cursor(request: Request, read: Callable[[str], object]) -> str | None:
         except StoreError as error:
             raise invalid("query.cursor", error.detail) from None
     return cursor
+
+
+def check_query_names(request: Request, allowed: Collection[str]) -> None:
+    """``400 malformed_request`` for a query parameter not in ``allowed``, naming the closest one
+    allowed: a misspelt filter would otherwise be ignored, and the listing silently wider.
+    """
+    for name in request.query_params:
+        if name not in allowed:
+            close = difflib.get_close_matches(name, list(allowed), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            known = ", ".join(sorted(allowed))
+            raise ProblemError(
+                400,
+                "malformed_request",
+                f"unknown query parameter {name!r}{hint} (this operation takes {known})",
+            )
+
+
+def query_time(request: Request, name: str) -> float | None:
+    """A date-time query parameter with its offset (RFC 3339), as seconds since the epoch (422
+    otherwise).
+    """
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    try:
+        moment = datetime.datetime.fromisoformat(raw)
+    except ValueError:
+        raise invalid(f"query.{name}", "Input should be a valid date-time") from None
+    if moment.tzinfo is None:
+        raise invalid(f"query.{name}", "Input should have a time zone offset, such as Z")
+    return moment.timestamp()
+
+
+def query_message_filter(request: Request, state_model: type[RootT]) -> MessageFilter:
+    """The message filter of the query (422 for a value out of its schema), its ``state``
+    validated by ``state_model``.
+    """
+    message_ids = request.query_params.getlist("message_id")
+    if len(message_ids) > MAX_FILTER_IDS:
+        raise invalid("query.message_id", f"List should have at most {MAX_FILTER_IDS} items")
+    for message_id in message_ids:
+        if not _MESSAGE_ID.fullmatch(message_id):
+            raise invalid("query.message_id", f"{message_id!r} is not a message id")
+    url = request.query_params.get("url")
+    if url is not None and not 1 <= len(url) <= _MAX_URL:
+        raise invalid("query.url", f"Input should have 1 to {_MAX_URL} characters")
+    return MessageFilter(
+        message_ids=tuple(dict.fromkeys(message_ids)),
+        state=query_value(request, "state", state_model, default=None),
+        url=url,
+        url_group=query_value(request, "url_group", ResourceName, default=None),
+        label=query_value(request, "label", Label, default=None),
+        schedule=query_value(request, "schedule", ResourceName, default=None),
+        flow_control_key=query_value(request, "flow_control_key", FlowControlKey, default=None),
+        since=query_time(request, "since"),
+        until=query_time(request, "until"),
+    )

@@ -19,10 +19,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from generated.pydantic_models import (
+    LogState,
     MessageState,
     PublishMessageRequest,
     PublishMessagesRequest,
-    ResourceName,
     UrlGroupSettings,
 )
 
@@ -32,18 +32,25 @@ from ..flow_control import FlowControlError, flow_control_limits
 from ..problems import ProblemError
 from ..signing import STANDARD_WEBHOOKS_HEADERS
 from ..stores.base import (
+    LogEventRecord,
     MessageRecord,
     NewMessage,
     NotFoundError,
     UrlEndpoint,
 )
-from ..stores.cursors import message_cursor_position
+from ..stores.cursors import log_cursor_position, message_cursor_position
 from . import _documents as documents
 from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
 from ._context import AppContext, context_of
 from ._operations import Access, operations
 from ._publish import Publishing, check_rate
-from ._query import query_cursor, query_int, query_value
+from ._query import (
+    MESSAGE_FILTER_NAMES,
+    check_query_names,
+    query_cursor,
+    query_int,
+    query_message_filter,
+)
 from ._responses import json_response
 
 __all__ = ["check_message", "dead_letter_message", "may_see_message", "plan_message", "routes"]
@@ -71,6 +78,7 @@ _RESERVED_HEADERS = frozenset(
 )
 _SERVICE_HEADER_PREFIX = "spool-"
 _BATCH_SEGMENT = "batch"
+_LISTING_NAMES = (*MESSAGE_FILTER_NAMES, "limit", "cursor")
 
 
 async def _check_destinations(context: AppContext, urls: Iterable[str | None]) -> None:
@@ -216,6 +224,8 @@ async def plan_message(
     for name in [] if item.redact is None else item.redact.headers or []:
         first_given.setdefault(name.root.lower(), name.root)
     redact_names = tuple(first_given.values())
+    # Each label once, in the order first given.
+    labels = tuple(dict.fromkeys(label.root for label in item.labels.root)) if item.labels else ()
     return [
         NewMessage(
             url=url,
@@ -244,13 +254,16 @@ async def plan_message(
             signature_scheme="spool"
             if item.signature_scheme is None
             else item.signature_scheme.root,
+            labels=labels,
         )
         for url in urls
     ]
 
 
-def may_see_message(access: Access, message: MessageRecord) -> bool:
-    """Whether the stated permission holds on the message's URL or its URL group."""
+def may_see_message(access: Access, message: MessageRecord | LogEventRecord) -> bool:
+    """Whether the stated permission holds on the message's URL or its URL group (for an
+    event, its message's).
+    """
     names = [message.url] if message.url_group is None else [message.url, message.url_group]
     return any(access.covers(name) for name in names)
 
@@ -336,15 +349,24 @@ async def get_message(request: Request, access: Access) -> Response:
 
 async def list_messages(request: Request, access: Access) -> Response:
     """listMessages: a page of messages, newest first, those the token's permission covers."""
-    state = query_value(request, "state", MessageState, default=None)
-    url_group = query_value(request, "url_group", ResourceName, default=None)
+    check_query_names(request, _LISTING_NAMES)
+    where = query_message_filter(request, MessageState)
     limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
     cursor = query_cursor(request, message_cursor_position)
-    page = await context_of(request).store.list_messages(
-        state=state, url_group=url_group, limit=limit, cursor=cursor
-    )
+    page = await context_of(request).store.list_messages(where=where, limit=limit, cursor=cursor)
     visible = [message for message in page.messages if may_see_message(access, message)]
     return json_response(documents.message_list(visible, page.next_cursor))
+
+
+async def list_logs(request: Request, access: Access) -> Response:
+    """listLogs: a page of message events, newest first, those the token's permission covers."""
+    check_query_names(request, _LISTING_NAMES)
+    where = query_message_filter(request, LogState)
+    limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
+    cursor = query_cursor(request, log_cursor_position)
+    page = await context_of(request).store.list_logs(where=where, limit=limit, cursor=cursor)
+    visible = [event for event in page.events if may_see_message(access, event)]
+    return json_response(documents.log_list(visible, page.next_cursor))
 
 
 async def cancel_message(request: Request, access: Access) -> Response:
@@ -439,6 +461,7 @@ routes = [
     operations(f"/v1/messages/{_BATCH_SEGMENT}", POST=publish_messages),
     operations("/v1/messages/{message_id:message_id}", GET=get_message),
     operations("/v1/messages/{message_id}/cancel", POST=cancel_message),
+    operations("/v1/logs", GET=list_logs),
     operations("/v1/url-groups", GET=list_url_groups),
     operations(
         "/v1/url-groups/{url_group}", PUT=put_url_group, GET=get_url_group, DELETE=delete_url_group

@@ -13,6 +13,7 @@ the tick to be claimed again, and the second publish replays the first instead o
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from typing import Literal
 
@@ -142,12 +143,13 @@ async def check_destination(
 
 
 async def publish_destination(
-    context: AppContext, document: JSON, *, claim: IdempotencyClaim
+    context: AppContext, document: JSON, *, claim: IdempotencyClaim, schedule: str
 ) -> list[str]:
-    """Publish a schedule's destination once for the tick of ``claim``, as its publish operation
-    would, and answer the ids it made (or, for a tick published before, made then): the message
-    ids, the job id or the entry id. Raises what the publish would refuse with (ProblemError or
-    a store error), such as ``queue_not_found`` for a queue deleted since.
+    """Publish the destination of the schedule named ``schedule`` once for the tick of
+    ``claim``, as its publish operation would, and answer the ids it made (or, for a tick
+    published before, made then): the message ids, the job id or the entry id; its messages name
+    the schedule. Raises what the publish would refuse with (ProblemError or a store error), such
+    as ``queue_not_found`` for a queue deleted since.
     """
     destination = parse_body(json_bytes(document), ScheduleDestination)
     store = context.store
@@ -156,7 +158,8 @@ async def publish_destination(
         planned = await plan_message(
             context, _anyone, destination.message, "destination.message", check_finite=True
         )
-        receipts = await store.publish_messages(planned, idempotency=claim)
+        named = [dataclasses.replace(message, schedule=schedule) for message in planned]
+        receipts = await store.publish_messages(named, idempotency=claim)
         context.notify_message_scheduled()
         return [receipt.message_id for receipt in receipts]
     if kind == "job" and destination.job is not None and destination.queue is not None:

@@ -151,6 +151,7 @@ class Scheduler:
                 self._context,
                 tick.schedule.settings.destination,
                 claim=tick_claim(tick.schedule, tick.tick_at),
+                schedule=tick.schedule.name,
             )
         except StoreUnavailableError:
             raise

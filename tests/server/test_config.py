@@ -15,6 +15,7 @@ import pytest
 from server.config import (
     DEFAULT_DEV_TOKEN,
     DEFAULT_LEASE_MARGIN_SECONDS,
+    DEFAULT_LOGS_RETENTION_SECONDS,
     ConfigError,
     RateLimit,
     Settings,
@@ -530,3 +531,27 @@ def test_the_file_sets_how_long_a_console_session_lasts(tmp_path: Path) -> None:
     config.write_text(json.dumps({**OPS_ONLY, "console": section}))
     settings = load_settings(config_path=config, environ={})
     assert (settings.console_session_seconds, settings.console_idle_seconds) == (600, 1.5)
+
+
+def test_the_logs_retention_comes_from_the_file_or_the_environment(tmp_path: Path) -> None:
+    """``logs.retention_seconds`` sets how long events are kept, ``$SPOOL_LOGS_RETENTION``
+    overrides it, and either way a week is the default.
+    """
+    path = tmp_path / "spool.yaml"
+    path.write_text(
+        "tokens: [{id: a, token: secret, permissions: []}]\nlogs: {retention_seconds: 3600}\n"
+    )
+    assert load_settings(config_path=path, environ={}).logs_retention_seconds == 3600
+    environ = {"SPOOL_LOGS_RETENTION": "60"}
+    assert load_settings(config_path=path, environ=environ).logs_retention_seconds == 60
+    assert load_settings(environ=environ).logs_retention_seconds == 60
+    assert (
+        load_settings(environ={}).logs_retention_seconds
+        == DEFAULT_LOGS_RETENTION_SECONDS
+        == 7 * 86400
+    )
+    path.write_text(
+        "tokens: [{id: a, token: secret, permissions: []}]\nlogs: {retention_seconds: 0}\n"
+    )
+    with pytest.raises(ConfigError, match="logs.retention_seconds: Input should be greater"):
+        load_settings(config_path=path, environ={})

@@ -336,6 +336,7 @@ async def test_a_tick_claimed_again_after_a_crash_publishes_nothing_new(
         _context(api),
         claimed.schedule.settings.destination,
         claim=tick_claim(claimed.schedule, tick),
+        schedule=claimed.schedule.name,
     )
     assert await scheduler.run_due() == 0
     clock.advance(LEASE_SECONDS)
