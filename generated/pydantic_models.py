@@ -868,7 +868,7 @@ class Message(SchemaModel):
         SignatureScheme | None, Field(validate_default=True)
     ] = "spool"
     deduplication_id: str | None = None
-    labels: list[str]
+    labels: list[str] | None = None
     """
     The labels it was published with, in order.
     """

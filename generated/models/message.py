@@ -38,7 +38,6 @@ class Message:
         timeout (int):
         created_at (datetime.datetime):
         not_before (datetime.datetime):
-        labels (list[str]): The labels it was published with, in order.
         attempts (list[DeliveryAttempt]):
         url_group (str | Unset):
         retry_delay (str | Unset):
@@ -68,6 +67,7 @@ class Message:
             `standardwebhooks` libraries, accept them with a secret from `getSigningKeys`
             (`standard_webhooks`). Callbacks are always signed `spool`.
         deduplication_id (str | Unset):
+        labels (list[str] | Unset): The labels it was published with, in order.
         schedule (str | Unset): The schedule that published it, when one did.
         traceparent (str | Unset): The W3C Trace Context `traceparent` the item was published under, when its publish
             sent
@@ -85,7 +85,6 @@ class Message:
     timeout: int
     created_at: datetime.datetime
     not_before: datetime.datetime
-    labels: list[str]
     attempts: list[DeliveryAttempt]
     url_group: str | Unset = UNSET
     retry_delay: str | Unset = UNSET
@@ -98,6 +97,7 @@ class Message:
     flow_control: FlowControlLimits | Unset = UNSET
     signature_scheme: SignatureScheme | Unset = UNSET
     deduplication_id: str | Unset = UNSET
+    labels: list[str] | Unset = UNSET
     schedule: str | Unset = UNSET
     traceparent: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -122,8 +122,6 @@ class Message:
         created_at = self.created_at.isoformat()
 
         not_before = self.not_before.isoformat()
-
-        labels = self.labels
 
         attempts = []
         for attempts_item_data in self.attempts:
@@ -164,6 +162,10 @@ class Message:
 
         deduplication_id = self.deduplication_id
 
+        labels: list[str] | Unset = UNSET
+        if not isinstance(self.labels, Unset):
+            labels = self.labels
+
         schedule = self.schedule
 
         traceparent = self.traceparent
@@ -182,7 +184,6 @@ class Message:
                 "timeout": timeout,
                 "created_at": created_at,
                 "not_before": not_before,
-                "labels": labels,
                 "attempts": attempts,
             }
         )
@@ -208,6 +209,8 @@ class Message:
             field_dict["signature_scheme"] = signature_scheme
         if deduplication_id is not UNSET:
             field_dict["deduplication_id"] = deduplication_id
+        if labels is not UNSET:
+            field_dict["labels"] = labels
         if schedule is not UNSET:
             field_dict["schedule"] = schedule
         if traceparent is not UNSET:
@@ -246,8 +249,6 @@ class Message:
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 
         not_before = datetime.datetime.fromisoformat(d.pop("not_before"))
-
-        labels = cast(list[str], d.pop("labels"))
 
         attempts = []
         _attempts = d.pop("attempts")
@@ -310,6 +311,8 @@ class Message:
 
         deduplication_id = d.pop("deduplication_id", UNSET)
 
+        labels = cast(list[str], d.pop("labels", UNSET))
+
         schedule = d.pop("schedule", UNSET)
 
         traceparent = d.pop("traceparent", UNSET)
@@ -325,7 +328,6 @@ class Message:
             timeout=timeout,
             created_at=created_at,
             not_before=not_before,
-            labels=labels,
             attempts=attempts,
             url_group=url_group,
             retry_delay=retry_delay,
@@ -338,6 +340,7 @@ class Message:
             flow_control=flow_control,
             signature_scheme=signature_scheme,
             deduplication_id=deduplication_id,
+            labels=labels,
             schedule=schedule,
             traceparent=traceparent,
         )
