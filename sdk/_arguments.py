@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Literal, TypeAlias
@@ -15,6 +15,7 @@ __all__ = [
     "HttpMethod",
     "JobRequest",
     "JobState",
+    "LogState",
     "MessageRequest",
     "MessageState",
     "Redact",
@@ -24,6 +25,10 @@ __all__ = [
 
 JobState: TypeAlias = Literal["ready", "delayed", "leased", "succeeded", "dead"]
 MessageState: TypeAlias = Literal["scheduled", "delivering", "delivered", "failed", "cancelled"]
+# What a message's log event says happened (`client.logs`).
+LogState: TypeAlias = Literal[
+    "created", "scheduled", "retry", "delivered", "failed", "dead_lettered", "cancelled"
+]
 HttpMethod: TypeAlias = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
 # How deliveries of a message are signed: a Spool-Signature JWT, which `sdk.Receiver` verifies,
 # or the Standard Webhooks headers, which receivers built for other webhook senders verify.
@@ -102,6 +107,7 @@ class MessageRequest:
     redact: Redact | Mapping[str, Any] | None = field(default=None, kw_only=True)
     flow_control: FlowControl | Mapping[str, Any] | None = field(default=None, kw_only=True)
     signature_scheme: SignatureScheme | None = field(default=None, kw_only=True)
+    labels: Sequence[str] | None = field(default=None, kw_only=True)
 
 
 @suggests_init_keywords

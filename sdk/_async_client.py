@@ -7,7 +7,8 @@ import contextlib
 import inspect
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, Unpack
 
@@ -36,11 +37,14 @@ from ._config import (
     check_proxy,
 )
 from ._dead_letters import AsyncDeadLetters
-from ._durations import Duration
+from ._durations import Duration, Timestamp
 from ._flow_control import AsyncFlowControlKeys
 from ._http import AsyncTransport, own_async_client
 from ._keywords import suggests_keywords, takes_request_options
+from ._message_filter import filter_arguments
+from ._message_listing import LOG_STATES, log_page
 from ._messages import AsyncMessages
+from ._pages import aiterate_pages
 from ._publisher import AsyncPublisher
 from ._queue_calls import async_job_batcher, async_job_sender
 from ._queues import AsyncQueue, AsyncQueues
@@ -58,8 +62,9 @@ if TYPE_CHECKING:
     import asyncio
     from asyncio import Future as AsyncFuture
 
+    from ._arguments import LogState
     from ._embedded import EmbeddedService
-    from ._types import Health, TokenInfo
+    from ._types import Health, LogEvent, TokenInfo
 
 __all__ = ["AsyncClient"]
 
@@ -595,6 +600,51 @@ class AsyncClient:
     def stop(self) -> None:
         """End `run()` before its next message; safe from a handler or another thread."""
         self._stop.set()
+
+    @takes_request_options
+    def logs(
+        self,
+        *,
+        message_ids: Iterable[str] | None = None,
+        state: LogState | None = None,
+        url: str | None = None,
+        url_group: str | None = None,
+        label: str | None = None,
+        schedule: str | None = None,
+        flow_control_key: str | None = None,
+        since: Timestamp | None = None,
+        until: Timestamp | None = None,
+        limit: int = 100,
+        **options: Unpack[RequestOptions],
+    ) -> AsyncIterator[LogEvent]:
+        """Every event of the messages the token may see, newest first, for `async for`; see
+        `Client.logs`.
+
+        Returns:
+            An async iterator of LogEvent.
+
+        Raises:
+            InvalidArgumentError: a filter or `limit` (1 to 1000) is invalid; raised by this
+                call, before any request.
+            InvalidNameError: `url_group`, `schedule` or `flow_control_key` is not a valid
+                name; raised by this call.
+            PermissionDeniedError: while iterating, when the token may not consume messages.
+            APIConnectionError: while iterating, when the service does not answer.
+        """
+        filters = filter_arguments(
+            states=LOG_STATES,
+            message_ids=message_ids,
+            state=state,
+            url=url,
+            url_group=url_group,
+            label=label,
+            schedule=schedule,
+            flow_control_key=flow_control_key,
+            since=since,
+            until=until,
+        )
+        page = partial(log_page, filters, limit)
+        return aiterate_pages(partial(self._transport.send, options=options), page)
 
     @takes_request_options
     async def health(self, **options: Unpack[RequestOptions]) -> Health:

@@ -6,7 +6,8 @@ import builtins
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, Unpack
 
@@ -35,11 +36,14 @@ from ._config import (
     check_proxy,
 )
 from ._dead_letters import DeadLetters
-from ._durations import Duration
+from ._durations import Duration, Timestamp
 from ._flow_control import FlowControlKeys
 from ._http import SyncTransport, own_client
 from ._keywords import suggests_keywords, takes_request_options
+from ._message_filter import filter_arguments
+from ._message_listing import LOG_STATES, log_page
 from ._messages import Messages
+from ._pages import iterate_pages
 from ._publisher import Publisher
 from ._queue_calls import job_batcher, job_sender
 from ._queues import Queue, Queues
@@ -56,8 +60,9 @@ from ._url_groups import UrlGroups
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from ._arguments import LogState
     from ._embedded import EmbeddedService
-    from ._types import Health, TokenInfo
+    from ._types import Health, LogEvent, TokenInfo
 
 __all__ = ["Client"]
 
@@ -658,6 +663,56 @@ class Client:
     def stop(self) -> None:
         """End `run()` before its next message; safe from a handler or another thread."""
         self._stop.set()
+
+    @takes_request_options
+    def logs(
+        self,
+        *,
+        message_ids: Iterable[str] | None = None,
+        state: LogState | None = None,
+        url: str | None = None,
+        url_group: str | None = None,
+        label: str | None = None,
+        schedule: str | None = None,
+        flow_control_key: str | None = None,
+        since: Timestamp | None = None,
+        until: Timestamp | None = None,
+        limit: int = 100,
+        **options: Unpack[RequestOptions],
+    ) -> Iterator[LogEvent]:
+        """Every event of the messages the token may see, newest first: one per change of a
+        message's state (`created`, `scheduled`, `retry`, `delivered`, `failed`,
+        `dead_lettered`, `cancelled`), kept for the service's log retention.
+
+        The filters are `messages.list()`'s, but `state` is the event's and `since` and `until`
+        bound when it happened. Pages of up to `limit` events are fetched as the iterator
+        reaches them.
+
+        Returns:
+            An iterator of LogEvent.
+
+        Raises:
+            InvalidArgumentError: a filter or `limit` (1 to 1000) is invalid; raised by this
+                call, before any request.
+            InvalidNameError: `url_group`, `schedule` or `flow_control_key` is not a valid
+                name; raised by this call.
+            PermissionDeniedError: while iterating, when the token may not consume messages.
+            APIConnectionError: while iterating, when the service does not answer.
+        """
+        filters = filter_arguments(
+            states=LOG_STATES,
+            message_ids=message_ids,
+            state=state,
+            url=url,
+            url_group=url_group,
+            label=label,
+            schedule=schedule,
+            flow_control_key=flow_control_key,
+            since=since,
+            until=until,
+        )
+        page = partial(log_page, filters, limit)
+        return iterate_pages(partial(self._transport.send, options=options), page)
 
     @takes_request_options
     def health(self, **options: Unpack[RequestOptions]) -> Health:

@@ -28,6 +28,7 @@ from ._limits import (
 from ._message_options import (
     MessageOptions,
     callback_request_headers,
+    check_labels,
     check_method,
     check_option_names,
     check_signature_scheme,
@@ -144,6 +145,7 @@ class MessageCalls:
                         redact=item.redact,
                         flow_control=item.flow_control,
                         signature_scheme=item.signature_scheme,
+                        labels=item.labels,
                     ),
                     as_json=not isinstance(item.body, str | bytes),
                     target=_target(item.url, item.url_group),
@@ -187,6 +189,7 @@ class MessageCalls:
         redact = options.get("redact")
         flow_control = options.get("flow_control")
         signature_scheme = options.get("signature_scheme")
+        labels = options.get("labels")
         return PublishMessageRequest(
             body=body,
             url=UNSET if url is None else check_url(url, name="url"),
@@ -229,6 +232,7 @@ class MessageCalls:
             signature_scheme=UNSET
             if signature_scheme is None
             else check_signature_scheme(signature_scheme),
+            labels=UNSET if labels is None else check_labels(labels),
         )
 
     def _body(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, get_args
@@ -25,6 +25,8 @@ from ._limits import (
     FLOW_CONTROL_PARALLELISM_MAX,
     FLOW_CONTROL_PERIOD_MAX_SECONDS,
     FLOW_CONTROL_RATE_MAX,
+    LABEL_PATTERN,
+    LABELS_MAX,
     URL_PATTERN,
 )
 
@@ -42,6 +44,7 @@ __all__ = [
     "MessageOptions",
     "callback_request_headers",
     "failure_callback_request_headers",
+    "check_labels",
     "check_method",
     "flow_control_request",
     "check_option_names",
@@ -75,6 +78,8 @@ class MessageOptions(TypedDict, total=False):
     `FlowControl`, or a dict of its fields) puts the message under its key's limits.
     `signature_scheme="standard_webhooks"` signs its deliveries with the Standard Webhooks
     headers instead of `Spool-Signature` (the secrets are in `messages.signing_keys()`).
+    `labels` (at most 10, each like a URL group name of up to 64 characters) are what
+    `messages.list` and `client.logs` find the message by.
 
     `request_timeout`, `max_retries` and `extra_headers` are the publish's own request options
     (`RequestOptions`), not the message's: `request_timeout` is what `timeout=` is to every other
@@ -101,6 +106,7 @@ class MessageOptions(TypedDict, total=False):
     redact: Redact | Mapping[str, Any] | None
     flow_control: FlowControl | Mapping[str, Any] | None
     signature_scheme: SignatureScheme | None
+    labels: Sequence[str] | None
     idempotency_key: str | None
     request_timeout: float | httpx.Timeout
     max_retries: int
@@ -116,9 +122,9 @@ _OPTIONS_HELP = """
         `headers`, `delay`, `not_before`, `retries`, `retry_delay`, `callback`,
         `callback_headers`, `failure_callback`, `failure_callback_headers`, `timeout`,
         `deduplication_id`, `content_based_deduplication`, `redact`, `flow_control`,
-        `signature_scheme`, `idempotency_key`; and the request's own `request_timeout`, `max_retries` and
-        `extra_headers` (`timeout` being the delivery's). Any other keyword is a TypeError, as for
-        every other publish.
+        `signature_scheme`, `labels`, `idempotency_key`; and the request's own `request_timeout`,
+        `max_retries` and `extra_headers` (`timeout` being the delivery's). Any other keyword is a
+        TypeError, as for every other publish.
 """
 _RETURNS = "\n\n        Returns:"
 PublishT = TypeVar("PublishT", bound=Callable[..., Any])
@@ -208,6 +214,30 @@ def check_signature_scheme(scheme: str) -> SignatureScheme:
             f"signature_scheme must be one of {sorted(_SIGNATURE_SCHEMES)}, got {scheme!r}{hint}"
         )
     return _SIGNATURE_SCHEMES[scheme]
+
+
+def check_labels(labels: Sequence[str]) -> list[str]:
+    """`labels` as the service takes them: each once, in the order first given.
+
+    Raises:
+        InvalidArgumentError: `labels` is a single string rather than a sequence, holds more than
+            10 labels, or one that is not 1 to 64 letters, digits and `_.:-` starting with a
+            letter or digit.
+    """
+    if isinstance(labels, str | bytes) or not isinstance(labels, Sequence):
+        raise InvalidArgumentError(f"labels must be a list of strings, got {labels!r}")
+    distinct = list(dict.fromkeys(labels))
+    if len(distinct) > LABELS_MAX:
+        raise InvalidArgumentError(f"a message takes at most {LABELS_MAX} labels, got {labels!r}")
+    for label in distinct:
+        if not isinstance(label, str) or not _label_rule().fullmatch(label):
+            raise InvalidArgumentError(f"label {label!r} does not match {LABEL_PATTERN}")
+    return distinct
+
+
+@cache
+def _label_rule() -> re.Pattern[str]:
+    return re.compile(LABEL_PATTERN)
 
 
 def check_method(method: str) -> HttpMethod:

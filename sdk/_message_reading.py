@@ -11,6 +11,7 @@ from ._http import optional
 if TYPE_CHECKING:
     from generated.models import (
         FlowControlLimits,
+        LogEvent as GeneratedLogEvent,
         Message as GeneratedMessage,
         MessageCallbackHeaders,
         MessageFailureCallbackHeaders,
@@ -20,9 +21,16 @@ if TYPE_CHECKING:
     )
 
     from ._arguments import FlowControl, Redact
-    from ._types import Message, MessageReceipt
+    from ._types import LogEvent, Message, MessageReceipt
 
-__all__ = ["read_message", "read_one_receipt", "read_receipt", "read_receipts", "read_redact"]
+__all__ = [
+    "read_log_event",
+    "read_message",
+    "read_one_receipt",
+    "read_receipt",
+    "read_receipts",
+    "read_redact",
+]
 
 
 def read_receipt(receipt: GeneratedMessageReceipt) -> MessageReceipt:
@@ -90,6 +98,27 @@ def read_message(message: GeneratedMessage) -> Message:
         redact=read_redact(optional(message.redact)),
         flow_control=_flow_control(optional(message.flow_control)),
         signature_scheme=optional(message.signature_scheme) or "spool",
+        labels=tuple(optional(message.labels) or ()),
+        schedule=optional(message.schedule),
+    )
+
+
+def read_log_event(event: GeneratedLogEvent) -> LogEvent:
+    """The SDK's LogEvent for the service's."""
+    from ._types import LogEvent
+
+    return LogEvent(
+        message_id=event.message_id,
+        state=event.state,
+        at=event.at,
+        url=event.url,
+        labels=tuple(event.labels),
+        url_group=optional(event.url_group),
+        schedule=optional(event.schedule),
+        flow_control_key=optional(event.flow_control_key),
+        attempt=optional(event.attempt),
+        status_code=optional(event.status_code),
+        error=optional(event.error),
     )
 
 

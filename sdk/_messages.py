@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any, Unpack, overload
 from ._arguments import MessageRequest, MessageState
 from ._codec import Codec
 from ._config import RequestOptions
+from ._durations import Timestamp
 from ._http import AsyncTransport, SyncTransport
 from ._keywords import suggests_option_keywords, takes_request_options
 from ._message_calls import MessageCalls
-from ._message_listing import message_page
+from ._message_filter import filter_arguments
+from ._message_listing import MESSAGE_STATES, message_page
 from ._message_options import OPTION_NAMES, MessageOptions, lists_options, request_options
 from ._pages import aiterate_pages, iterate_pages
 
@@ -198,25 +200,48 @@ class Messages:
         *,
         state: MessageState | None = None,
         url_group: str | None = None,
+        message_ids: Iterable[str] | None = None,
+        url: str | None = None,
+        label: str | None = None,
+        schedule: str | None = None,
+        flow_control_key: str | None = None,
+        since: Timestamp | None = None,
+        until: Timestamp | None = None,
         limit: int = 100,
         **options: Unpack[RequestOptions],
     ) -> Iterator[Message]:
-        """Every message the token may see, newest first.
+        """Every message the token may see, newest first, that passes every filter given.
 
-        Only those in `state`, or published to `url_group`, when given. Pages of up to `limit`
-        messages are fetched as the iterator reaches them.
+        The filters: `message_ids` (any of these), `state`, `url` (exactly), `url_group`,
+        `label`, `schedule` (published by it), `flow_control_key`, and `since` (inclusive) and
+        `until` (exclusive), aware datetimes or Unix seconds bounding when it was published.
+        `client.logs()` takes the same. Pages of up to `limit` messages are fetched as the
+        iterator reaches them.
 
         Returns:
             An iterator of Message.
 
         Raises:
-            InvalidArgumentError: `state` or `limit` (1 to 1000) is invalid; raised by this
+            InvalidArgumentError: a filter or `limit` (1 to 1000) is invalid; raised by this
                 call, before any request.
-            InvalidNameError: `url_group` is not a valid URL group name; raised by this call.
+            InvalidNameError: `url_group`, `schedule` or `flow_control_key` is not a valid
+                name; raised by this call.
             PermissionDeniedError: while iterating, when the token may not consume messages.
                 Each page's request may fail as the class docstring says.
         """
-        page = partial(message_page, state, url_group, limit)
+        filters = filter_arguments(
+            states=MESSAGE_STATES,
+            message_ids=message_ids,
+            state=state,
+            url=url,
+            url_group=url_group,
+            label=label,
+            schedule=schedule,
+            flow_control_key=flow_control_key,
+            since=since,
+            until=until,
+        )
+        page = partial(message_page, filters, limit)
         return iterate_pages(partial(self._transport.send, options=options), page)
 
     @takes_request_options
@@ -411,25 +436,45 @@ class AsyncMessages:
         *,
         state: MessageState | None = None,
         url_group: str | None = None,
+        message_ids: Iterable[str] | None = None,
+        url: str | None = None,
+        label: str | None = None,
+        schedule: str | None = None,
+        flow_control_key: str | None = None,
+        since: Timestamp | None = None,
+        until: Timestamp | None = None,
         limit: int = 100,
         **options: Unpack[RequestOptions],
     ) -> AsyncIterator[Message]:
-        """Every message the token may see, newest first.
+        """Every message the token may see, newest first, that passes every filter given.
 
-        For `async for`: only those in `state`, or published to `url_group`, when given. Pages
-        of up to `limit` messages are fetched as the iteration reaches them.
+        For `async for`; the filters are `Messages.list`'s, and `aclient.logs()` takes the same.
+        Pages of up to `limit` messages are fetched as the iteration reaches them.
 
         Returns:
             An async iterator of Message.
 
         Raises:
-            InvalidArgumentError: `state` or `limit` (1 to 1000) is invalid; raised by this
+            InvalidArgumentError: a filter or `limit` (1 to 1000) is invalid; raised by this
                 call, before any request.
-            InvalidNameError: `url_group` is not a valid URL group name; raised by this call.
+            InvalidNameError: `url_group`, `schedule` or `flow_control_key` is not a valid
+                name; raised by this call.
             PermissionDeniedError: while iterating, when the token may not consume messages.
                 Each page's request may fail as the class docstring says.
         """
-        page = partial(message_page, state, url_group, limit)
+        filters = filter_arguments(
+            states=MESSAGE_STATES,
+            message_ids=message_ids,
+            state=state,
+            url=url,
+            url_group=url_group,
+            label=label,
+            schedule=schedule,
+            flow_control_key=flow_control_key,
+            since=since,
+            until=until,
+        )
+        page = partial(message_page, filters, limit)
         return aiterate_pages(partial(self._transport.send, options=options), page)
 
     @takes_request_options

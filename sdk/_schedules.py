@@ -9,7 +9,7 @@ for the sync and async twins.
 from __future__ import annotations
 
 import builtins
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
@@ -81,6 +81,7 @@ class MessageDestination:
     redact: Redact | Mapping[str, Any] | None = field(default=None, kw_only=True)
     flow_control: FlowControl | Mapping[str, Any] | None = field(default=None, kw_only=True)
     signature_scheme: SignatureScheme | None = field(default=None, kw_only=True)
+    labels: Sequence[str] | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +215,7 @@ class _ScheduleCalls:
                     redact=destination.redact,
                     flow_control=destination.flow_control,
                     signature_scheme=destination.signature_scheme,
+                    labels=destination.labels,
                 ),
                 as_json=as_json,
                 target=target,
@@ -623,6 +625,7 @@ def _read_destination(destination: GeneratedDestination) -> Destination:
     headers = optional(message.headers)
     callback_headers = optional(message.callback_headers)
     failure_callback_headers = optional(message.failure_callback_headers)
+    labels = optional(message.labels)
     return MessageDestination(
         message.body,
         url=optional(message.url),
@@ -647,6 +650,7 @@ def _read_destination(destination: GeneratedDestination) -> Destination:
         redact=read_redact(optional(message.redact)),
         flow_control=_read_flow_control(optional(message.flow_control)),
         signature_scheme=optional(message.signature_scheme),
+        labels=None if labels is None else tuple(labels),
     )
 
 

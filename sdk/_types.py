@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         FlowControl,
         HttpMethod,
         JobState,
+        LogState,
         MessageState,
         Redact,
         SignatureScheme,
@@ -41,6 +42,7 @@ __all__ = [
     "JobReceipt",
     "JobReleaseResult",
     "LeasedJob",
+    "LogEvent",
     "Message",
     "MessageReceipt",
     "PendingEntry",
@@ -300,6 +302,29 @@ class Message:
     # As published, its period a timedelta of whole seconds.
     flow_control: FlowControl | None = None
     signature_scheme: SignatureScheme = "spool"
+    # As published, each once.
+    labels: tuple[str, ...] = ()
+    # The schedule that published it, if one did.
+    schedule: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogEvent:
+    """One change of a message's state (`client.logs()`), with what the message is found by;
+    `attempt`, `status_code` and `error` are those of the delivery attempt that led to it.
+    """
+
+    message_id: str
+    state: LogState
+    at: datetime
+    url: str
+    labels: tuple[str, ...]
+    url_group: str | None = None
+    schedule: str | None = None
+    flow_control_key: str | None = None
+    attempt: int | None = None
+    status_code: int | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

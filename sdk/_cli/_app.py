@@ -11,6 +11,7 @@ import sdk
 from . import (
     _console,
     _flow_control,
+    _logs,
     _messages,
     _publish,
     _queues,
@@ -77,6 +78,7 @@ for _command in (
     _queues.queues,
     _queues.jobs,
     _messages.messages,
+    _logs.logs,
     _messages.dlq,
     _messages.url_groups,
     _schedules.schedules,

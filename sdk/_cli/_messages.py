@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import itertools
-from typing import get_args
+from typing import Any, get_args
 
 import click
 
 import sdk
 
 from ._context import State, common_options, pass_state
+from ._logs import filter_options
 from ._output import print_json, print_table, show
 
 __all__ = ["dlq", "messages", "url_groups"]
@@ -28,33 +29,38 @@ def messages() -> None:
 
 
 @messages.command(name="ls")
-@click.option(
-    "--state",
-    "message_state",
-    type=click.Choice(get_args(sdk.MessageState)),
-    help="Only messages in this state.",
-)
-@click.option("--url-group", metavar="G", help="Only messages published to URL group G.")
+@filter_options(get_args(sdk.MessageState), "messages")
 @click.option("-n", "--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
 @common_options
 @pass_state
-def list_messages(
-    state: State, message_state: sdk.MessageState | None, url_group: str | None, limit: int
-) -> None:
-    """Recent messages, newest first (those the token may see).
+def list_messages(state: State, filters: dict[str, Any], limit: int) -> None:
+    """Recent messages, newest first (those the token may see), that pass every filter given;
+    --since and --until bound when they were published.
 
     \b
-    Example:
+    Examples:
       spool messages ls --state failed --url-group partners -n 20 --json
+      spool messages ls --label signup --since 2h
     """
-    listing = state.client().messages.list(state=message_state, url_group=url_group, limit=limit)
+    listing = state.client().messages.list(**filters, limit=limit)
     found = list(itertools.islice(listing, limit))
     if state.as_json:
         print_json(found)
         return
     print_table(
-        ("message id", "state", "url", "url group", "attempts", "created at"),
-        ((m.message_id, m.state, m.url, m.url_group, len(m.attempts), m.created_at) for m in found),
+        ("message id", "state", "url", "url group", "labels", "attempts", "created at"),
+        (
+            (
+                m.message_id,
+                m.state,
+                m.url,
+                m.url_group,
+                ",".join(m.labels) or None,
+                len(m.attempts),
+                m.created_at,
+            )
+            for m in found
+        ),
     )
 
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
 import click
 
+from sdk._durations import parse_duration_text
+
 from ._errors import CliError, ExitCode
 
-__all__ = ["DURATION", "json_body", "parse_headers", "read_body"]
+__all__ = ["DURATION", "MOMENT", "json_body", "parse_headers", "read_body"]
 
 
 def read_body(text: str) -> str:
@@ -49,6 +52,31 @@ class _Duration(click.ParamType["int | float | str"]):
 
 
 DURATION = _Duration()
+
+
+class _Moment(click.ParamType["datetime"]):
+    """An RFC 3339 time (`2026-11-29T12:00:00Z`) or a duration ago (`15m`, `2h`, `1d`)."""
+
+    name = "time"
+
+    def convert(
+        self, value: Any, _param: click.Parameter | None, _ctx: click.Context | None
+    ) -> datetime:
+        if isinstance(value, datetime):
+            return value
+        ago = parse_duration_text(str(value))
+        if ago is not None:
+            return datetime.now(UTC) - ago
+        try:
+            moment = datetime.fromisoformat(str(value))
+        except ValueError:
+            self.fail(f"{value!r} is neither a time such as 2026-11-29T12:00:00Z nor a duration")
+        if moment.tzinfo is None:
+            self.fail(f"{value!r} has no time zone offset (add Z for UTC)")
+        return moment
+
+
+MOMENT = _Moment()
 
 
 def parse_headers(values: tuple[str, ...]) -> dict[str, str] | None:

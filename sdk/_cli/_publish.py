@@ -24,6 +24,7 @@ _ANY = frozenset({"idempotency_key", "source", "batch_size", "strict"})
 _FOR_STREAM = _ANY | {"maxlen", "exact", "minid", "no_create"}
 _FOR_QUEUE = _ANY | {"queue", "topic", "delay", "deduplication_id"}
 _FOR_MESSAGE = _ANY | {
+    "labels",
     "url",
     "url_group",
     "delay",
@@ -119,6 +120,13 @@ _FOR_MESSAGE = _ANY | {
     multiple=True,
     metavar="NAME",
     help="Deliver this header but never show its value.",
+)
+@click.option(
+    "--label",
+    "labels",
+    multiple=True,
+    metavar="L",
+    help="A label to find the message by (repeat for several).",
 )
 @click.option("--idempotency-key", metavar="KEY", help="Makes this publish safe to repeat.")
 @click.option(
@@ -262,6 +270,7 @@ def _message_options(options: dict[str, Any]) -> dict[str, Any]:
         "flow_control": _flow_control(options),
         "redact": _redact(options),
         "signature_scheme": options["signature_scheme"],
+        "labels": list(options["labels"]) or None,
     }
     return {name: value for name, value in chosen.items() if value is not None}
 

@@ -71,6 +71,8 @@ PUBLIC_NAMES = [
     "JobState",
     "JsonCodec",
     "LeasedJob",
+    "LogEvent",
+    "LogState",
     "Message",
     "MessageDestination",
     "MessageOptions",

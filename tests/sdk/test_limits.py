@@ -48,6 +48,11 @@ EXPECTED = {
     "WAIT_MS_MAX": lambda: prop("ReadGroupRequest", "wait_ms")["maximum"],
     "LEASE_SECONDS_MAX": lambda: prop("LeaseRequest", "lease_seconds")["maximum"],
     "LEASE_TOPICS_MAX": lambda: prop("LeaseRequest", "topics")["maxItems"],
+    "LABELS_MAX": lambda: schemas()["Labels"]["maxItems"],
+    "LABEL_PATTERN": lambda: schemas()["Label"]["pattern"],
+    "FILTER_IDS_MAX": lambda: load_spec()["components"]["parameters"]["FilterMessageIds"]["schema"][
+        "maxItems"
+    ],
     "MIN_IDLE_MS_MAX": lambda: prop("ClaimRequest", "min_idle_ms")["maximum"],
     "NACK_ERROR_MAX_LENGTH": lambda: prop("NackRequest", "error")["maxLength"],
     "MAX_ATTEMPTS_MAX": lambda: prop("QueueSettings", "max_attempts")["maximum"],

@@ -33,6 +33,7 @@ WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
     "JobAttempt": ("JobAttempt", {}, frozenset()),
     "JobReceipt": ("JobReceipt", {}, frozenset()),
     "LeasedJob": ("LeasedJob", {}, frozenset()),
+    "LogEvent": ("LogEvent", {}, frozenset()),
     "Message": ("Message", {}, frozenset()),
     "MessageReceipt": ("MessageReceipt", {}, frozenset()),
     "PendingEntry": ("PendingEntry", {"idle_ms": "idle"}, frozenset()),
@@ -65,6 +66,7 @@ ALWAYS_GIVEN = {
     ("ClaimResult", "dead_lettered_ids"),
     ("Job", "attempt_history"),
     ("Message", "signature_scheme"),
+    ("Message", "labels"),
     ("ScheduleRun", "ids"),
 }
 
