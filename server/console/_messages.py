@@ -8,15 +8,25 @@ from __future__ import annotations
 from collections import Counter
 from typing import get_args
 
+from pydantic import RootModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from generated.pydantic_models import FlowControlKey, Label, ResourceName
 
 from ..problems import ProblemError
 from ..routes import _documents as documents
 from ..routes._context import context_of
 from ..routes.messages import check_message, dead_letter_message, may_see_message
-from ..stores.base import DeadLetterRecord, MessageRecord, MessageState, UrlGroupRecord
+from ..stores.base import (
+    DeadLetterRecord,
+    LogEventRecord,
+    MessageFilter,
+    MessageRecord,
+    MessageState,
+    UrlGroupRecord,
+)
 from ._pages import PREFIX, Visit, action, back_to, live, page, render
 
 __all__ = ["outcome", "routes"]
@@ -25,13 +35,70 @@ MESSAGE_STATES: tuple[MessageState, ...] = get_args(MessageState)
 # The page shows, and counts by state, this many of the newest messages.
 RECENT_MESSAGES = 100
 _DEAD_LETTERS_SHOWN = 100
+# A message's page shows this many of its newest events.
+_EVENTS_SHOWN = 100
+# The filter inputs of the messages page, each a query parameter as listMessages names it, with
+# the schema it must match (None: any text of 1 to 2048 characters, as a URL filter).
+_FILTER_INPUTS: dict[str, type[RootModel[str]] | None] = {
+    "label": Label,
+    "url": None,
+    "url_group": ResourceName,
+    "schedule": ResourceName,
+    "flow_control_key": FlowControlKey,
+}
+_MAX_URL = 2048
 _PAGE_PATH = f"{PREFIX}/messages"
 
 
-async def _recent(request: Request, visit: Visit) -> list[MessageRecord]:
+def _filters(request: Request) -> dict[str, str]:
+    """The filter inputs given (a form leaves the others empty), each checked by its schema."""
+    given = {}
+    for name, model in _FILTER_INPUTS.items():
+        value = request.query_params.get(name, "").strip()
+        if not value:
+            continue
+        if model is None:
+            valid = len(value) <= _MAX_URL
+        else:
+            try:
+                model.model_validate(value, strict=True)
+                valid = True
+            except ValidationError:
+                valid = False
+        if not valid:
+            raise ProblemError(422, "validation_failed", f"{name}: {value!r} is not valid here")
+        given[name] = value
+    return given
+
+
+async def _recent(
+    request: Request, visit: Visit, filters: dict[str, str] | None = None
+) -> list[MessageRecord]:
     access = visit.access("GET", "/v1/messages")
-    listed = await context_of(request).store.list_messages(limit=RECENT_MESSAGES, cursor=None)
+    given = filters or {}
+    where = MessageFilter(
+        label=given.get("label"),
+        url=given.get("url"),
+        url_group=given.get("url_group"),
+        schedule=given.get("schedule"),
+        flow_control_key=given.get("flow_control_key"),
+    )
+    listed = await context_of(request).store.list_messages(
+        where=where, limit=RECENT_MESSAGES, cursor=None
+    )
     return [message for message in listed.messages if may_see_message(access, message)]
+
+
+async def _events(request: Request, visit: Visit, message_id: str) -> list[LogEventRecord] | None:
+    """The message's newest events; None when the token may not list logs."""
+    try:
+        visit.access("GET", "/v1/logs")
+    except ProblemError:
+        return None
+    page = await context_of(request).store.list_logs(
+        where=MessageFilter(message_ids=(message_id,)), limit=_EVENTS_SHOWN, cursor=None
+    )
+    return page.events
 
 
 async def _dead_letters(request: Request, visit: Visit) -> list[DeadLetterRecord]:
@@ -93,9 +160,12 @@ def outcome(message: MessageRecord) -> str:
 
 
 async def messages_page(request: Request, visit: Visit) -> Response:
-    """Recent messages (of one state when asked) with their attempts, dead letters, URL groups."""
+    """Recent messages (of one state, and passing the filters, when asked) with their attempts,
+    dead letters, URL groups.
+    """
     state = _state(request)
-    recent = await _recent(request, visit)
+    filters = _filters(request)
+    recent = await _recent(request, visit, filters)
     dead = await _dead_letters(request, visit)
     shown = [message for message in recent if state is None or message.state == state]
     return render(
@@ -104,6 +174,7 @@ async def messages_page(request: Request, visit: Visit) -> Response:
         session=visit.session,
         states=MESSAGE_STATES,
         state=state,
+        filters=filters,
         counts=_counts(recent, dead),
         recent_limit=RECENT_MESSAGES,
         messages=[(message, outcome(message)) for message in shown],
@@ -132,6 +203,7 @@ async def message_page(request: Request, visit: Visit) -> Response:
         message=message,
         shown=documents.message(message),
         outcome=outcome(message),
+        events=await _events(request, visit, message.message_id),
     )
 
 

@@ -188,3 +188,29 @@ async def test_retry_delete_and_cancel(store_url: str) -> None:
             "/console/dead-letters/msg_nothing/retry", data={"csrf": csrf}
         )
         assert missing.status_code == 404 and "dead_letter_not_found" in missing.text
+
+
+async def test_the_filters_narrow_the_list_and_each_message_shows_its_log(store_url: str) -> None:
+    """The filter inputs pass a label (and the other filters) to the listing, kept across the
+    state tabs; a message's page shows its labels and its events, newest first.
+    """
+    async with console_app(store_url) as running:
+        assert isinstance(running.store, Store)
+        [labelled, plain] = await running.store.publish_messages(
+            [new_message(labels=("signup",), not_before=time.time() + 3600), new_message()]
+        )
+        await running.store.cancel_message(labelled.message_id)
+        await sign_in(running.console, ADMIN_TOKEN)
+        listing = await running.console.get(
+            "/console/messages", params={"label": "signup", "url": "", "schedule": " "}
+        )
+        assert listing.status_code == 200
+        assert labelled.message_id in listing.text and plain.message_id not in listing.text
+        assert 'id="filter-label" value="signup"' in listing.text
+        assert "state=cancelled&amp;label=signup" in listing.text
+        bad = await running.console.get("/console/messages", params={"label": "no label"})
+        assert bad.status_code == 422
+        page = await running.console.get(f"/console/messages/{labelled.message_id}")
+        assert 'id="message-labels">signup<' in page.text
+        log = page.text[page.text.index('id="message-log"') :]
+        assert log.index('data-event="cancelled"') < log.index('data-event="created"')
