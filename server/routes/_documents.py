@@ -65,7 +65,6 @@ __all__ = [
     "job_receipt",
     "job_receipt_list",
     "leased_job_list",
-    "log_event",
     "log_list",
     "message",
     "message_batch_result",
@@ -554,8 +553,7 @@ def message_list(records: Sequence[MessageRecord], next_cursor: str | None) -> D
     return {"messages": [message(m) for m in records], "next_cursor": next_cursor}
 
 
-@_answers("LogEvent")
-def log_event(record: LogEventRecord) -> Document:
+def _log_event(record: LogEventRecord) -> Document:
     """One event of listLogs: what its message is found by, never its body or headers."""
     return {
         "message_id": record.message_id,
@@ -579,7 +577,7 @@ def log_event(record: LogEventRecord) -> Document:
 @_answers("LogList")
 def log_list(records: Sequence[LogEventRecord], next_cursor: str | None) -> Document:
     """listLogs: one page."""
-    return {"events": [log_event(record) for record in records], "next_cursor": next_cursor}
+    return {"events": [_log_event(record) for record in records], "next_cursor": next_cursor}
 
 
 @_answers("UrlGroup")

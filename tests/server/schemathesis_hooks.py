@@ -92,7 +92,13 @@ def _is_stated_refusal(case: Any, response: Any) -> bool:
         if response.status_code == 422 and code == "validation_failed":
             return _only_not_before_refused(problem)
         return response.status_code == 400 and code == "invalid_retry_delay"
-    if operation in {"listStreams", "listMessages", "listSchedules", "listFlowControlKeys"}:
+    if operation in {
+        "listStreams",
+        "listMessages",
+        "listSchedules",
+        "listFlowControlKeys",
+        "listLogs",
+    }:
         errors = problem.get("errors") or []
         return (
             response.status_code == 422

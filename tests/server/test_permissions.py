@@ -193,6 +193,7 @@ REFUSALS_OF_NO_PERMISSION = {
     "publishMessage": "token 'nothing' may not publish on messages",
     "publishMessages": "token 'nothing' may not publish on messages",
     "listMessages": "token 'nothing' may not consume on messages",
+    "listLogs": "token 'nothing' may not consume on messages",
     "getMessage": "token 'nothing' may not consume on messages",
     "cancelMessage": "token 'nothing' may not publish on messages",
     "listUrlGroups": "token 'nothing' has no permission on URL groups",

@@ -27,6 +27,7 @@ from server.stores.base import (
     JobReceipt,
     JobRecord,
     LeasedJob,
+    LogEventRecord,
     MessageReceipt,
     MessageRecord,
     PendingEntry,
@@ -126,7 +127,23 @@ FULL_MESSAGE = MessageRecord(
     redact_headers=("x-api-key",),
     flow_control=FlowControlLimits(key="acme", rate=10, period=60, parallelism=2),
     signature_scheme="standard_webhooks",
+    labels=("signup", "tenant:acme"),
+    schedule="nightly",
 )
+FULL_EVENT = LogEventRecord(
+    message_id="msg_1",
+    state="failed",
+    at=NOW,
+    url="https://a.test/hook",
+    labels=("signup",),
+    url_group="partners",
+    schedule="nightly",
+    flow_control_key="acme",
+    attempt=3,
+    status_code=503,
+    error="unavailable",
+)
+BARE_EVENT = LogEventRecord(message_id="msg_2", state="created", at=NOW, url="https://b.test/hook")
 BARE_MESSAGE = MessageRecord(
     message_id="msg_2",
     url="https://b.test/hook",
@@ -174,6 +191,7 @@ EVERY_DESTINATION_FIELD = {
         "redact": {"body": True, "headers": ["x-api-key"]},
         "flow_control": {"key": "acme", "rate": 10, "period": "1m", "parallelism": 2},
         "signature_scheme": "standard_webhooks",
+        "labels": ["signup"],
     },
     "queue": "jobs",
     "job": {"topic": "email", "payload": [1], "delay": 1, "deduplication_id": "tick"},
@@ -287,6 +305,7 @@ CASES: dict[str, list[tuple[Any, ...]]] = {
     "message_batch_result": [(3, RECEIPTS), (1, [])],
     "message": [(FULL_MESSAGE,), (BARE_MESSAGE,)],
     "message_list": [([FULL_MESSAGE, BARE_MESSAGE], "bXNnXzI"), ([], None)],
+    "log_list": [([FULL_EVENT, BARE_EVENT], "bDo0Mg"), ([], None)],
     "url_group": [(URL_GROUP,)],
     "url_group_list": [([URL_GROUP],), ([],)],
     "dead_letter_list": [
