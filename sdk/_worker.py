@@ -16,7 +16,9 @@ each other:
 When the run ends (a stop, the budget spent, the deadline, Ctrl+C, or an error no wait cures),
 the handlers finish the message they have, the fetchers stop, what was taken and not handled is
 released (a queue's jobs in batches, their attempts uncounted), and the acknowledgements queued
-are sent before `run()` returns (or raises).
+are sent before `run()` returns (or raises). A fetcher still waiting in a long poll is not waited
+for, so that an idle subscription does not hold up the end of a busy one's run: an async one is
+cancelled, a sync one's thread gives back whatever its request brings.
 
 The bounds and progress of a run are in sdk/_worker_run.py.
 """
@@ -61,6 +63,18 @@ __all__ = ["AsyncWorker", "RunOptions", "SyncWorker"]
 logger = logging.getLogger("spool")
 
 _INTERRUPTED = "interrupted: stopping; unacknowledged messages will be delivered again"
+
+
+def _give_back_late(source: Source, deliveries: list[Delivery]) -> None:
+    """Give back what a fetch brought once its run was closing: by then `run()` may have
+    returned and its client closed, so a failure only leaves the messages to come back by
+    themselves (a job once its lease ends; a stream's entries stay pending in any case).
+    """
+    for _, batch in unhandled((source, delivery) for delivery in deliveries):
+        try:
+            source.release(batch)
+        except Exception as error:  # the run is over: there is nothing to raise it to
+            logger.debug("could not give back %d messages: %s", len(batch), error)
 
 
 class _WorkerBase:
@@ -172,9 +186,10 @@ class SyncWorker(_WorkerBase):
     def run(self) -> None:
         """Consume until stopped, the budget is spent or the deadline passes.
 
-        When the run ends, the handlers finish the message they have, the fetchers stop, what
-        was taken and not handled is given back, and the queued acknowledgements are sent;
-        only then is an error raised. Ctrl+C (KeyboardInterrupt) ends the run without one.
+        When the run ends, the handlers finish the message they have, the fetchers stop (one
+        in a long poll is left to give back what it brings), what was taken and not handled is
+        given back, and the queued acknowledgements are sent; only then is an error raised.
+        Ctrl+C (KeyboardInterrupt) ends the run without one.
 
         Raises:
             APIError: the typed error of a fetch, an acknowledgement or a give-back that no
@@ -203,7 +218,7 @@ class SyncWorker(_WorkerBase):
         except KeyboardInterrupt:
             logger.info(_INTERRUPTED)
         finally:
-            self._close(fetchers, handlers)
+            self._close(handlers)
         if self._failure is not None:
             raise self._failure
 
@@ -212,11 +227,13 @@ class SyncWorker(_WorkerBase):
             self._fail(error)
             self._changed.notify_all()
 
-    def _close(self, fetchers: list[threading.Thread], handlers: list[threading.Thread]) -> None:
+    def _close(self, handlers: list[threading.Thread]) -> None:
         with self._changed:
             self._closing = True
             self._changed.notify_all()
-        for thread in handlers + fetchers:
+        # The fetchers are not waited for: one may be in a long poll that nothing can cut short
+        # (up to poll_wait), and none adds to what is ready once the run is closing.
+        for thread in handlers:
             thread.join()
         for source, deliveries in unhandled(self._ready):
             try:
@@ -242,6 +259,8 @@ class SyncWorker(_WorkerBase):
                 deliveries = fetch(source, count, self._run.wait_ms())
                 failures = 0
             except APIError as error:
+                if self._closing:
+                    return
                 try:
                     delay = self._transient(error, failures)
                 except APIError:
@@ -251,11 +270,17 @@ class SyncWorker(_WorkerBase):
                 failures += 1
                 continue
             except Exception as error:  # ends the run, raised by it
-                self._fail_from_thread(error)
+                if not self._closing:
+                    self._fail_from_thread(error)
                 return
             with self._changed:
-                self._taken(source, deliveries)
-                self._changed.notify_all()
+                late = self._closing
+                if not late:
+                    self._taken(source, deliveries)
+                    self._changed.notify_all()
+            if late:
+                _give_back_late(source, deliveries)
+                return
 
     def _next(self) -> tuple[Source, Delivery] | None:
         """The oldest message fetched, or None once the run is ending."""

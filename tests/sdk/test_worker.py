@@ -364,6 +364,52 @@ async def test_an_async_run_ends_without_waiting_out_the_others_long_polls(
     assert len(handled) == 1
 
 
+def test_a_sync_run_ends_without_waiting_out_the_others_long_polls(
+    api: respx.MockRouter,
+) -> None:
+    """Once the budget is spent, run() returns while another subscription's long poll is still
+    out; what that poll brings afterwards is given back by its own thread.
+    """
+    idle_polling, answer_now, given_back = threading.Event(), threading.Event(), threading.Event()
+
+    def idle_lease(request: httpx.Request) -> httpx.Response:
+        idle_polling.set()
+        assert answer_now.wait(timeout=30)
+        return httpx.Response(200, json={"queue": "later", "jobs": [leased("job_late")]})
+
+    def busy_answer(request: httpx.Request) -> httpx.Response:
+        # Answered only once the idle queue's long poll is out.
+        assert idle_polling.wait(timeout=30)
+        return httpx.Response(200, json={"queue": "jobs", "jobs": [leased("job_1")]})
+
+    def released(request: httpx.Request) -> httpx.Response:
+        given_back.set()
+        return httpx.Response(200, json={"results": [{"job_id": "job_late", "released": True}]})
+
+    for name in ("jobs", "later"):
+        api.get(f"/v1/queues/{name}").mock(return_value=httpx.Response(200, json=QUEUE))
+    api.post("/v1/queues/later/leases").mock(side_effect=idle_lease)
+    release = api.post("/v1/queues/later/releases").mock(side_effect=released)
+    busy_lease = api.post("/v1/queues/jobs/leases").mock(side_effect=busy_answer)
+    api.post("/v1/queues/jobs/acks").mock(side_effect=acks_answer)
+    handled: list[object] = []
+    with sdk.Client(BASE_URL, api_key=API_KEY) as client:
+        client.init_queue("later").subscribe()(lambda payload: None)
+        client.init_queue("jobs").subscribe()(handled.append)
+
+        client.run(max_messages=1)
+
+        assert handled == [{"userId": "12345"}]
+        assert busy_lease.call_count == 1
+        # run() came back while the idle lease was still waiting for its answer.
+        assert release.call_count == 0
+        answer_now.set()
+        assert given_back.wait(timeout=30)
+    assert sent_json(release.calls.last) == {
+        "jobs": [{"job_id": "job_late", "lease_id": "lease_1"}]
+    }
+
+
 def _three_jobs_at_a_time(api: respx.MockRouter) -> None:
     api.get("/v1/queues/jobs").mock(return_value=httpx.Response(200, json=QUEUE))
     numbers = iter(range(100))
