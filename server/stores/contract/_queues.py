@@ -9,6 +9,7 @@ job's payload already written as JSON text by ``dump_json``.
 from __future__ import annotations
 
 import abc
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 
@@ -107,9 +108,13 @@ class QueuesContract(abc.ABC):
         for job in jobs:
             check_not_negative(job.delay, name="delay")
             payloads.append(dump_json(job.payload, what="a job payload"))
-        return await self._publish_jobs(
+        receipts = await self._publish_jobs(
             queue, jobs, payloads=payloads, idempotency=idempotency, traceparent=traceparent
         )
+        # One turn of the event loop before the publisher is answered: a lease long poll of this
+        # process that the new jobs woke sends its lease first, rather than after the answer.
+        await asyncio.sleep(0)
+        return receipts
 
     async def lease_jobs(
         self,
