@@ -26,6 +26,7 @@ The bounds and progress of a run are in sdk/_worker_run.py.
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import threading
 import time
@@ -38,7 +39,7 @@ from ._retry import RetryPolicy, is_retryable
 from ._subscriptions import StreamSubscription, Subscription
 from ._worker_acks import AsyncAcks, SyncAcks
 from ._worker_handlers import AsyncHandlers, SyncHandlers
-from ._worker_run import RunOptions, RunProgress
+from ._worker_run import STOP_CHECK_SECONDS, RunOptions, RunProgress
 from ._worker_sources import (
     AsyncQueueSource,
     AsyncSource,
@@ -96,6 +97,9 @@ class _WorkerBase:
         self._ready: collections.deque[tuple[Any, Delivery]] = collections.deque()
         # Per source: taken and not yet handled (waiting here or in a handler).
         self._held: dict[int, int] = {}
+        # Handlers waiting for a message right now, and fetchers waiting for them to take one.
+        self._idle = 0
+        self._handing = 0
         self._closing = False
         self._failure: BaseException | None = None
         # Only its backoff is used: the loop itself waits out outages for as long as they last.
@@ -120,6 +124,13 @@ class _WorkerBase:
         if count and count >= min(max(1, capacity // 2), left):
             return count
         return 0
+
+    def _handing_over(self) -> bool:
+        """Whether a fetcher that just brought messages should let the handlers waiting for
+        them take them before it sends its next request: on a busy core (and, for a `Client`,
+        under the GIL) building that request would otherwise come first and delay them.
+        """
+        return bool(self._ready) and self._idle > 0 and not self._closing
 
     def _taken(self, source: Any, deliveries: list[Delivery]) -> None:
         """Record a fetch that brought `deliveries` (lock held). The budget counts what came
@@ -278,6 +289,10 @@ class SyncWorker(_WorkerBase):
                 if not late:
                     self._taken(source, deliveries)
                     self._changed.notify_all()
+                    self._handing += 1
+                    while self._handing_over():
+                        self._changed.wait(STOP_CHECK_SECONDS)
+                    self._handing -= 1
             if late:
                 _give_back_late(source, deliveries)
                 return
@@ -285,12 +300,17 @@ class SyncWorker(_WorkerBase):
     def _next(self) -> tuple[Source, Delivery] | None:
         """The oldest message fetched, or None once the run is ending."""
         with self._changed:
+            self._idle += 1
             while not self._closing and not self._ready:
                 self._changed.wait(self._run.pause())
                 if self._run.finished():
                     self._closing = True
+            self._idle -= 1
             if self._closing:
                 return None
+            if self._handing:
+                # The fetcher that brought it waits for this before its next request.
+                self._changed.notify_all()
             return self._ready.popleft()
 
     def _handle(self) -> None:
@@ -412,10 +432,11 @@ class AsyncWorker(_WorkerBase):
         """Until something changes, or long enough to look at the stop flag and deadline."""
         import asyncio
 
-        try:
-            await asyncio.wait_for(self._changed.wait(), self._run.pause())
-        except TimeoutError:
-            pass
+        # asyncio.timeout, not wait_for: no task of its own, so a wake-up reaches the waiter in
+        # one turn of the event loop rather than three.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self._run.pause()):
+                await self._changed.wait()
         if self._run.finished():
             self._closing = True
 
@@ -460,12 +481,21 @@ class AsyncWorker(_WorkerBase):
             self._wake()
             # A fetch answered from a cache or a mock never suspends: let the handlers run.
             await asyncio.sleep(0)
+            self._handing += 1
+            while self._handing_over():
+                await self._wait_for_change()
+            self._handing -= 1
 
     async def _next(self) -> tuple[AsyncSource, Delivery] | None:
+        self._idle += 1
         while not self._closing and not self._ready:
             await self._wait_for_change()
+        self._idle -= 1
         if self._closing:
             return None
+        if self._handing:
+            # The fetcher that brought it waits for this before its next request.
+            self._wake()
         return self._ready.popleft()
 
     async def _handle(self) -> None:
