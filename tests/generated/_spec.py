@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import functools
 import importlib
+import inspect
 import re
 import ssl
 import types
@@ -247,13 +248,31 @@ def body_model(operation: Operation) -> Any:
     return models[0]
 
 
+def _argument_name(name: str, location: str, accepted: Mapping[str, Any]) -> str:
+    """The generated call's argument for parameter ``name``: openapi-python-client adds the
+    location (``url`` becomes ``url_query``) to a name it keeps for itself.
+    """
+    python = snake_case(name)
+    suffixed = f"{python}_{location}"
+    return suffixed if python not in accepted and suffixed in accepted else python
+
+
 def call_arguments(operation: Operation, request: ExampleRequest) -> dict[str, Any]:
     """The keyword arguments (without `client`) that make the generated call send `request`."""
+    accepted = inspect.signature(operation.module()._get_kwargs).parameters
     arguments = {
-        snake_case(name): value
-        for params in (request.path_params, request.query_params, request.header_params)
+        _argument_name(name, location, accepted): value
+        for location, params in (
+            ("path", request.path_params),
+            ("query", request.query_params),
+            ("header", request.header_params),
+        )
         for name, value in params.items()
     }
+    for name, value in arguments.items():
+        # A date-time parameter's example is its text; the generated call takes a datetime.
+        if isinstance(value, str) and "datetime" in str(accepted[name].annotation):
+            arguments[name] = datetime.datetime.fromisoformat(value)
     if request.has_body:
         arguments["body"] = body_model(operation).from_dict(request.body)
     return arguments

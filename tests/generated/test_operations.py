@@ -50,7 +50,11 @@ def _assert_sent_as_documented(
 ) -> None:
     assert sent.method == operation.method.upper()
     assert sent.url.raw_path.split(b"?")[0].decode() == request.path
-    assert dict(sent.url.params) == {k: wire_string(v) for k, v in request.query_params.items()}
+    # An array parameter (style form, exploded) goes as the parameter repeated, once per item.
+    assert {name: sent.url.params.get_list(name) for name in sent.url.params} == {
+        k: [wire_string(item) for item in v] if isinstance(v, list) else [wire_string(v)]
+        for k, v in request.query_params.items()
+    }
     if operation.security:
         assert sent.headers["Authorization"] == f"Bearer {TOKEN}"
     for name, value in request.header_params.items():
