@@ -45,6 +45,7 @@ def test_the_command_tree_is_what_the_readme_documents() -> None:
             "jobs get",
             "jobs ls",
             "jobs retry",
+            "logs",
             "messages",
             "messages cancel",
             "messages get",
