@@ -42,10 +42,12 @@ class LogPruner:
         self._retention = retention_seconds
         self._interval = interval_seconds
         self._clock = clock
+        self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Begin pruning in the background."""
+        self._stopping.clear()
         self._task = asyncio.create_task(self._loop(), name="spool-log-pruner")
 
     async def stop(self) -> None:
@@ -53,6 +55,9 @@ class LogPruner:
         task, self._task = self._task, None
         if task is None:
             return
+        # The loop also watches the event: redis-py may swallow a cancellation that lands in one
+        # of its calls (as the scheduler's stop says), and the loop would go on.
+        self._stopping.set()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
@@ -70,9 +75,10 @@ class LogPruner:
                 return removed
 
     async def _loop(self) -> None:
-        while True:
+        while not self._stopping.is_set():
             try:
                 await self.prune()
             except StoreUnavailableError as error:
                 logger.warning("logs: the store does not answer: %s", error)
-            await asyncio.sleep(self._interval)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=self._interval)
