@@ -994,6 +994,164 @@ class DeadLetterList(SchemaModel):
     dead_letters: list[DeadLetter]
 
 
+class DeadLetterFilter(SchemaModel):
+    """
+    Which dead letters to act on; every member given must match, and a member this version does not know is `422 validation_failed`.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    url: Annotated[str | None, Field(max_length=2048, min_length=1)] = None
+    """
+    Only dead letters of messages to this URL.
+    """
+    url_group: ResourceName | None = None
+    from_: Annotated[AwareDatetime | None, Field(alias="from")] = None
+    """
+    Only dead letters filed at or after this time.
+    """
+    to: AwareDatetime | None = None
+    """
+    Only dead letters filed before this time.
+    """
+
+
+class DeadLetterId(RootModel[str]):
+    root: Annotated[str, Field(max_length=128, min_length=1)]
+
+
+class DeadLetterIds(RootModel[list[DeadLetterId]]):
+    """
+    The dead letters to act on, by their messages' ids; an id given twice counts once.
+    """
+
+    root: Annotated[list[DeadLetterId], Field(max_length=1000, min_length=1)]
+    """
+    The dead letters to act on, by their messages' ids; an id given twice counts once.
+    """
+
+
+class DeadLetterBulkLimit(RootModel[int]):
+    root: Annotated[int, Field(ge=1, le=1000)] = 100
+    """
+    Most dead letters to look at in this request (with `filter` or `all`).
+    """
+
+
+ForwardedHeadersAdditionalProperty = TypeAliasType(
+    "ForwardedHeadersAdditionalProperty",
+    Annotated[str, Field(max_length=4096, pattern="^[\\t\\x20-\\x7E]*$")],
+)
+
+
+class ForwardedHeaders(
+    RootModel[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[!#$%&\'*+\-.^_`|~0-9A-Za-z]+$", max_length=256
+                ),
+            ],
+            ForwardedHeadersAdditionalProperty,
+        ]
+    ]
+):
+    root: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[!#$%&\'*+\-.^_`|~0-9A-Za-z]+$", max_length=256
+                ),
+            ],
+            ForwardedHeadersAdditionalProperty,
+        ],
+        Field(max_length=50),
+    ]
+    """
+    Forwarded headers to set on the retried message, replacing a header of the same name (in
+    any letter case) or adding it, by the rules of a publish's `headers`: names are HTTP
+    tokens, values printable ASCII, and framing, connection and `Spool-*` headers are refused.
+
+    """
+
+
+class RetryDeadLetterRequest(SchemaModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    headers: ForwardedHeaders | None = None
+
+
+class DeleteDeadLettersRequest(SchemaModel):
+    """
+    Give exactly one of `ids`, `filter` and `all` (`all` must be true).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    ids: DeadLetterIds | None = None
+    filter: DeadLetterFilter | None = None
+    all: bool | None = None
+    limit: Annotated[DeadLetterBulkLimit | None, Field(validate_default=True)] = 100
+    cursor: ListCursor | None = None
+
+
+class RetryDeadLettersRequest(SchemaModel):
+    """
+    Give exactly one of `ids`, `filter` and `all` (`all` must be true).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    ids: DeadLetterIds | None = None
+    filter: DeadLetterFilter | None = None
+    all: bool | None = None
+    limit: Annotated[DeadLetterBulkLimit | None, Field(validate_default=True)] = 100
+    cursor: ListCursor | None = None
+    headers: ForwardedHeaders | None = None
+
+
+class DeadLetterOutcome(
+    RootModel[Literal["retried", "deleted", "not_found", "permission_denied"]]
+):
+    root: Literal["retried", "deleted", "not_found", "permission_denied"]
+    """
+    What became of a dead letter named by id: `retried` or `deleted`, `not_found` (no dead
+    letter of that id, or another request took it first) or `permission_denied` (the token
+    lacks `admin` on its URL and URL group; it was left alone).
+
+    """
+
+
+class DeadLetterResult(SchemaModel):
+    message_id: str
+    outcome: DeadLetterOutcome
+
+
+class DeadLetterBulkResult(SchemaModel):
+    acted: Annotated[int, Field(ge=0)]
+    """
+    How many dead letters this request retried or deleted.
+    """
+    message_ids: list[str]
+    """
+    Their messages, oldest dead letter first (with `ids`, in the order given).
+    """
+    next_cursor: str | None
+    """
+    The `cursor` to send next, or null when no dead letter is left to look at.
+    """
+    results: list[DeadLetterResult] | None = None
+    """
+    With `ids`, what became of each id, in the order given.
+    """
+
+
 class StandardWebhooksSecrets(SchemaModel):
     """
     The same two keys as Standard Webhooks secrets (`whsec_` and the key's UTF-8 bytes in

@@ -13,7 +13,12 @@ from .claim_request import ClaimRequest
 from .claim_result import ClaimResult
 from .create_group_request import CreateGroupRequest
 from .dead_letter import DeadLetter
+from .dead_letter_bulk_result import DeadLetterBulkResult
+from .dead_letter_filter import DeadLetterFilter
 from .dead_letter_list import DeadLetterList
+from .dead_letter_outcome import DeadLetterOutcome
+from .dead_letter_result import DeadLetterResult
+from .delete_dead_letters_request import DeleteDeadLettersRequest
 from .delivered_entry import DeliveredEntry
 from .delivered_entry_list import DeliveredEntryList
 from .delivery_attempt import DeliveryAttempt
@@ -26,6 +31,7 @@ from .flow_control import FlowControl
 from .flow_control_limits import FlowControlLimits
 from .flow_control_list import FlowControlList
 from .flow_control_state import FlowControlState
+from .forwarded_headers import ForwardedHeaders
 from .group_info import GroupInfo
 from .health import Health
 from .health_status import HealthStatus
@@ -82,6 +88,8 @@ from .read_group_request import ReadGroupRequest
 from .redact import Redact
 from .release_jobs_request import ReleaseJobsRequest
 from .release_jobs_result import ReleaseJobsResult
+from .retry_dead_letter_request import RetryDeadLetterRequest
+from .retry_dead_letters_request import RetryDeadLettersRequest
 from .schedule import Schedule
 from .schedule_catch_up import ScheduleCatchUp
 from .schedule_destination import ScheduleDestination
@@ -123,7 +131,12 @@ __all__ = (
     "ClaimResult",
     "CreateGroupRequest",
     "DeadLetter",
+    "DeadLetterBulkResult",
+    "DeadLetterFilter",
     "DeadLetterList",
+    "DeadLetterOutcome",
+    "DeadLetterResult",
+    "DeleteDeadLettersRequest",
     "DeliveredEntry",
     "DeliveredEntryList",
     "DeliveryAttempt",
@@ -136,6 +149,7 @@ __all__ = (
     "FlowControlLimits",
     "FlowControlList",
     "FlowControlState",
+    "ForwardedHeaders",
     "GroupInfo",
     "Health",
     "HealthStatus",
@@ -188,6 +202,8 @@ __all__ = (
     "Redact",
     "ReleaseJobsRequest",
     "ReleaseJobsResult",
+    "RetryDeadLetterRequest",
+    "RetryDeadLettersRequest",
     "Schedule",
     "ScheduleCatchUp",
     "ScheduleDestination",

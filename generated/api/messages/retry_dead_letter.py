@@ -8,12 +8,16 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.message_receipt import MessageReceipt
 from ...models.problem import Problem
-from ...types import Response
+from ...models.retry_dead_letter_request import RetryDeadLetterRequest
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     message_id: str,
+    *,
+    body: RetryDeadLetterRequest | Unset = UNSET,
 ) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -22,6 +26,12 @@ def _get_kwargs(
         ),
     }
 
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -84,13 +94,17 @@ def sync_detailed(
     message_id: str,
     *,
     client: AuthenticatedClient | Client,
+    body: RetryDeadLetterRequest | Unset = UNSET,
 ) -> Response[MessageReceipt | Problem]:
     """Deliver a dead letter again with fresh retries
 
-     Schedules the message again now, with its retries counted from zero. Needs `admin` on messages.
+     Schedules the message again now, with its retries counted from zero. A body is optional: its
+    `headers` replace or add forwarded headers of the message, by the rules of a publish's `headers`.
+    Needs `admin` on messages.
 
     Args:
         message_id (str):
+        body (RetryDeadLetterRequest | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -102,6 +116,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         message_id=message_id,
+        body=body,
     )
 
     response = client.get_httpx_client().request(
@@ -115,13 +130,17 @@ def sync(
     message_id: str,
     *,
     client: AuthenticatedClient | Client,
+    body: RetryDeadLetterRequest | Unset = UNSET,
 ) -> MessageReceipt | Problem | None:
     """Deliver a dead letter again with fresh retries
 
-     Schedules the message again now, with its retries counted from zero. Needs `admin` on messages.
+     Schedules the message again now, with its retries counted from zero. A body is optional: its
+    `headers` replace or add forwarded headers of the message, by the rules of a publish's `headers`.
+    Needs `admin` on messages.
 
     Args:
         message_id (str):
+        body (RetryDeadLetterRequest | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -134,6 +153,7 @@ def sync(
     return sync_detailed(
         message_id=message_id,
         client=client,
+        body=body,
     ).parsed
 
 
@@ -141,13 +161,17 @@ async def asyncio_detailed(
     message_id: str,
     *,
     client: AuthenticatedClient | Client,
+    body: RetryDeadLetterRequest | Unset = UNSET,
 ) -> Response[MessageReceipt | Problem]:
     """Deliver a dead letter again with fresh retries
 
-     Schedules the message again now, with its retries counted from zero. Needs `admin` on messages.
+     Schedules the message again now, with its retries counted from zero. A body is optional: its
+    `headers` replace or add forwarded headers of the message, by the rules of a publish's `headers`.
+    Needs `admin` on messages.
 
     Args:
         message_id (str):
+        body (RetryDeadLetterRequest | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -159,6 +183,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         message_id=message_id,
+        body=body,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -170,13 +195,17 @@ async def asyncio(
     message_id: str,
     *,
     client: AuthenticatedClient | Client,
+    body: RetryDeadLetterRequest | Unset = UNSET,
 ) -> MessageReceipt | Problem | None:
     """Deliver a dead letter again with fresh retries
 
-     Schedules the message again now, with its retries counted from zero. Needs `admin` on messages.
+     Schedules the message again now, with its retries counted from zero. A body is optional: its
+    `headers` replace or add forwarded headers of the message, by the rules of a publish's `headers`.
+    Needs `admin` on messages.
 
     Args:
         message_id (str):
+        body (RetryDeadLetterRequest | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -190,5 +219,6 @@ async def asyncio(
         await asyncio_detailed(
             message_id=message_id,
             client=client,
+            body=body,
         )
     ).parsed
