@@ -103,8 +103,8 @@ async def _events(request: Request, visit: Visit, message_id: str) -> list[LogEv
 
 async def _dead_letters(request: Request, visit: Visit) -> list[DeadLetterRecord]:
     access = visit.access("GET", "/v1/dead-letters")
-    dead = await context_of(request).store.list_dead_letters(limit=_DEAD_LETTERS_SHOWN)
-    return [letter for letter in dead if access.covers(letter.url)]
+    page = await context_of(request).store.list_dead_letters(limit=_DEAD_LETTERS_SHOWN)
+    return [letter for letter in page.dead_letters if access.covers(letter.url)]
 
 
 async def _url_groups(request: Request, visit: Visit) -> list[UrlGroupRecord] | None:

@@ -414,8 +414,8 @@ async def delete_url_group(request: Request, access: Access) -> Response:
 async def list_dead_letters(request: Request, access: Access) -> Response:
     """listDeadLetters: messages whose retries ran out, those the token's permission covers."""
     limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
-    dead_letters = await context_of(request).store.list_dead_letters(limit=limit)
-    visible = [dead for dead in dead_letters if access.covers(dead.url)]
+    page = await context_of(request).store.list_dead_letters(limit=limit)
+    visible = [dead for dead in page.dead_letters if access.covers(dead.url)]
     return json_response(documents.dead_letter_list(visible))
 
 

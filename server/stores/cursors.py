@@ -3,7 +3,9 @@
 A cursor is a listing's kind and its position, as base64url text without padding (what
 openapi.yaml's ``ListCursor`` allows): ``s:<name>`` resumes a stream listing after that name and
 ``m:<sequence>`` a message listing before that publish sequence, ``h:<name>`` a schedule listing
-after that name, ``l:<sequence>`` a log listing before that event sequence, ``f:<key>`` a flow control key listing after that key. The contract reads a cursor once
+after that name, ``l:<sequence>`` a log listing before that event sequence, ``f:<key>`` a flow
+control key listing after that key, ``d:<time>:<sequence>`` a page of dead letters after the one
+filed at that time with that sequence. The contract reads a cursor once
 and hands its backend the position; a cursor of another kind, or one that is not base64url of
 such text, is ``validation_failed``.
 """
@@ -17,6 +19,8 @@ import re
 from .errors import StoreError
 
 __all__ = [
+    "dead_letter_cursor",
+    "dead_letter_cursor_position",
     "flow_control_cursor",
     "flow_control_cursor_position",
     "log_cursor",
@@ -31,6 +35,8 @@ __all__ = [
 ]
 
 _SEQUENCE = re.compile(r"[0-9]{1,20}")
+# What ``repr`` writes of a finite, non-negative float.
+_TIME = re.compile(r"[0-9]{1,20}\.[0-9]{1,20}(?:e[+-]?[0-9]{1,3})?|[0-9]\.?[0-9]*e[+-]?[0-9]{1,3}")
 # Above every UTF-8 name both stores compare (bytewise): where the names with a prefix end.
 _LAST_CHARACTER = "\U0010ffff"
 
@@ -113,6 +119,21 @@ def flow_control_cursor_position(cursor: str) -> str:
     if not key:
         raise StoreError("validation_failed", f"cursor {cursor!r} names no flow control key")
     return key
+
+
+def dead_letter_cursor(failed_at: float, sequence: int) -> str:
+    """The cursor of a page of dead letters that resumes after the one filed at ``failed_at``
+    with the sequence ``sequence`` (which orders dead letters filed at the same time).
+    """
+    return _encode(f"d:{failed_at!r}:{sequence}")
+
+
+def dead_letter_cursor_position(cursor: str) -> tuple[float, int]:
+    """The filing time and sequence a page of dead letters' ``cursor`` resumes after."""
+    time_text, _, sequence = _decode(cursor, kind="d").rpartition(":")
+    if not _SEQUENCE.fullmatch(sequence) or not _TIME.fullmatch(time_text):
+        raise StoreError("validation_failed", f"cursor {cursor!r} names no dead letter position")
+    return float(time_text), int(sequence)
 
 
 def name_prefix_end(prefix: str) -> str:

@@ -15,7 +15,12 @@ from typing import Any, TypedDict
 
 from .records import FlowControlLimits, NewMessage, SignatureScheme
 
-__all__ = ["MessageOptionFields", "dump_message_options", "load_message_options"]
+__all__ = [
+    "MessageOptionFields",
+    "dump_message_options",
+    "load_message_options",
+    "merged_headers",
+]
 
 
 class MessageOptionFields(TypedDict):
@@ -76,3 +81,12 @@ def load_message_options(text: str | None) -> MessageOptionFields:
         labels=tuple(document.get("labels", ())),
         schedule=document.get("schedule"),
     )
+
+
+def merged_headers(stored: dict[str, str], override: dict[str, str]) -> dict[str, str]:
+    """``stored`` with each header of ``override`` replacing the one of the same name in any
+    letter case (HTTP names are case-insensitive, so both must not be sent) or added after them.
+    """
+    replaced = {name.lower() for name in override}
+    kept = {name: value for name, value in stored.items() if name.lower() not in replaced}
+    return kept | override

@@ -13,6 +13,8 @@ __all__ = [
     "AppendResult",
     "ClaimResult",
     "ConsoleSession",
+    "DeadLetterFilter",
+    "DeadLetterPage",
     "DeadLetterRecord",
     "DeliveredEntry",
     "DeliveryAttemptRecord",
@@ -538,6 +540,30 @@ class DeadLetterRecord:
     failed_at: float
     last_error: str | None = None
     last_status_code: int | None = None
+    url_group: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeadLetterFilter:
+    """Which dead letters a bulk retry or delete acts on: every field given must match (None
+    matches anything). ``filed_from`` and ``filed_to`` bound ``failed_at``, from included and to
+    not. A new field needs its test in each backend's page of dead letters and nothing else.
+    """
+
+    url: str | None = None
+    url_group: str | None = None
+    filed_from: float | None = None
+    filed_to: float | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeadLetterPage:
+    """One page of dead letters, oldest first: those of the page that matched the filter, and
+    the cursor after the last one looked at (None once no dead letter is left to look at).
+    """
+
+    dead_letters: list[DeadLetterRecord]
+    next_cursor: str | None
 
 
 # Schedules -------------------------------------------------------------------------------------

@@ -138,9 +138,9 @@ async def test_a_scoped_token_sees_only_its_messages(store_url: str) -> None:
         ):
             refused = await running.console.post(path, data={"csrf": csrf})
             assert refused.status_code == 403, path
-        assert [dead.message_id for dead in await store.list_dead_letters(limit=10)].count(
-            theirs
-        ) == 1
+        assert [
+            dead.message_id for dead in (await store.list_dead_letters(limit=10)).dead_letters
+        ].count(theirs) == 1
         assert (await store.get_message(scheduled)).state == "scheduled"
 
 
@@ -173,7 +173,9 @@ async def test_retry_delete_and_cancel(store_url: str) -> None:
             f"/console/dead-letters/{deleted}/delete", data={"csrf": csrf}
         )
         assert delete.status_code == 303
-        assert [dead.message_id for dead in await store.list_dead_letters(limit=10)] == []
+        assert [
+            dead.message_id for dead in (await store.list_dead_letters(limit=10)).dead_letters
+        ] == []
         assert (await store.get_message(deleted)).state == "failed"
         cancel = await running.console.post(
             f"/console/messages/{scheduled}/cancel", data={"csrf": csrf}

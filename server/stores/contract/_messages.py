@@ -10,14 +10,24 @@ each message's headers already written as JSON text by ``dump_json``.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import Literal, get_args
 
 from ..checks import check_at_least_one, check_lease_margin, check_traceparent, dump_json
-from ..cursors import log_cursor, log_cursor_position, message_cursor, message_cursor_position
+from ..cursors import (
+    dead_letter_cursor,
+    dead_letter_cursor_position,
+    log_cursor,
+    log_cursor_position,
+    message_cursor,
+    message_cursor_position,
+)
 from ..errors import StoreError
 from ..message_filter import MessageFilter
 from ..records import (
+    DeadLetterFilter,
+    DeadLetterPage,
     DeadLetterRecord,
     DeliveryAttemptRecord,
     IdempotencyClaim,
@@ -34,7 +44,10 @@ from ..records import (
     UrlGroupRecord,
 )
 
-__all__ = ["MessagesContract"]
+__all__ = ["DEAD_LETTER_BATCH_MAX", "MessagesContract"]
+
+# The most dead letters one bulk call names: openapi.yaml's DeadLetterIds and DeadLetterBulkLimit.
+DEAD_LETTER_BATCH_MAX = 1000
 
 Outcome = Literal["delivered", "retry", "failed"]
 _OUTCOMES = ("delivered", "retry", "failed")
@@ -224,21 +237,77 @@ class MessagesContract(abc.ABC):
 
     # Dead letters --------------------------------------------------------------------------
 
-    async def list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
-        """Up to ``limit`` dead letters, oldest first."""
-        check_at_least_one(limit, name="limit")
-        return await self._list_dead_letters(limit=limit)
+    async def list_dead_letters(
+        self,
+        *,
+        limit: int,
+        selection: DeadLetterFilter | None = None,
+        cursor: str | None = None,
+    ) -> DeadLetterPage:
+        """The dead letters ``selection`` matches (None: all) among the next ``limit`` (at most,
+        and at most 1000) filed after ``cursor`` (an earlier page's ``next_cursor``; None for the
+        first), oldest first. A page may hold fewer than ``limit``, none even, before the last (a
+        backend may look at ``limit`` dead letters and keep those that match); the last page's
+        ``next_cursor`` is None. A cursor that is not a page of dead letters', a time range
+        that is not finite, or a limit out of range is ``validation_failed``.
+        """
+        _check_batch(limit, what="limit")
+        selection = selection or DeadLetterFilter()
+        for bound in (selection.filed_from, selection.filed_to):
+            if bound is not None and not math.isfinite(bound):
+                raise StoreError("validation_failed", f"a filing time must be finite: {bound!r}")
+        after = None if cursor is None else dead_letter_cursor_position(cursor)
+        letters, next_after = await self._list_dead_letters(
+            selection=selection, limit=limit, cursor=after
+        )
+        return DeadLetterPage(
+            dead_letters=letters,
+            next_cursor=None if next_after is None else dead_letter_cursor(*next_after),
+        )
+
+    async def find_dead_letters(self, message_ids: Sequence[str]) -> list[DeadLetterRecord]:
+        """The dead letters of those of ``message_ids`` (at most 1000) that have one, in the
+        order given, each once. Reads only.
+        """
+        distinct = _distinct_ids(message_ids)
+        return await self._find_dead_letters(distinct) if distinct else []
 
     async def delete_dead_letter(self, message_id: str) -> None:
         """Forget a dead letter (``dead_letter_not_found``); the message stays readable."""
         await self._delete_dead_letter(message_id)
 
-    async def retry_dead_letter(self, message_id: str) -> MessageRecord:
+    async def delete_dead_letters(self, message_ids: Sequence[str]) -> list[str]:
+        """Forget, as ``delete_dead_letter`` does, the dead letters of those of ``message_ids``
+        (at most 1000) that have one, and answer their ids in the order given, each once. An id
+        with no dead letter (there never was one, or another call took it first) is passed over.
+        """
+        distinct = _distinct_ids(message_ids)
+        return await self._delete_dead_letters(distinct) if distinct else []
+
+    async def retry_dead_letter(
+        self, message_id: str, *, headers: Mapping[str, str] | None = None
+    ) -> MessageRecord:
         """Remove the dead letter and schedule the message now with a fresh retry budget:
         ``retries_used`` is 0 again, while earlier attempts stay in its history
-        (``dead_letter_not_found``).
+        (``dead_letter_not_found``). ``headers`` replace the message's forwarded headers of the
+        same names, in any letter case, or are added to them.
         """
-        return await self._retry_dead_letter(message_id)
+        override = _checked_headers(headers)
+        return await self._retry_dead_letter(message_id, headers=override)
+
+    async def retry_dead_letters(
+        self, message_ids: Sequence[str], *, headers: Mapping[str, str] | None = None
+    ) -> list[str]:
+        """Retry, as ``retry_dead_letter`` does (``headers`` included), the dead letters of those
+        of ``message_ids`` (at most 1000) that have one, and answer their ids in the order
+        given, each once. Each is removed from the dead letters in the same atomic step that
+        schedules it, so an id with no dead letter (there never was one, or another call
+        retried or deleted it first) is passed over and a dead letter named by calls running at
+        the same time is scheduled once.
+        """
+        override = _checked_headers(headers)
+        distinct = _distinct_ids(message_ids)
+        return await self._retry_dead_letters(distinct, headers=override) if distinct else []
 
     # Hooks ---------------------------------------------------------------------------------
 
@@ -333,13 +402,59 @@ class MessagesContract(abc.ABC):
         """``delete_url_group``."""
 
     @abc.abstractmethod
-    async def _list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
-        """``list_dead_letters`` with a checked limit."""
+    async def _list_dead_letters(
+        self, *, selection: DeadLetterFilter, limit: int, cursor: tuple[float, int] | None
+    ) -> tuple[list[DeadLetterRecord], tuple[float, int] | None]:
+        """``list_dead_letters`` with its cursor read: of the dead letters filed after ``cursor``
+        (its ``failed_at`` and the sequence that orders letters filed at the same time; None:
+        from the oldest), oldest first, those ``selection`` matches among the next ``limit`` or
+        more, and the position after the last one looked at (None when no dead letter is left).
+        """
+
+    @abc.abstractmethod
+    async def _find_dead_letters(self, message_ids: Sequence[str]) -> list[DeadLetterRecord]:
+        """``find_dead_letters`` of 1 to 1000 distinct ids."""
 
     @abc.abstractmethod
     async def _delete_dead_letter(self, message_id: str) -> None:
         """``delete_dead_letter``."""
 
     @abc.abstractmethod
-    async def _retry_dead_letter(self, message_id: str) -> MessageRecord:
-        """``retry_dead_letter``."""
+    async def _delete_dead_letters(self, message_ids: Sequence[str]) -> list[str]:
+        """``delete_dead_letters`` of 1 to 1000 distinct ids."""
+
+    @abc.abstractmethod
+    async def _retry_dead_letter(
+        self, message_id: str, *, headers: dict[str, str]
+    ) -> MessageRecord:
+        """``retry_dead_letter``; ``headers`` is empty when none are replaced."""
+
+    @abc.abstractmethod
+    async def _retry_dead_letters(
+        self, message_ids: Sequence[str], *, headers: dict[str, str]
+    ) -> list[str]:
+        """``retry_dead_letters`` of 1 to 1000 distinct ids; ``headers`` as ``_retry_dead_letter``."""
+
+
+def _check_batch(count: int, *, what: str) -> None:
+    check_at_least_one(count, name=what)
+    if count > DEAD_LETTER_BATCH_MAX:
+        raise StoreError(
+            "validation_failed", f"{what} must be at most {DEAD_LETTER_BATCH_MAX}: {count}"
+        )
+
+
+def _distinct_ids(message_ids: Sequence[str]) -> list[str]:
+    distinct = list(dict.fromkeys(message_ids))
+    if len(distinct) > DEAD_LETTER_BATCH_MAX:
+        raise StoreError(
+            "validation_failed",
+            f"at most {DEAD_LETTER_BATCH_MAX} message ids at a time: {len(distinct)}",
+        )
+    return distinct
+
+
+def _checked_headers(headers: Mapping[str, str] | None) -> dict[str, str]:
+    override = dict(headers or {})
+    dump_json(override, what="message headers")
+    return override

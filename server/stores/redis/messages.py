@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from ...ids import new_id
 from ..base import (
+    DeadLetterFilter,
     DeadLetterRecord,
     DeliveryAttemptRecord,
     IdempotencyClaim,
@@ -20,6 +21,7 @@ from ..base import (
     UrlEndpoint,
     UrlGroupRecord,
 )
+from ..checks import dump_json
 from ..message_filter import MessageFilter
 from .arguments import number_text, optional_argument
 from .core import RedisCore
@@ -245,20 +247,33 @@ class RedisMessages(RedisCore):
 
     # Dead letters --------------------------------------------------------------------------
 
-    async def _list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
-        """Dead letters in the order their messages failed."""
-        rows = await self._message_script("list_dead_letters", [limit], now=self.clock())
-        return [
-            DeadLetterRecord(
-                message_id=str(message_id),
-                url=str(url),
-                attempts=int(attempts),
-                failed_at=float(failed_at),
-                last_error=last_error,
-                last_status_code=None if status is None else int(status),
-            )
-            for message_id, url, attempts, failed_at, last_error, status in rows
-        ]
+    async def _list_dead_letters(
+        self, *, selection: DeadLetterFilter, limit: int, cursor: tuple[float, int] | None
+    ) -> tuple[list[DeadLetterRecord], tuple[float, int] | None]:
+        """Look at the next ``limit`` dead letters by when they failed, in one bounded script,
+        and keep those that match: the failure times bound the range read, the URL and URL group
+        are matched on each message.
+        """
+        after = ["", ""] if cursor is None else [number_text(cursor[0]), f"{cursor[1]:020d}"]
+        next_score, next_sequence, rows = await self._message_script(
+            "list_dead_letters",
+            [
+                limit,
+                *after,
+                optional_argument(selection.url),
+                optional_argument(selection.url_group),
+                "" if selection.filed_from is None else number_text(selection.filed_from),
+                "" if selection.filed_to is None else number_text(selection.filed_to),
+            ],
+            now=self.clock(),
+        )
+        next_after = None if next_score is None else (float(next_score), int(next_sequence))
+        return [_dead_letter(row) for row in rows], next_after
+
+    async def _find_dead_letters(self, message_ids: Sequence[str]) -> list[DeadLetterRecord]:
+        """The dead letters of ``message_ids``, read in one script."""
+        rows = await self._message_script("find_dead_letters", message_ids, now=self.clock())
+        return [_dead_letter(row) for row in rows]
 
     async def _delete_dead_letter(self, message_id: str) -> None:
         """Forget the dead letter; the message stays readable."""
@@ -269,14 +284,33 @@ class RedisMessages(RedisCore):
             details={"message_id": message_id},
         )
 
-    async def _retry_dead_letter(self, message_id: str) -> MessageRecord:
+    async def _delete_dead_letters(self, message_ids: Sequence[str]) -> list[str]:
+        """Forget those of the dead letters that are still there, in one script."""
+        deleted = await self._message_script("delete_dead_letters", message_ids, now=self.clock())
+        return [str(message_id) for message_id in deleted]
+
+    async def _retry_dead_letter(
+        self, message_id: str, *, headers: dict[str, str]
+    ) -> MessageRecord:
         """Remove the dead letter and schedule the message now with a fresh retry budget; its
         earlier attempts stay.
         """
         fields = await self._message_script(
-            "retry_dead_letter", [message_id], now=self.clock(), details={"message_id": message_id}
+            "retry_dead_letter",
+            [message_id, _headers_argument(headers)],
+            now=self.clock(),
+            details={"message_id": message_id},
         )
         return message_record(pairs(fields))
+
+    async def _retry_dead_letters(
+        self, message_ids: Sequence[str], *, headers: dict[str, str]
+    ) -> list[str]:
+        """Retry those of the dead letters that are still there, in one script."""
+        retried = await self._message_script(
+            "retry_dead_letters", [_headers_argument(headers), *message_ids], now=self.clock()
+        )
+        return [str(message_id) for message_id in retried]
 
     # URL groups ----------------------------------------------------------------------------
 
@@ -321,3 +355,20 @@ class RedisMessages(RedisCore):
         await self._run(
             "delete_url_group", self._keys.url_groups, [name], details={"url_group": name}
         )
+
+
+def _dead_letter(row: Sequence[Any]) -> DeadLetterRecord:
+    message_id, url, attempts, failed_at, last_error, status, url_group = row
+    return DeadLetterRecord(
+        message_id=str(message_id),
+        url=str(url),
+        attempts=int(attempts),
+        failed_at=float(failed_at),
+        last_error=last_error,
+        last_status_code=None if status is None else int(status),
+        url_group=url_group,
+    )
+
+
+def _headers_argument(headers: dict[str, str]) -> str:
+    return dump_json(headers, what="message headers") if headers else ""

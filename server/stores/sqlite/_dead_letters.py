@@ -1,71 +1,169 @@
-"""Dead letters: the messages whose delivery failed for good, to list, forget or retry."""
+"""Dead letters: the messages whose delivery failed for good, to list, forget or retry, one at a
+time or a batch in one transaction.
+"""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Sequence
+from typing import Any
 
-from ..base import DeadLetterRecord, MessageRecord, NotFoundError
+from ..base import DeadLetterFilter, DeadLetterRecord, MessageRecord, NotFoundError
+from ..checks import dump_json
+from ..message_options import merged_headers
 from ._core import SQLiteCore
 from ._logs import log_event
 from ._messages import message_record
 
 __all__ = ["DeadLettersMixin"]
 
+_SELECT = """SELECT d.seq, d.message_id, d.url, d.attempts, d.failed_at, d.last_error,
+    d.last_status_code, m.url_group
+    FROM dead_letters AS d JOIN messages AS m ON m.message_id = d.message_id"""
+
 
 class DeadLettersMixin(SQLiteCore):
-    """The SQLite store's dead letters: list, delete and retry."""
+    """The SQLite store's dead letters: page, find, delete and retry."""
 
-    async def _list_dead_letters(self, *, limit: int) -> list[DeadLetterRecord]:
-        """Up to ``limit`` dead letters, oldest first."""
+    async def _list_dead_letters(
+        self, *, selection: DeadLetterFilter, limit: int, cursor: tuple[float, int] | None
+    ) -> tuple[list[DeadLetterRecord], tuple[float, int] | None]:
+        """The next ``limit`` dead letters that match, oldest first, in one indexed query."""
+        clauses, args = _filter_clauses(selection)
+        if cursor is not None:
+            clauses.append("(d.failed_at, d.seq) > (?, ?)")
+            args += cursor
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
 
-        def work(connection: sqlite3.Connection, _now: float) -> list[DeadLetterRecord]:
-            rows = connection.execute(
-                "SELECT * FROM dead_letters ORDER BY failed_at, seq LIMIT ?", (limit,)
+        def work(connection: sqlite3.Connection, _now: float) -> list[sqlite3.Row]:
+            return connection.execute(
+                f"{_SELECT}{where} ORDER BY d.failed_at, d.seq LIMIT ?", (*args, limit)
             ).fetchall()
-            return [
-                DeadLetterRecord(
-                    message_id=row["message_id"],
-                    url=row["url"],
-                    attempts=row["attempts"],
-                    failed_at=row["failed_at"],
-                    last_error=row["last_error"],
-                    last_status_code=row["last_status_code"],
-                )
-                for row in rows
-            ]
 
-        return await self.run_transaction(work, write=False)
+        rows = await self.run_transaction(work, write=False)
+        last = (rows[-1]["failed_at"], rows[-1]["seq"]) if len(rows) == limit else None
+        return [_record(row) for row in rows], last
+
+    async def _find_dead_letters(self, message_ids: Sequence[str]) -> list[DeadLetterRecord]:
+        """The dead letters of ``message_ids``, in the order given."""
+        marks = ", ".join("?" * len(message_ids))
+
+        def work(connection: sqlite3.Connection, _now: float) -> list[sqlite3.Row]:
+            return connection.execute(
+                f"{_SELECT} WHERE d.message_id IN ({marks})", list(message_ids)
+            ).fetchall()
+
+        found = {
+            row["message_id"]: _record(row) for row in await self.run_transaction(work, write=False)
+        }
+        return [found[message_id] for message_id in message_ids if message_id in found]
 
     async def _delete_dead_letter(self, message_id: str) -> None:
         """Forget the dead letter; the message stays readable."""
 
         def work(connection: sqlite3.Connection, _now: float) -> None:
-            deleted = connection.execute(
-                "DELETE FROM dead_letters WHERE message_id = ?", (message_id,)
-            ).rowcount
-            if deleted == 0:
+            if not _remove(connection, message_id):
                 raise _dead_letter_not_found(message_id)
 
         await self.run_transaction(work)
 
-    async def _retry_dead_letter(self, message_id: str) -> MessageRecord:
+    async def _delete_dead_letters(self, message_ids: Sequence[str]) -> list[str]:
+        """Forget those of the dead letters that are still there, in one transaction."""
+
+        def work(connection: sqlite3.Connection, _now: float) -> list[str]:
+            return [message_id for message_id in message_ids if _remove(connection, message_id)]
+
+        return await self.run_transaction(work)
+
+    async def _retry_dead_letter(
+        self, message_id: str, *, headers: dict[str, str]
+    ) -> MessageRecord:
         """Remove the dead letter and schedule the message now with a fresh retry budget."""
 
         def work(connection: sqlite3.Connection, now: float) -> MessageRecord:
-            deleted = connection.execute(
-                "DELETE FROM dead_letters WHERE message_id = ?", (message_id,)
-            ).rowcount
-            if deleted == 0:
+            if not _retry(connection, message_id, now=now, headers=headers):
                 raise _dead_letter_not_found(message_id)
-            connection.execute(
-                "UPDATE messages SET state = 'scheduled', next_attempt_at = ?, retries_used = 0"
-                " WHERE message_id = ?",
-                (now, message_id),
-            )
-            log_event(connection, message_id, "scheduled", now)
             return message_record(connection, message_id)
 
         return await self.run_transaction(work)
+
+    async def _retry_dead_letters(
+        self, message_ids: Sequence[str], *, headers: dict[str, str]
+    ) -> list[str]:
+        """Retry those of the dead letters that are still there, in one transaction."""
+
+        def work(connection: sqlite3.Connection, now: float) -> list[str]:
+            return [
+                message_id
+                for message_id in message_ids
+                if _retry(connection, message_id, now=now, headers=headers)
+            ]
+
+        return await self.run_transaction(work)
+
+
+def _filter_clauses(selection: DeadLetterFilter) -> tuple[list[str], list[Any]]:
+    clauses: list[str] = []
+    args: list[Any] = []
+    if selection.url is not None:
+        clauses.append("d.url = ?")
+        args.append(selection.url)
+    if selection.url_group is not None:
+        clauses.append("m.url_group = ?")
+        args.append(selection.url_group)
+    if selection.filed_from is not None:
+        clauses.append("d.failed_at >= ?")
+        args.append(selection.filed_from)
+    if selection.filed_to is not None:
+        clauses.append("d.failed_at < ?")
+        args.append(selection.filed_to)
+    return clauses, args
+
+
+def _record(row: sqlite3.Row) -> DeadLetterRecord:
+    return DeadLetterRecord(
+        message_id=row["message_id"],
+        url=row["url"],
+        attempts=row["attempts"],
+        failed_at=row["failed_at"],
+        last_error=row["last_error"],
+        last_status_code=row["last_status_code"],
+        url_group=row["url_group"],
+    )
+
+
+def _remove(connection: sqlite3.Connection, message_id: str) -> bool:
+    deleted = connection.execute(
+        "DELETE FROM dead_letters WHERE message_id = ?", (message_id,)
+    ).rowcount
+    return bool(deleted)
+
+
+def _retry(
+    connection: sqlite3.Connection, message_id: str, *, now: float, headers: dict[str, str]
+) -> bool:
+    """Whether the message was a dead letter: if so it is scheduled again, in the caller's
+    transaction, so that a dead letter is removed and scheduled together or not at all.
+    """
+    if not _remove(connection, message_id):
+        return False
+    connection.execute(
+        "UPDATE messages SET state = 'scheduled', next_attempt_at = ?, retries_used = 0"
+        " WHERE message_id = ?",
+        (now, message_id),
+    )
+    log_event(connection, message_id, "scheduled", now)
+    if headers:
+        (stored,) = connection.execute(
+            "SELECT headers FROM messages WHERE message_id = ?", (message_id,)
+        ).fetchone()
+        merged = merged_headers(json.loads(stored), headers)
+        connection.execute(
+            "UPDATE messages SET headers = ? WHERE message_id = ?",
+            (dump_json(merged, what="message headers"), message_id),
+        )
+    return True
 
 
 def _dead_letter_not_found(message_id: str) -> NotFoundError:

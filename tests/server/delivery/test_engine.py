@@ -485,7 +485,7 @@ async def test_engine_on_each_real_store(store_url: str, endpoint: EndpointFacto
 
         statuses = [a.status_code for a in (await real.get_message(delivered.message_id)).attempts]
         assert statuses == [500, 200]
-        (dead,) = await real.list_dead_letters(limit=10)
+        (dead,) = (await real.list_dead_letters(limit=10)).dead_letters
         assert (dead.message_id, dead.attempts, dead.last_status_code) == (
             failing.message_id,
             2,

@@ -375,7 +375,7 @@ async def test_a_replaced_lease_cannot_record_and_writes_nothing(
             )
         assert raised.value.code == "lease_expired"
     assert await store.get_message(message_id) == before
-    assert await store.list_dead_letters(limit=10) == []
+    assert (await store.list_dead_letters(limit=10)).dead_letters == []
     record = await store.record_attempt(
         message_id, attempt(1), lease_id=current, outcome="delivered"
     )
@@ -468,7 +468,7 @@ async def test_a_delivered_attempt_settles_the_message(store: Store, clock: Fake
     record = await store.record_attempt(message_id, sent, lease_id=lease, outcome="delivered")
     assert (record.state, record.next_attempt_at, record.attempts) == ("delivered", None, [sent])
     assert await store.get_message(message_id) == record
-    assert await store.list_dead_letters(limit=10) == []
+    assert (await store.list_dead_letters(limit=10)).dead_letters == []
 
 
 async def test_a_retry_schedules_the_next_attempt(store: Store, clock: FakeClock) -> None:
@@ -532,7 +532,7 @@ async def test_a_failed_message_becomes_a_dead_letter(store: Store, clock: FakeC
     record = await store.record_attempt(message_id, last, lease_id=lease, outcome="failed")
     assert (record.state, record.next_attempt_at, len(record.attempts)) == ("failed", None, 2)
     assert await store.get_message(message_id) == record
-    [dead] = await store.list_dead_letters(limit=10)
+    [dead] = (await store.list_dead_letters(limit=10)).dead_letters
     assert (dead.message_id, dead.url, dead.attempts, dead.last_error, dead.last_status_code) == (
         message_id,
         "https://example.com/broken",
@@ -554,8 +554,10 @@ async def test_dead_letters_list_oldest_first_up_to_limit(store: Store, clock: F
         )
         failed.append(message_id)
         clock.advance(1)
-    assert [d.message_id for d in await store.list_dead_letters(limit=10)] == failed
-    assert [d.message_id for d in await store.list_dead_letters(limit=2)] == failed[:2]
+    assert [d.message_id for d in (await store.list_dead_letters(limit=10)).dead_letters] == failed
+    assert [d.message_id for d in (await store.list_dead_letters(limit=2)).dead_letters] == failed[
+        :2
+    ]
 
 
 async def test_deleting_a_dead_letter_keeps_the_message(store: Store, clock: FakeClock) -> None:
@@ -566,7 +568,7 @@ async def test_deleting_a_dead_letter_keeps_the_message(store: Store, clock: Fak
         message_id, attempt(1, error="timeout"), lease_id=lease, outcome="failed"
     )
     await store.delete_dead_letter(message_id)
-    assert await store.list_dead_letters(limit=10) == []
+    assert (await store.list_dead_letters(limit=10)).dead_letters == []
     assert (await store.get_message(message_id)).state == "failed"
     for call in (store.delete_dead_letter(message_id), store.retry_dead_letter(message_id)):
         with pytest.raises(NotFoundError) as raised:
@@ -586,7 +588,7 @@ async def test_retrying_a_dead_letter_schedules_the_message_now(
     record = await store.retry_dead_letter(message_id)
     assert (record.state, record.attempts, record.retries_used) == ("scheduled", [failure], 0)
     assert record.next_attempt_at == pytest.approx(clock.now, abs=0.01)
-    assert await store.list_dead_letters(limit=10) == []
+    assert (await store.list_dead_letters(limit=10)).dead_letters == []
     assert (await claim_one(store, clock, message_id)).state == "delivering"
     with pytest.raises(NotFoundError) as raised:
         await store.retry_dead_letter(message_id)

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from server.stores.base import (
+    DeadLetterFilter,
+    DeadLetterPage,
     LogPage,
     MessageFilter,
     MessageLease,
@@ -16,7 +18,7 @@ from server.stores.base import (
     Store,
     UrlEndpoint,
 )
-from server.stores.cursors import log_cursor, message_cursor
+from server.stores.cursors import dead_letter_cursor, log_cursor, message_cursor
 from tests.server.stores._support import attempt, new_message
 from tests.server.stores.contract._recording import ANSWER, RecordingStore, assert_refused
 
@@ -57,6 +59,44 @@ from tests.server.stores.contract._recording import ANSWER, RecordingStore, asse
             "a retry needs next_attempt_at",
         ),
         (lambda s: s.list_dead_letters(limit=0), "limit must be at least 1: 0"),
+        (
+            lambda s: s.list_dead_letters(selection=DeadLetterFilter(), limit=0, cursor=None),
+            "limit must be at least 1: 0",
+        ),
+        (
+            lambda s: s.list_dead_letters(selection=DeadLetterFilter(), limit=1001, cursor=None),
+            "limit must be at most 1000: 1001",
+        ),
+        (
+            lambda s: s.list_dead_letters(
+                selection=DeadLetterFilter(filed_to=math.inf), limit=1, cursor=None
+            ),
+            "a filing time must be finite: inf",
+        ),
+        (
+            lambda s: s.list_dead_letters(selection=DeadLetterFilter(), limit=1, cursor="bTo0Mg"),
+            "cursor 'bTo0Mg' is not this listing's",
+        ),
+        (
+            lambda s: s.list_dead_letters(selection=DeadLetterFilter(), limit=1, cursor="ZDp4OjE"),
+            "cursor 'ZDp4OjE' names no dead letter position",
+        ),
+        (
+            lambda s: s.retry_dead_letters([f"m{n}" for n in range(1001)]),
+            "at most 1000 message ids at a time: 1001",
+        ),
+        (
+            lambda s: s.delete_dead_letters([f"m{n}" for n in range(1001)]),
+            "at most 1000 message ids at a time: 1001",
+        ),
+        (
+            lambda s: s.find_dead_letters([f"m{n}" for n in range(1001)]),
+            "at most 1000 message ids at a time: 1001",
+        ),
+        (
+            lambda s: s.retry_dead_letter("m", headers={"X-A": {1}}),
+            "message headers is not a JSON value: Object of type set is not JSON serializable",
+        ),
         (
             lambda s: s.list_messages(where=MessageFilter(state="gone"), limit=1, cursor=None),
             "unknown state 'gone'",
@@ -139,9 +179,12 @@ async def test_accepted_calls_reach_their_hooks_with_their_arguments() -> None:
     await store.get_url_group("g")
     await store.list_url_groups()
     await store.delete_url_group("g")
-    await store.list_dead_letters(limit=3)
     await store.delete_dead_letter("m")
     await store.retry_dead_letter("m")
+    await store.retry_dead_letter("m", headers={"X-A": "1"})
+    assert await store.retry_dead_letters(["m", "n", "m"], headers={"X-A": "1"}) is ANSWER
+    assert await store.delete_dead_letters(["m", "m"]) is ANSWER
+    assert await store.find_dead_letters(["n", "m", "n"]) is ANSWER
     settled: dict[str, Any] = {"lease_id": "l", "outcome": "delivered", "next_attempt_at": None}
     assert recording.calls == [
         ("_get_message", ("m",), {}),
@@ -154,10 +197,43 @@ async def test_accepted_calls_reach_their_hooks_with_their_arguments() -> None:
         ("_get_url_group", ("g",), {}),
         ("_list_url_groups", (), {}),
         ("_delete_url_group", ("g",), {}),
-        ("_list_dead_letters", (), {"limit": 3}),
         ("_delete_dead_letter", ("m",), {}),
-        ("_retry_dead_letter", ("m",), {}),
+        ("_retry_dead_letter", ("m",), {"headers": {}}),
+        ("_retry_dead_letter", ("m",), {"headers": {"X-A": "1"}}),
+        ("_retry_dead_letters", (["m", "n"],), {"headers": {"X-A": "1"}}),
+        ("_delete_dead_letters", (["m"],), {}),
+        ("_find_dead_letters", (["n", "m"],), {}),
     ]
+
+
+async def test_bulk_dead_letter_calls_of_no_ids_reach_no_hook() -> None:
+    """Nothing named, nothing to do: the answer is empty without a round trip."""
+    recording = RecordingStore()
+    store = recording.store
+    assert await store.retry_dead_letters([]) == []
+    assert await store.delete_dead_letters([]) == []
+    assert await store.find_dead_letters([]) == []
+    assert recording.calls == []
+
+
+async def test_list_dead_letters_reads_its_cursor_and_writes_the_next_one() -> None:
+    """The hook gets the position a cursor resumes after; the one it answers becomes the next
+    cursor, and None the end; no selection is the filter of nothing.
+    """
+    selection = DeadLetterFilter(url="https://a.test/", filed_from=1.5, filed_to=9.0)
+    recording = RecordingStore(answer=([ANSWER], (7.25, 3)))
+    page = await recording.store.list_dead_letters(selection=selection, limit=2, cursor=None)
+    assert page == DeadLetterPage(dead_letters=[ANSWER], next_cursor=dead_letter_cursor(7.25, 3))
+    await recording.store.list_dead_letters(selection=selection, limit=2, cursor=page.next_cursor)
+    await recording.store.list_dead_letters(limit=5)
+    assert recording.calls == [
+        ("_list_dead_letters", (), {"selection": selection, "limit": 2, "cursor": None}),
+        ("_list_dead_letters", (), {"selection": selection, "limit": 2, "cursor": (7.25, 3)}),
+        ("_list_dead_letters", (), {"selection": DeadLetterFilter(), "limit": 5, "cursor": None}),
+    ]
+    recording = RecordingStore(answer=([], None))
+    last = await recording.store.list_dead_letters(selection=selection, limit=2, cursor=None)
+    assert last == DeadLetterPage(dead_letters=[], next_cursor=None)
 
 
 async def test_list_messages_reads_its_cursor_and_writes_the_next_one() -> None:
