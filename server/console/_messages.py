@@ -18,6 +18,7 @@ from generated.pydantic_models import FlowControlKey, Label, ResourceName
 from ..problems import ProblemError
 from ..routes import _documents as documents
 from ..routes._context import context_of
+from ..routes._dead_letters import may_act_on
 from ..routes.messages import check_message, dead_letter_message, may_see_message
 from ..stores.base import (
     DeadLetterRecord,
@@ -104,7 +105,7 @@ async def _events(request: Request, visit: Visit, message_id: str) -> list[LogEv
 async def _dead_letters(request: Request, visit: Visit) -> list[DeadLetterRecord]:
     access = visit.access("GET", "/v1/dead-letters")
     page = await context_of(request).store.list_dead_letters(limit=_DEAD_LETTERS_SHOWN)
-    return [letter for letter in page.dead_letters if access.covers(letter.url)]
+    return [letter for letter in page.dead_letters if may_act_on(access, letter)]
 
 
 async def _url_groups(request: Request, visit: Visit) -> list[UrlGroupRecord] | None:

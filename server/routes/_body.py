@@ -28,6 +28,7 @@ __all__ = [
     "parse_body",
     "read_body",
     "read_json",
+    "read_optional_json",
 ]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -186,6 +187,19 @@ async def read_json(request: Request, model: type[ModelT]) -> tuple[ModelT, byte
     """The body read (see :func:`read_body`) and validated (see :func:`parse_body`), refused with
     415 ``unsupported_media_type`` first when it says it is something other than JSON.
     """
+    _check_media_type(request)
+    raw = await read_body(request)
+    return parse_body(raw, model), raw
+
+
+async def read_optional_json(request: Request, model: type[ModelT]) -> ModelT | None:
+    """As :func:`read_json`, for an operation whose body may be left out: None when it is."""
+    _check_media_type(request)
+    raw = await read_body(request)
+    return parse_body(raw, model) if raw else None
+
+
+def _check_media_type(request: Request) -> None:
     media_type = header(request, b"content-type")
     if media_type is not None and not _is_json(media_type):
         raise ProblemError(
@@ -193,8 +207,6 @@ async def read_json(request: Request, model: type[ModelT]) -> tuple[ModelT, byte
             "unsupported_media_type",
             f"Content-Type {media_type!r} is not JSON; send application/json",
         )
-    raw = await read_body(request)
-    return parse_body(raw, model), raw
 
 
 def _is_json(content_type: str) -> bool:

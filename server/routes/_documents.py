@@ -51,6 +51,7 @@ __all__ = [
     "append_entries_result",
     "append_entry_result",
     "claim_result",
+    "dead_letter_bulk_result",
     "dead_letter_list",
     "flow_control_list",
     "flow_control_state",
@@ -617,6 +618,27 @@ def dead_letter_list(dead_letters: Sequence[DeadLetterRecord]) -> Document:
             for dead in dead_letters
         ]
     }
+
+
+@_answers("DeadLetterBulkResult")
+def dead_letter_bulk_result(
+    acted: Sequence[str],
+    next_cursor: str | None,
+    results: Sequence[tuple[str, str]] | None = None,
+) -> Document:
+    """retryDeadLetters and deleteDeadLetters: what was acted on, and, for named ids, what
+    became of each (``(message_id, outcome)``).
+    """
+    document: Document = {
+        "acted": len(acted),
+        "message_ids": list(acted),
+        "next_cursor": next_cursor,
+    }
+    if results is not None:
+        document["results"] = [
+            {"message_id": message_id, "outcome": outcome} for message_id, outcome in results
+        ]
+    return document
 
 
 @_answers("SigningKeys")

@@ -19,10 +19,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from generated.pydantic_models import (
+    DeleteDeadLettersRequest,
+    ForwardedHeaders,
     LogState,
     MessageState,
     PublishMessageRequest,
     PublishMessagesRequest,
+    RetryDeadLetterRequest,
+    RetryDeadLettersRequest,
     UrlGroupSettings,
 )
 
@@ -38,10 +42,28 @@ from ..stores.base import (
     NotFoundError,
     UrlEndpoint,
 )
-from ..stores.cursors import log_cursor_position, message_cursor_position
+from ..stores.cursors import (
+    dead_letter_cursor_position,
+    log_cursor_position,
+    message_cursor_position,
+)
+from ..stores.errors import StoreError
 from . import _documents as documents
-from ._body import ensure_finite, invalid, may_hold_non_finite, read_json
+from ._body import (
+    ensure_finite,
+    invalid,
+    may_hold_non_finite,
+    read_json,
+    read_optional_json,
+)
 from ._context import AppContext, context_of
+from ._dead_letters import (
+    DeadLetterBulk,
+    DeadLetterSelection,
+    act_on_dead_letters,
+    dead_letter_filter,
+    may_act_on,
+)
 from ._operations import Access, operations
 from ._publish import Publishing, check_rate
 from ._query import (
@@ -79,6 +101,7 @@ _RESERVED_HEADERS = frozenset(
 _SERVICE_HEADER_PREFIX = "spool-"
 _BATCH_SEGMENT = "batch"
 _LISTING_NAMES = (*MESSAGE_FILTER_NAMES, "limit", "cursor")
+_BULK_SEGMENTS = ("retry", "delete")
 
 
 async def _check_destinations(context: AppContext, urls: Iterable[str | None]) -> None:
@@ -340,6 +363,17 @@ class _MessageIdSegment(StringConvertor):
 register_url_convertor("message_id", _MessageIdSegment())
 
 
+class _DeadLetterIdSegment(StringConvertor):
+    """A message id in /v1/dead-letters/{message_id}: any segment but those of the bulk
+    operations, whose other methods must answer 405 rather than reach deleteDeadLetter.
+    """
+
+    regex = f"(?!(?:{'|'.join(_BULK_SEGMENTS)})$)[^/]+"
+
+
+register_url_convertor("dead_letter_id", _DeadLetterIdSegment())
+
+
 async def get_message(request: Request, access: Access) -> Response:
     """getMessage: state, schedule and attempts."""
     message = await context_of(request).store.get_message(access.names["message_id"])
@@ -415,7 +449,7 @@ async def list_dead_letters(request: Request, access: Access) -> Response:
     """listDeadLetters: messages whose retries ran out, those the token's permission covers."""
     limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
     page = await context_of(request).store.list_dead_letters(limit=limit)
-    visible = [dead for dead in page.dead_letters if access.covers(dead.url)]
+    visible = [dead for dead in page.dead_letters if may_act_on(access, dead)]
     return json_response(documents.dead_letter_list(visible))
 
 
@@ -442,13 +476,80 @@ async def delete_dead_letter(request: Request, access: Access) -> Response:
 
 
 async def retry_dead_letter(request: Request, access: Access) -> Response:
-    """retryDeadLetter: schedule it again with fresh retries."""
+    """retryDeadLetter: schedule it again with fresh retries, and the headers of the body (which
+    may be left out) set on it.
+    """
+    body = await read_optional_json(request, RetryDeadLetterRequest)
+    headers = _retry_headers(None if body is None else body.headers)
     message = await dead_letter_message(request, access)
     context = context_of(request)
-    retried = await context.store.retry_dead_letter(message.message_id)
+    retried = await context.store.retry_dead_letter(message.message_id, headers=headers)
     context.notify_message_scheduled()
     document = documents.message_receipt(retried.message_id, retried.url, deduplicated=False)
     return json_response(document, 202)
+
+
+def _retry_headers(headers: ForwardedHeaders | None) -> dict[str, str]:
+    """A retry's forwarded headers, by the rules of a publish's."""
+    checked = {} if headers is None else dict(headers.root)
+    _check_headers(checked, "body.headers")
+    return checked
+
+
+def _bulk_selection(
+    body: RetryDeadLettersRequest | DeleteDeadLettersRequest,
+) -> DeadLetterSelection:
+    """What the body selects, once checked: exactly one of ``ids``, ``filter`` and ``all`` (which
+    must be true), and ``cursor`` and ``limit`` only beside ``filter`` or ``all``.
+    """
+    given = [name for name in ("ids", "filter", "all") if getattr(body, name) is not None]
+    if len(given) != 1:
+        where = given[1] if len(given) > 1 else "ids"
+        raise invalid(f"body.{where}", "give exactly one of ids, filter and all")
+    if body.all is False:
+        raise invalid("body.all", "must be true; to act on some dead letters give ids or filter")
+    if body.ids is not None:
+        for name in ("cursor", "limit"):
+            if name in body.model_fields_set:
+                raise invalid(f"body.{name}", "goes with filter or all, not with ids")
+        return DeadLetterSelection(ids=[item.root for item in body.ids.root])
+    cursor = None if body.cursor is None else body.cursor.root
+    if cursor is not None:
+        try:
+            dead_letter_cursor_position(cursor)
+        except StoreError as error:
+            raise invalid("body.cursor", error.detail) from None
+    return DeadLetterSelection(
+        matching=dead_letter_filter(body.filter),
+        limit=100 if body.limit is None else body.limit.root,
+        cursor=cursor,
+    )
+
+
+def _bulk_answer(bulk: DeadLetterBulk) -> Response:
+    return json_response(
+        documents.dead_letter_bulk_result(bulk.acted, bulk.next_cursor, bulk.results)
+    )
+
+
+async def retry_dead_letters(request: Request, access: Access) -> Response:
+    """retryDeadLetters: retry the named, matching or all dead letters, a bounded page a time."""
+    body, _ = await read_json(request, RetryDeadLettersRequest)
+    chosen = _bulk_selection(body)
+    headers = _retry_headers(body.headers)
+    context = context_of(request)
+    bulk = await act_on_dead_letters(context.store, access, "retry", chosen, headers=headers)
+    if bulk.acted:
+        context.notify_message_scheduled()
+    return _bulk_answer(bulk)
+
+
+async def delete_dead_letters(request: Request, access: Access) -> Response:
+    """deleteDeadLetters: forget the named, matching or all dead letters, a bounded page a time."""
+    body, _ = await read_json(request, DeleteDeadLettersRequest)
+    chosen = _bulk_selection(body)
+    bulk = await act_on_dead_letters(context_of(request).store, access, "delete", chosen)
+    return _bulk_answer(bulk)
 
 
 async def get_signing_keys(request: Request, _access: Access) -> Response:
@@ -467,7 +568,9 @@ routes = [
         "/v1/url-groups/{url_group}", PUT=put_url_group, GET=get_url_group, DELETE=delete_url_group
     ),
     operations("/v1/dead-letters", GET=list_dead_letters),
-    operations("/v1/dead-letters/{message_id}", DELETE=delete_dead_letter),
+    operations("/v1/dead-letters/retry", POST=retry_dead_letters),
+    operations("/v1/dead-letters/delete", POST=delete_dead_letters),
+    operations("/v1/dead-letters/{message_id:dead_letter_id}", DELETE=delete_dead_letter),
     operations("/v1/dead-letters/{message_id}/retry", POST=retry_dead_letter),
     operations("/v1/signing-keys", GET=get_signing_keys, purpose="to read the signing keys"),
 ]

@@ -203,6 +203,8 @@ REFUSALS_OF_NO_PERMISSION = {
     "listDeadLetters": "token 'nothing' may not consume on messages",
     "deleteDeadLetter": "token 'nothing' may not admin on messages",
     "retryDeadLetter": "token 'nothing' may not admin on messages",
+    "retryDeadLetters": "token 'nothing' may not admin on messages",
+    "deleteDeadLetters": "token 'nothing' may not admin on messages",
     "listSchedules": "token 'nothing' has no permission on schedules",
     "getSchedule": "token 'nothing' has no permission on schedule 'nightly-report'",
     "putSchedule": "token 'nothing' may not admin on schedule 'nightly-report'",

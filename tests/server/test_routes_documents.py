@@ -316,6 +316,10 @@ CASES: dict[str, list[tuple[Any, ...]]] = {
             ],
         )
     ],
+    "dead_letter_bulk_result": [
+        (["msg_1"], None, [("msg_1", "retried"), ("msg_2", "not_found")]),
+        (["msg_1", "msg_2"], "ZDoxLjA6MQ"),
+    ],
     "signing_keys": [(SigningKeys(current="sig_current", next="sig_next"),)],
     "schedule": [(FULL_SCHEDULE,), (BARE_SCHEDULE,)],
     "schedule_list": [([FULL_SCHEDULE, BARE_SCHEDULE], "aDpuaWdodGx5"), ([], None)],
