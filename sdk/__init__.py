@@ -65,6 +65,7 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "DeadLetter",
+    "DeadLetterResult",
     "DeadLetters",
     "DeliveredEntry",
     "DeliveryAttempt",
@@ -154,6 +155,7 @@ _RESULTS = frozenset(
     (
         "ClaimResult",
         "DeadLetter",
+        "DeadLetterResult",
         "DeliveredEntry",
         "DeliveryAttempt",
         "Entry",

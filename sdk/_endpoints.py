@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from generated.api.messages import (
         cancel_message,
         delete_dead_letter,
+        delete_dead_letters,
         delete_schedule,
         delete_url_group,
         get_flow_control,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         resume_flow_control,
         resume_schedule,
         retry_dead_letter,
+        retry_dead_letters,
     )
     from generated.api.queues import (
         ack_job,
@@ -87,6 +89,7 @@ __all__ = [
     "claim_entries",
     "create_group",
     "delete_dead_letter",
+    "delete_dead_letters",
     "delete_group",
     "delete_job",
     "delete_queue",
@@ -133,6 +136,7 @@ __all__ = [
     "resume_flow_control",
     "resume_schedule",
     "retry_dead_letter",
+    "retry_dead_letters",
     "retry_job",
     "trim_stream",
 ]

@@ -33,6 +33,7 @@ from ._limits import (
 if TYPE_CHECKING:
     from generated.models import (
         FlowControl as GeneratedFlowControl,
+        ForwardedHeaders,
         PublishMessageRequestCallbackHeaders,
         PublishMessageRequestFailureCallbackHeaders,
         PublishMessageRequestHeaders,
@@ -47,6 +48,7 @@ __all__ = [
     "check_labels",
     "check_method",
     "flow_control_request",
+    "forwarded_headers",
     "check_option_names",
     "check_signature_scheme",
     "check_url",
@@ -266,6 +268,17 @@ def request_headers(headers: Mapping[str, str]) -> PublishMessageRequestHeaders:
     from generated.models import PublishMessageRequestHeaders
 
     return PublishMessageRequestHeaders.from_dict(_header_map(headers, name="headers"))
+
+
+def forwarded_headers(headers: Mapping[str, str]) -> ForwardedHeaders:
+    """`headers` as the headers a dead letter's retry sets.
+
+    Raises:
+        InvalidArgumentError: a name or value is not a str.
+    """
+    from generated.models import ForwardedHeaders
+
+    return ForwardedHeaders.from_dict(_header_map(headers, name="headers"))
 
 
 def callback_request_headers(

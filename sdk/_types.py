@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ClaimResult",
     "DeadLetter",
+    "DeadLetterResult",
     "DeliveredEntry",
     "DeliveryAttempt",
     "Entry",
@@ -364,6 +365,17 @@ class DeadLetter:
     last_error: str | None
     last_status_code: int | None
     failed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetterResult:
+    """What `DeadLetters.retry_many` or `delete_many` did with one named id: `retried` or
+    `deleted`, `not_found` (no dead letter of that id, or another call took it first) or
+    `permission_denied` (the token lacks `admin` on its URL and URL group; it was left alone).
+    """
+
+    message_id: str
+    outcome: Literal["retried", "deleted", "not_found", "permission_denied"]
 
 
 @dataclass(frozen=True, slots=True)

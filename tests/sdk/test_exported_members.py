@@ -43,6 +43,7 @@ PUBLIC_NAMES = [
     "ConfigurationError",
     "ConflictError",
     "DeadLetter",
+    "DeadLetterResult",
     "DeadLetters",
     "DeliveredEntry",
     "DeliveryAttempt",

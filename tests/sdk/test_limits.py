@@ -38,6 +38,8 @@ EXPECTED = {
     "MAXLEN_MAX": lambda: prop("AppendEntryRequest", "maxlen")["maximum"],
     "COUNT_MAX": lambda: prop("ReadGroupRequest", "count")["maximum"],
     "BATCH_MAX": lambda: prop("AppendEntriesRequest", "entries")["maxItems"],
+    "DEAD_LETTER_IDS_MAX": lambda: schemas()["DeadLetterIds"]["maxItems"],
+    "DEAD_LETTER_FILTER_URL_MAX_LENGTH": lambda: prop("DeadLetterFilter", "url")["maxLength"],
     "DELAY_MAX_SECONDS": lambda: prop("PublishMessageRequest", "delay")["maximum"],
     "RETRIES_MAX": lambda: prop("PublishMessageRequest", "retries")["maximum"],
     "FLOW_CONTROL_RATE_MAX": lambda: prop("FlowControl", "rate")["maximum"],

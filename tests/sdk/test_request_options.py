@@ -80,6 +80,7 @@ SAMPLES: dict[str, Any] = {
     "jobs: Iterable[LeasedJob]": [LEASED],
     "lease": 30,
     "message_id": "msg_1",
+    "message_ids: Iterable[str]": ["msg_1"],
     "messages": [sdk.MessageRequest(url="https://example.test/hook", body="hello")],
     "min_idle": 1,
     "name": "jobs",

@@ -21,6 +21,7 @@ from sdk import _types
 WIRE: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
     "ClaimResult": ("ClaimResult", {}, frozenset({"stream", "group"})),
     "DeadLetter": ("DeadLetter", {}, frozenset()),
+    "DeadLetterResult": ("DeadLetterResult", {}, frozenset()),
     "DeliveredEntry": ("DeliveredEntry", {}, frozenset()),
     "DeliveryAttempt": ("DeliveryAttempt", {"duration_ms": "duration"}, frozenset()),
     "Entry": ("Entry", {}, frozenset()),
