@@ -10,6 +10,7 @@ import sdk
 
 from . import (
     _console,
+    _dead_letters,
     _flow_control,
     _logs,
     _messages,
@@ -79,7 +80,7 @@ for _command in (
     _queues.jobs,
     _messages.messages,
     _logs.logs,
-    _messages.dlq,
+    _dead_letters.dlq,
     _messages.url_groups,
     _schedules.schedules,
     _flow_control.flow_control,

@@ -1,4 +1,4 @@
-"""`spool messages` (ls, get, cancel), `spool dlq` (dead letters) and `spool url-groups`."""
+"""`spool messages` (ls, get, cancel) and `spool url-groups`; `spool dlq` is in _dead_letters."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ._context import State, common_options, pass_state
 from ._logs import filter_options
 from ._output import print_json, print_table, show
 
-__all__ = ["dlq", "messages", "url_groups"]
+__all__ = ["messages", "url_groups"]
 
 
 @click.group()
@@ -120,83 +120,6 @@ def cancel(state: State, message_id: str) -> None:
       spool messages cancel msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
     """
     _show_message(state, state.client().messages.cancel(message_id))
-
-
-@click.group()
-@common_options
-def dlq() -> None:
-    """Dead letters: messages whose retries ran out. List, retry or delete them.
-
-    \b
-    Example:
-      spool dlq ls
-      spool dlq retry msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
-    """
-
-
-@dlq.command(name="ls")
-@click.option("-n", "--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
-@common_options
-@pass_state
-def list_letters(state: State, limit: int) -> None:
-    """Dead letters, oldest first, with their last error.
-
-    \b
-    Example:
-      spool dlq ls -n 20 --json
-    """
-    letters = state.client().dead_letters.list(limit=limit)
-    if state.as_json:
-        print_json(letters)
-        return
-    print_table(
-        ("message id", "url", "attempts", "status", "last error", "failed at"),
-        (
-            (d.message_id, d.url, d.attempts, d.last_status_code, d.last_error, d.failed_at)
-            for d in letters
-        ),
-    )
-
-
-@dlq.command()
-@click.argument("message_ids", nargs=-1, required=True, metavar="MESSAGE_ID...")
-@common_options
-@pass_state
-def retry(state: State, message_ids: tuple[str, ...]) -> None:
-    """Deliver dead letters again, their retries counted from zero.
-
-    \b
-    Example:
-      spool dlq retry msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
-    """
-    client = state.client()
-    receipts = [client.dead_letters.retry(message_id) for message_id in message_ids]
-    if state.as_json:
-        print_json(receipts)
-        return
-    for receipt in receipts:
-        click.echo(f"retrying {receipt.message_id} to {receipt.url}")
-
-
-@dlq.command()
-@click.argument("message_ids", nargs=-1, required=True, metavar="MESSAGE_ID...")
-@common_options
-@pass_state
-def delete(state: State, message_ids: tuple[str, ...]) -> None:
-    """Forget dead letters; each message's status stays readable.
-
-    \b
-    Example:
-      spool dlq delete msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9
-    """
-    client = state.client()
-    for message_id in message_ids:
-        client.dead_letters.delete(message_id)
-    if state.as_json:
-        print_json({"deleted": list(message_ids)})
-        return
-    for message_id in message_ids:
-        click.echo(f"deleted {message_id}")
 
 
 @click.group(name="url-groups")

@@ -75,7 +75,9 @@ def test_dead_letters_are_listed_retried_and_deleted(spool: Spool, client: sdk.C
     assert receipt["message_id"] == message_id
     # The retry ran: a second attempt, failed like the first, and a dead letter again.
     _until(lambda: len(client.messages.get(message_id).attempts) == 2 and listed())
-    assert parsed(spool("dlq", "delete", message_id, "--json")) == {"deleted": [message_id]}
+    assert parsed(spool("dlq", "delete", message_id, "--json")) == [
+        {"message_id": message_id, "outcome": "deleted"}
+    ]
     assert listed() == []
     assert spool("dlq", "delete", message_id).exit_code == 3
 
