@@ -6,7 +6,7 @@ every attempt; and the actions on them (cancel; retry or delete a dead letter).
 from __future__ import annotations
 
 from collections import Counter
-from typing import get_args
+from typing import Literal, get_args
 
 from pydantic import RootModel, ValidationError
 from starlette.requests import Request
@@ -18,7 +18,7 @@ from generated.pydantic_models import FlowControlKey, Label, ResourceName
 from ..problems import ProblemError
 from ..routes import _documents as documents
 from ..routes._context import context_of
-from ..routes._dead_letters import may_act_on
+from ..routes._dead_letters import DeadLetterSelection, act_on_dead_letters, may_act_on
 from ..routes.messages import check_message, dead_letter_message, may_see_message
 from ..stores.base import (
     DeadLetterRecord,
@@ -29,6 +29,7 @@ from ..stores.base import (
     UrlGroupRecord,
 )
 from ._pages import PREFIX, Visit, action, back_to, live, page, render
+from ._session import form_lists
 
 __all__ = ["outcome", "routes"]
 
@@ -48,6 +49,8 @@ _FILTER_INPUTS: dict[str, type[RootModel[str]] | None] = {
     "flow_control_key": FlowControlKey,
 }
 _MAX_URL = 2048
+# The most dead letters one press of "retry all" or "delete all" acts on: one bounded request.
+_BULK_PAGE = 1000
 _PAGE_PATH = f"{PREFIX}/messages"
 
 
@@ -236,10 +239,48 @@ async def delete_dead_letter(request: Request, visit: Visit) -> Response:
     return back_to(_PAGE_PATH, f"dead letter {message.message_id} deleted")
 
 
+async def _bulk(request: Request, visit: Visit, verb: Literal["retry", "delete"]) -> Response:
+    """Retry or delete the dead letters ticked, or (with ``all`` and its ``confirm`` box) the
+    first 1000 the visitor may act on, as retryDeadLetters and deleteDeadLetters do.
+    """
+    access = visit.access("POST", f"/v1/dead-letters/{verb}")
+    fields = await form_lists(request)
+    ticked = fields.get("message_id", [])
+    every = fields.get("all") == ["yes"]
+    if bool(ticked) == every:
+        raise ProblemError(422, "validation_failed", "tick some dead letters, or choose all")
+    if every and fields.get("confirm") != ["yes"]:
+        raise ProblemError(
+            422, "validation_failed", f"tick the box to {verb} every dead letter, then press again"
+        )
+    chosen = DeadLetterSelection(ids=ticked) if ticked else DeadLetterSelection(limit=_BULK_PAGE)
+    context = context_of(request)
+    bulk = await act_on_dead_letters(context.store, access, verb, chosen)
+    if verb == "retry" and bulk.acted:
+        context.notify_message_scheduled()
+    done = "retried" if verb == "retry" else "deleted"
+    notice = f"{_plural(len(bulk.acted), 'dead letter')} {done}"
+    if bulk.next_cursor is not None:
+        notice += f"; there may be more: press {verb} all again"
+    return back_to(_PAGE_PATH, notice)
+
+
+async def retry_dead_letters(request: Request, visit: Visit) -> Response:
+    """Schedule the dead letters ticked, or all of them, again with fresh retries."""
+    return await _bulk(request, visit, "retry")
+
+
+async def delete_dead_letters(request: Request, visit: Visit) -> Response:
+    """Forget the dead letters ticked, or all of them."""
+    return await _bulk(request, visit, "delete")
+
+
 routes = [
     Route(_PAGE_PATH, page(messages_page), methods=["GET"]),
     Route(f"{_PAGE_PATH}/{{message_id}}", page(message_page), methods=["GET"]),
     Route(f"{_PAGE_PATH}/{{message_id}}/cancel", action(cancel_message), methods=["POST"]),
+    Route(f"{PREFIX}/dead-letters/retry", action(retry_dead_letters), methods=["POST"]),
+    Route(f"{PREFIX}/dead-letters/delete", action(delete_dead_letters), methods=["POST"]),
     Route(
         f"{PREFIX}/dead-letters/{{message_id}}/retry", action(retry_dead_letter), methods=["POST"]
     ),

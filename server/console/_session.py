@@ -41,6 +41,7 @@ __all__ = [
     "check_origin",
     "clear_cookie",
     "form_fields",
+    "form_lists",
     "has_cookie",
     "session_of",
     "set_cookie",
@@ -174,11 +175,21 @@ async def form_fields(request: Request) -> dict[str, str]:
     forms send); none for any other body. Read here rather than by Starlette, whose form parser
     needs one more package for what a line of the standard library does.
     """
+    return {name: values[-1] for name, values in (await form_lists(request)).items()}
+
+
+async def form_lists(request: Request) -> dict[str, list[str]]:
+    """As :func:`form_fields`, with every value of a field given more than once (the ticked
+    boxes of a list), in order.
+    """
     content_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
     if content_type != "application/x-www-form-urlencoded":
         return {}
+    lists: dict[str, list[str]] = {}
     body = (await request.body()).decode("utf-8", errors="replace")
-    return dict(parse_qsl(body, keep_blank_values=True))
+    for name, value in parse_qsl(body, keep_blank_values=True):
+        lists.setdefault(name, []).append(value)
+    return lists
 
 
 def check_origin(request: Request) -> None:

@@ -216,3 +216,60 @@ async def test_the_filters_narrow_the_list_and_each_message_shows_its_log(store_
         assert 'id="message-labels">signup<' in page.text
         log = page.text[page.text.index('id="message-log"') :]
         assert log.index('data-event="cancelled"') < log.index('data-event="created"')
+
+
+async def _dead_ids(store: Store) -> list[str]:
+    return [dead.message_id for dead in (await store.list_dead_letters(limit=100)).dead_letters]
+
+
+async def test_the_ticked_dead_letters_are_retried_or_deleted(store_url: str) -> None:
+    """Each row has a box for the "selected" form; its retry schedules the ticked letters again
+    and its delete forgets them, leaving the others.
+    """
+    async with console_app(store_url) as running:
+        store = _store(running)
+        first, second, kept = [await _failed(store, BILLING_URL) for _ in range(3)]
+        await sign_in(running.console, BILLING_TOKEN)
+        page = await running.console.get("/console/messages")
+        assert page.text.count('form="dead-letters-selected"') == 3
+        csrf = csrf_of(page)
+        retry = await running.console.post(
+            "/console/dead-letters/retry", data={"csrf": csrf, "message_id": [first, second]}
+        )
+        assert retry.status_code == 303, retry.text
+        assert "2+dead+letters+retried" in retry.headers["location"]
+        assert [(await store.get_message(m)).state for m in (first, second)] == ["scheduled"] * 2
+        delete = await running.console.post(
+            "/console/dead-letters/delete", data={"csrf": csrf, "message_id": [kept]}
+        )
+        assert "1+dead+letter+deleted" in delete.headers["location"]
+        assert await _dead_ids(store) == []
+
+
+async def test_all_needs_its_box_ticked_and_keeps_to_the_tokens_letters(store_url: str) -> None:
+    """ "Delete all" without its confirming box deletes nothing; with it, every dead letter the
+    visitor may act on goes and the others stay. Nothing ticked is refused too.
+    """
+    async with console_app(store_url) as running:
+        store = _store(running)
+        mine = [await _failed(store, BILLING_URL) for _ in range(2)]
+        theirs = await _failed(store, OTHER_URL)
+        await sign_in(running.console, BILLING_TOKEN)
+        page = await running.console.get("/console/messages")
+        assert "Delete all" in page.text and "Retry all" in page.text
+        csrf = csrf_of(page)
+        for data in ({"csrf": csrf, "all": "yes"}, {"csrf": csrf}):
+            refused = await running.console.post("/console/dead-letters/delete", data=data)
+            assert refused.status_code == 422, refused.text
+        assert sorted(await _dead_ids(store)) == sorted([*mine, theirs])
+        deleted = await running.console.post(
+            "/console/dead-letters/delete", data={"csrf": csrf, "all": "yes", "confirm": "yes"}
+        )
+        assert deleted.status_code == 303, deleted.text
+        assert "2+dead+letters+deleted" in deleted.headers["location"]
+        assert await _dead_ids(store) == [theirs]
+        stale = await running.console.post(
+            "/console/dead-letters/retry", data={"csrf": "x", "all": "yes", "confirm": "yes"}
+        )
+        assert stale.status_code == 403
+        assert await _dead_ids(store) == [theirs]
