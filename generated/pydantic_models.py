@@ -1087,7 +1087,7 @@ class RetryDeadLetterRequest(SchemaModel):
 
 class DeleteDeadLettersRequest(SchemaModel):
     """
-    Give exactly one of `ids`, `filter` and `all` (`all` must be true).
+    Give exactly one of `ids`, `filter` and `all` (`all` must be true); `cursor` and `limit` go with `filter` or `all`.
     """
 
     model_config = ConfigDict(
@@ -1102,7 +1102,7 @@ class DeleteDeadLettersRequest(SchemaModel):
 
 class RetryDeadLettersRequest(SchemaModel):
     """
-    Give exactly one of `ids`, `filter` and `all` (`all` must be true).
+    Give exactly one of `ids`, `filter` and `all` (`all` must be true); `cursor` and `limit` go with `filter` or `all`.
     """
 
     model_config = ConfigDict(

@@ -17,7 +17,7 @@ T = TypeVar("T", bound="RetryDeadLettersRequest")
 
 @_attrs_define
 class RetryDeadLettersRequest:
-    """Give exactly one of `ids`, `filter` and `all` (`all` must be true).
+    """Give exactly one of `ids`, `filter` and `all` (`all` must be true); `cursor` and `limit` go with `filter` or `all`.
 
     Attributes:
         ids (list[str] | Unset): The dead letters to act on, by their messages' ids; an id given twice counts once.

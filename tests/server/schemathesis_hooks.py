@@ -1,8 +1,8 @@
 """The refusals openapi.yaml states in words because JSON Schema cannot, excused by name.
 
 schemathesis's ``positive_data_acceptance`` check holds that every request the schema allows gets
-a 2xx (or a 401/403/404/409/429). Six rules of the service depend on more than one field's shape,
-and each is written in the field's description in openapi.yaml:
+a 2xx (or a 401/403/404/409/429). Seven rules of the service depend on more than one field's
+shape, and each is written in the field's description in openapi.yaml:
 
 - ``retry_delay`` must compile and give 0 to 7 days for every retry up to ``retries``
   (``400 invalid_retry_delay``): an arithmetic expression's value is not a pattern;
@@ -11,7 +11,10 @@ and each is written in the field's description in openapi.yaml:
 - a group with ``max_deliveries`` needs a stream name of at most 123 characters, because its dead
   letters go to ``<stream>.dead`` (``422``): a rule between a path parameter and a body field;
 - a listing's ``cursor`` must be one that a page of that listing answered (``422`` at
-  ``query.cursor``): the pattern only says what a cursor looks like;
+  ``query.cursor``, or ``body.cursor`` for the dead letters' bulk operations): the pattern only
+  says what a cursor looks like;
+- the dead letters' bulk operations take ``all`` only as true (``422`` at ``body.all``): a
+  ``const`` inside their ``oneOf`` would split the generated models;
 - a schedule (``putSchedule``) must have a ``cron`` that cron can read and that fires and a
   ``timezone`` the service knows (``400 invalid_cron``, ``invalid_timezone``), a destination
   whose members are its ``kind``'s (``422`` at ``kind``: the rule would split the generated
@@ -105,6 +108,14 @@ def _is_stated_refusal(case: Any, response: Any) -> bool:
             and code == "validation_failed"
             and bool(errors)
             and all(error.get("location") == "query.cursor" for error in errors)
+        )
+    if operation in {"retryDeadLetters", "deleteDeadLetters"}:
+        errors = problem.get("errors") or []
+        return (
+            response.status_code == 422
+            and code == "validation_failed"
+            and bool(errors)
+            and all(error.get("location") in {"body.cursor", "body.all"} for error in errors)
         )
     if operation == "putSchedule":
         if response.status_code == 400:

@@ -112,7 +112,7 @@ def sync_detailed(
 
     Args:
         body (DeleteDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
-            be true).
+            be true); `cursor` and `limit` go with `filter` or `all`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -150,7 +150,7 @@ def sync(
 
     Args:
         body (DeleteDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
-            be true).
+            be true); `cursor` and `limit` go with `filter` or `all`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -183,7 +183,7 @@ async def asyncio_detailed(
 
     Args:
         body (DeleteDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
-            be true).
+            be true); `cursor` and `limit` go with `filter` or `all`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -219,7 +219,7 @@ async def asyncio(
 
     Args:
         body (DeleteDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
-            be true).
+            be true); `cursor` and `limit` go with `filter` or `all`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -115,7 +115,7 @@ def sync_detailed(
 
     Args:
         body (RetryDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
-            be true).
+            be true); `cursor` and `limit` go with `filter` or `all`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -156,7 +156,7 @@ def sync(
 
     Args:
         body (RetryDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
-            be true).
+            be true); `cursor` and `limit` go with `filter` or `all`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -192,7 +192,7 @@ async def asyncio_detailed(
 
     Args:
         body (RetryDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
-            be true).
+            be true); `cursor` and `limit` go with `filter` or `all`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -231,7 +231,7 @@ async def asyncio(
 
     Args:
         body (RetryDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
-            be true).
+            be true); `cursor` and `limit` go with `filter` or `all`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
