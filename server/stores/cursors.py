@@ -4,8 +4,9 @@ A cursor is a listing's kind and its position, as base64url text without padding
 openapi.yaml's ``ListCursor`` allows): ``s:<name>`` resumes a stream listing after that name and
 ``m:<sequence>`` a message listing before that publish sequence, ``h:<name>`` a schedule listing
 after that name, ``l:<sequence>`` a log listing before that event sequence, ``f:<key>`` a flow
-control key listing after that key, ``d:<time>:<sequence>`` a page of dead letters after the one
-filed at that time with that sequence. The contract reads a cursor once
+control key listing after that key, ``d:<time>:<sequence>:<horizon>`` a page of dead letters
+after the one filed at that time with that sequence, among those filed by the horizon. The
+contract reads a cursor once
 and hands its backend the position; a cursor of another kind, or one that is not base64url of
 such text, is ``validation_failed``.
 """
@@ -17,6 +18,7 @@ import binascii
 import re
 
 from .errors import StoreError
+from .records import DeadLetterPosition
 
 __all__ = [
     "dead_letter_cursor",
@@ -121,19 +123,22 @@ def flow_control_cursor_position(cursor: str) -> str:
     return key
 
 
-def dead_letter_cursor(failed_at: float, sequence: int) -> str:
-    """The cursor of a page of dead letters that resumes after the one filed at ``failed_at``
-    with the sequence ``sequence`` (which orders dead letters filed at the same time).
-    """
-    return _encode(f"d:{failed_at!r}:{sequence}")
+def dead_letter_cursor(position: DeadLetterPosition) -> str:
+    """The cursor of a page of dead letters that resumes at ``position``."""
+    return _encode(f"d:{position.failed_at!r}:{position.sequence}:{position.horizon!r}")
 
 
-def dead_letter_cursor_position(cursor: str) -> tuple[float, int]:
-    """The filing time and sequence a page of dead letters' ``cursor`` resumes after."""
-    time_text, _, sequence = _decode(cursor, kind="d").rpartition(":")
-    if not _SEQUENCE.fullmatch(sequence) or not _TIME.fullmatch(time_text):
+def dead_letter_cursor_position(cursor: str) -> DeadLetterPosition:
+    """Where a page of dead letters' ``cursor`` resumes."""
+    parts = _decode(cursor, kind="d").split(":")
+    if (
+        len(parts) != 3
+        or not _TIME.fullmatch(parts[0])
+        or not _SEQUENCE.fullmatch(parts[1])
+        or not _TIME.fullmatch(parts[2])
+    ):
         raise StoreError("validation_failed", f"cursor {cursor!r} names no dead letter position")
-    return float(time_text), int(sequence)
+    return DeadLetterPosition(float(parts[0]), int(parts[1]), float(parts[2]))
 
 
 def name_prefix_end(prefix: str) -> str:

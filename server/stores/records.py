@@ -15,6 +15,7 @@ __all__ = [
     "ConsoleSession",
     "DeadLetterFilter",
     "DeadLetterPage",
+    "DeadLetterPosition",
     "DeadLetterRecord",
     "DeliveredEntry",
     "DeliveryAttemptRecord",
@@ -554,6 +555,19 @@ class DeadLetterFilter:
     url_group: str | None = None
     filed_from: float | None = None
     filed_to: float | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeadLetterPosition:
+    """Where a walk through the dead letters goes on: after the one filed at ``failed_at`` with
+    ``sequence`` (which orders letters filed at the same time), among those filed by ``horizon``,
+    the store's time at the walk's first page. The horizon ends the walk: a letter retried by it
+    and dead-lettered again is filed after it, so the walk does not come to it a second time.
+    """
+
+    failed_at: float
+    sequence: int
+    horizon: float
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

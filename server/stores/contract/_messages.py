@@ -28,6 +28,7 @@ from ..message_filter import MessageFilter
 from ..records import (
     DeadLetterFilter,
     DeadLetterPage,
+    DeadLetterPosition,
     DeadLetterRecord,
     DeliveryAttemptRecord,
     IdempotencyClaim,
@@ -248,7 +249,9 @@ class MessagesContract(abc.ABC):
         and at most 1000) filed after ``cursor`` (an earlier page's ``next_cursor``; None for the
         first), oldest first. A page may hold fewer than ``limit``, none even, before the last (a
         backend may look at ``limit`` dead letters and keep those that match); the last page's
-        ``next_cursor`` is None. A cursor that is not a page of dead letters', a time range
+        ``next_cursor`` is None. The pages after the first look only at the letters filed by the
+        first (its store time, kept in the cursor), so a walk that retries what it finds ends
+        even when the retried letters fail again. A cursor that is not a page of dead letters', a time range
         that is not finite, or a limit out of range is ``validation_failed``.
         """
         _check_batch(limit, what="limit")
@@ -256,13 +259,13 @@ class MessagesContract(abc.ABC):
         for bound in (selection.filed_from, selection.filed_to):
             if bound is not None and not math.isfinite(bound):
                 raise StoreError("validation_failed", f"a filing time must be finite: {bound!r}")
-        after = None if cursor is None else dead_letter_cursor_position(cursor)
-        letters, next_after = await self._list_dead_letters(
-            selection=selection, limit=limit, cursor=after
+        position = None if cursor is None else dead_letter_cursor_position(cursor)
+        letters, next_position = await self._list_dead_letters(
+            selection=selection, limit=limit, cursor=position
         )
         return DeadLetterPage(
             dead_letters=letters,
-            next_cursor=None if next_after is None else dead_letter_cursor(*next_after),
+            next_cursor=None if next_position is None else dead_letter_cursor(next_position),
         )
 
     async def find_dead_letters(self, message_ids: Sequence[str]) -> list[DeadLetterRecord]:
@@ -403,12 +406,12 @@ class MessagesContract(abc.ABC):
 
     @abc.abstractmethod
     async def _list_dead_letters(
-        self, *, selection: DeadLetterFilter, limit: int, cursor: tuple[float, int] | None
-    ) -> tuple[list[DeadLetterRecord], tuple[float, int] | None]:
-        """``list_dead_letters`` with its cursor read: of the dead letters filed after ``cursor``
-        (its ``failed_at`` and the sequence that orders letters filed at the same time; None:
-        from the oldest), oldest first, those ``selection`` matches among the next ``limit`` or
-        more, and the position after the last one looked at (None when no dead letter is left).
+        self, *, selection: DeadLetterFilter, limit: int, cursor: DeadLetterPosition | None
+    ) -> tuple[list[DeadLetterRecord], DeadLetterPosition | None]:
+        """``list_dead_letters`` with its cursor read: of the dead letters filed after
+        ``cursor`` and by its horizon (None: from the oldest, by the store's time now), oldest
+        first, those ``selection`` matches among the next ``limit`` or more, and the position
+        after the last one looked at, with the same horizon (None when none is left).
         """
 
     @abc.abstractmethod

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from ...ids import new_id
 from ..base import (
     DeadLetterFilter,
+    DeadLetterPosition,
     DeadLetterRecord,
     DeliveryAttemptRecord,
     IdempotencyClaim,
@@ -248,13 +249,19 @@ class RedisMessages(RedisCore):
     # Dead letters --------------------------------------------------------------------------
 
     async def _list_dead_letters(
-        self, *, selection: DeadLetterFilter, limit: int, cursor: tuple[float, int] | None
-    ) -> tuple[list[DeadLetterRecord], tuple[float, int] | None]:
+        self, *, selection: DeadLetterFilter, limit: int, cursor: DeadLetterPosition | None
+    ) -> tuple[list[DeadLetterRecord], DeadLetterPosition | None]:
         """Look at the next ``limit`` dead letters by when they failed, in one bounded script,
         and keep those that match: the failure times bound the range read, the URL and URL group
         are matched on each message.
         """
-        after = ["", ""] if cursor is None else [number_text(cursor[0]), f"{cursor[1]:020d}"]
+        now = self.clock()
+        horizon = now if cursor is None else cursor.horizon
+        after = (
+            ["", ""]
+            if cursor is None
+            else [number_text(cursor.failed_at), f"{cursor.sequence:020d}"]
+        )
         next_score, next_sequence, rows = await self._message_script(
             "list_dead_letters",
             [
@@ -264,11 +271,14 @@ class RedisMessages(RedisCore):
                 optional_argument(selection.url_group),
                 "" if selection.filed_from is None else number_text(selection.filed_from),
                 "" if selection.filed_to is None else number_text(selection.filed_to),
+                number_text(horizon),
             ],
-            now=self.clock(),
+            now=now,
         )
-        next_after = None if next_score is None else (float(next_score), int(next_sequence))
-        return [_dead_letter(row) for row in rows], next_after
+        letters = [_dead_letter(row) for row in rows]
+        if next_score is None:
+            return letters, None
+        return letters, DeadLetterPosition(float(next_score), int(next_sequence), horizon)
 
     async def _find_dead_letters(self, message_ids: Sequence[str]) -> list[DeadLetterRecord]:
         """The dead letters of ``message_ids``, read in one script."""

@@ -9,7 +9,13 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from ..base import DeadLetterFilter, DeadLetterRecord, MessageRecord, NotFoundError
+from ..base import (
+    DeadLetterFilter,
+    DeadLetterPosition,
+    DeadLetterRecord,
+    MessageRecord,
+    NotFoundError,
+)
 from ..checks import dump_json
 from ..message_options import merged_headers
 from ._core import SQLiteCore
@@ -27,22 +33,27 @@ class DeadLettersMixin(SQLiteCore):
     """The SQLite store's dead letters: page, find, delete and retry."""
 
     async def _list_dead_letters(
-        self, *, selection: DeadLetterFilter, limit: int, cursor: tuple[float, int] | None
-    ) -> tuple[list[DeadLetterRecord], tuple[float, int] | None]:
-        """The next ``limit`` dead letters that match, oldest first, in one indexed query."""
+        self, *, selection: DeadLetterFilter, limit: int, cursor: DeadLetterPosition | None
+    ) -> tuple[list[DeadLetterRecord], DeadLetterPosition | None]:
+        """The next ``limit`` dead letters that match, oldest first, in one query."""
         clauses, args = _filter_clauses(selection)
         if cursor is not None:
             clauses.append("(d.failed_at, d.seq) > (?, ?)")
-            args += cursor
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+            args += [cursor.failed_at, cursor.sequence]
 
-        def work(connection: sqlite3.Connection, _now: float) -> list[sqlite3.Row]:
-            return connection.execute(
-                f"{_SELECT}{where} ORDER BY d.failed_at, d.seq LIMIT ?", (*args, limit)
+        def work(connection: sqlite3.Connection, now: float) -> tuple[float, list[sqlite3.Row]]:
+            horizon = now if cursor is None else cursor.horizon
+            where = " AND ".join([*clauses, "d.failed_at <= ?"])
+            rows = connection.execute(
+                f"{_SELECT} WHERE {where} ORDER BY d.failed_at, d.seq LIMIT ?",
+                (*args, horizon, limit),
             ).fetchall()
+            return horizon, rows
 
-        rows = await self.run_transaction(work, write=False)
-        last = (rows[-1]["failed_at"], rows[-1]["seq"]) if len(rows) == limit else None
+        horizon, rows = await self.run_transaction(work, write=False)
+        if len(rows) < limit:
+            return [_record(row) for row in rows], None
+        last = DeadLetterPosition(rows[-1]["failed_at"], rows[-1]["seq"], horizon)
         return [_record(row) for row in rows], last
 
     async def _find_dead_letters(self, message_ids: Sequence[str]) -> list[DeadLetterRecord]:

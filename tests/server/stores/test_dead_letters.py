@@ -168,3 +168,30 @@ async def test_delete_many_forgets_the_letters_and_keeps_the_messages(
     assert (await store.get_message(first)).state == "failed"
     assert await store.retry_dead_letters([first, kept]) == [kept]
     assert await store.delete_dead_letters([first]) == []
+
+
+async def test_a_walk_ends_before_the_letters_it_retried_fail_again(
+    store: Store, clock: FakeClock
+) -> None:
+    """The pages after the first look only at letters filed by the first: a letter retried by
+    the walk and dead-lettered again later is not met a second time, so retrying all ends.
+    """
+    letters = [await fail_one(store, clock) for _ in range(3)]
+    retried: list[str] = []
+    cursor = None
+    for _ in range(10):
+        page = await store.list_dead_letters(limit=1, cursor=cursor)
+        ids = [letter.message_id for letter in page.dead_letters]
+        retried += await store.retry_dead_letters(ids)
+        clock.advance(1)
+        for message_id in ids:
+            claimed = await store.claim_due_messages(now=clock.now, limit=100, lease_margin=60)
+            [lease_id] = [m.lease_id for m in claimed if m.message_id == message_id]
+            assert lease_id is not None
+            await store.record_attempt(
+                message_id, attempt(2, error="timeout"), lease_id=lease_id, outcome="failed"
+            )
+        if (cursor := page.next_cursor) is None:
+            break
+    assert retried == letters
+    assert await dead_ids(store) == letters

@@ -6,6 +6,7 @@
 -- ARGV[6] url, ARGV[7] url_group: '=<value>' to match only that, or '' for any
 -- ARGV[8] filed_from, ARGV[9] filed_to: the failure times looked at, from included and to not,
 -- or '' for no bound
+-- ARGV[10] horizon: the latest failure time looked at, included (the walk's first page's now)
 -- Returns {next_score, next_sequence, letters}: the position after the last dead letter looked
 -- at (false and '' when none is left) and the fields of those that matched, oldest first.
 local limit = tonumber(ARGV[3])
@@ -15,6 +16,7 @@ local url = ARGV[6]
 local url_group = ARGV[7]
 local filed_from = ARGV[8]
 local filed_to = ARGV[9]
+local horizon = ARGV[10]
 
 local after = after_score ~= '' and tonumber(after_score) or nil
 local low_text = '-inf'
@@ -23,7 +25,8 @@ if after and (filed_from == '' or after >= tonumber(filed_from)) then
 elseif filed_from ~= '' then
   low_text = filed_from
 end
-local high_text = filed_to ~= '' and '(' .. filed_to or '+inf'
+local high_text = horizon
+if filed_to ~= '' and tonumber(filed_to) <= tonumber(horizon) then high_text = '(' .. filed_to end
 
 local letters = {}
 local looked = 0

@@ -11,6 +11,7 @@ import pytest
 from server.stores.base import (
     DeadLetterFilter,
     DeadLetterPage,
+    DeadLetterPosition,
     LogPage,
     MessageFilter,
     MessageLease,
@@ -221,14 +222,15 @@ async def test_list_dead_letters_reads_its_cursor_and_writes_the_next_one() -> N
     cursor, and None the end; no selection is the filter of nothing.
     """
     selection = DeadLetterFilter(url="https://a.test/", filed_from=1.5, filed_to=9.0)
-    recording = RecordingStore(answer=([ANSWER], (7.25, 3)))
+    position = DeadLetterPosition(7.25, 3, 9.5)
+    recording = RecordingStore(answer=([ANSWER], position))
     page = await recording.store.list_dead_letters(selection=selection, limit=2, cursor=None)
-    assert page == DeadLetterPage(dead_letters=[ANSWER], next_cursor=dead_letter_cursor(7.25, 3))
+    assert page == DeadLetterPage(dead_letters=[ANSWER], next_cursor=dead_letter_cursor(position))
     await recording.store.list_dead_letters(selection=selection, limit=2, cursor=page.next_cursor)
     await recording.store.list_dead_letters(limit=5)
     assert recording.calls == [
         ("_list_dead_letters", (), {"selection": selection, "limit": 2, "cursor": None}),
-        ("_list_dead_letters", (), {"selection": selection, "limit": 2, "cursor": (7.25, 3)}),
+        ("_list_dead_letters", (), {"selection": selection, "limit": 2, "cursor": position}),
         ("_list_dead_letters", (), {"selection": DeadLetterFilter(), "limit": 5, "cursor": None}),
     ]
     recording = RecordingStore(answer=([], None))
