@@ -3,7 +3,8 @@ HTTP answer (status, headers, request id, elapsed time) together with what the p
 
 The calls are the client's own, made unchanged; the transport hands each answer it reads to the
 Capture that the call's context holds (a ContextVar, so threads and tasks each have their own),
-and the wrapper builds the RawResponse from the last one. So every operation gets a raw form
+and the wrapper builds the RawResponse from the last one (the last page's, for a call such as
+`dead_letters.retry_all` that sends one request per page). So every operation gets a raw form
 without a second code path through the resources: a view class per resource names the methods,
 typed from the methods themselves (ParamSpec keeps parameters and overloads), and a test holds
 each view to its resource. The views use a client without batching, since a call's own answer
@@ -373,7 +374,11 @@ class DeadLettersWithRawResponse:
     def __init__(self, dead_letters: DeadLetters) -> None:
         self.list = raw_sync(dead_letters.list)
         self.retry = raw_sync(dead_letters.retry)
+        self.retry_many = raw_sync(dead_letters.retry_many)
+        self.retry_all = raw_sync(dead_letters.retry_all)
         self.delete = raw_sync(dead_letters.delete)
+        self.delete_many = raw_sync(dead_letters.delete_many)
+        self.delete_all = raw_sync(dead_letters.delete_all)
 
 
 class AsyncDeadLettersWithRawResponse:
@@ -382,7 +387,11 @@ class AsyncDeadLettersWithRawResponse:
     def __init__(self, dead_letters: AsyncDeadLetters) -> None:
         self.list = raw_async(dead_letters.list)
         self.retry = raw_async(dead_letters.retry)
+        self.retry_many = raw_async(dead_letters.retry_many)
+        self.retry_all = raw_async(dead_letters.retry_all)
         self.delete = raw_async(dead_letters.delete)
+        self.delete_many = raw_async(dead_letters.delete_many)
+        self.delete_all = raw_async(dead_letters.delete_all)
 
 
 class SchedulesWithRawResponse:
