@@ -316,7 +316,8 @@ class DeadLetters:
         one when none is): to `url`, published to `url_group`, filed from `since` (included)
         until `until` (not included). One request per `page_size` dead letters looked at,
         oldest first, so a large DLQ is handled in bounded requests; letters the token lacks
-        `admin` on are passed over.
+        `admin` on are passed over. Only the dead letters filed by the time of the first request
+        are looked at, so a letter retried here that fails again waits for the next call.
 
         Returns:
             How many dead letters were retried.
@@ -499,7 +500,8 @@ class AsyncDeadLetters:
         one when none is): to `url`, published to `url_group`, filed from `since` (included)
         until `until` (not included). One request per `page_size` dead letters looked at,
         oldest first, so a large DLQ is handled in bounded requests; letters the token lacks
-        `admin` on are passed over.
+        `admin` on are passed over. Only the dead letters filed by the time of the first request
+        are looked at, so a letter retried here that fails again waits for the next call.
 
         Returns:
             How many dead letters were retried.

@@ -82,9 +82,7 @@ def _selection_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--since", type=MOMENT, metavar="TIME", help="Only those filed at or after TIME."
         ),
-        click.option(
-            "--until", type=MOMENT, metavar="TIME", help="Only those filed before TIME."
-        ),
+        click.option("--until", type=MOMENT, metavar="TIME", help="Only those filed before TIME."),
         click.option(
             "--page-size",
             type=click.IntRange(1, 1000),

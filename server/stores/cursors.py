@@ -6,9 +6,8 @@ openapi.yaml's ``ListCursor`` allows): ``s:<name>`` resumes a stream listing aft
 after that name, ``l:<sequence>`` a log listing before that event sequence, ``f:<key>`` a flow
 control key listing after that key, ``d:<time>:<sequence>:<horizon>`` a page of dead letters
 after the one filed at that time with that sequence, among those filed by the horizon. The
-contract reads a cursor once
-and hands its backend the position; a cursor of another kind, or one that is not base64url of
-such text, is ``validation_failed``.
+contract reads a cursor once and hands its backend the position; a cursor of another kind, or one
+that is not base64url of such text, is ``validation_failed``.
 """
 
 from __future__ import annotations

@@ -107,11 +107,12 @@ def sync_detailed(
     request; `headers` replace or add forwarded headers of each retried message (by the rules of a
     publish's `headers`). Give exactly one of `ids`, `filter` and `all`; `cursor` and `limit` go with
     `filter` and `all` only. The answer says how many were retried and gives `next_cursor`: send the
-    same request with it as `cursor` until it is null. Each dead letter is retried at most once,
-    whatever requests run at the same time: one that another request retried or deleted first is passed
-    over. Only dead letters whose URL (or URL group) the token has `admin` on are retried; with `filter`
-    or `all` the others are passed over, and a named one is reported as `permission_denied`. Needs
-    `admin` on messages.
+    same request with it as `cursor` until it is null. The requests after the first look only at the
+    dead letters filed by the time of the first, so a letter retried on the way that fails again is not
+    met again. Each dead letter is retried at most once, whatever requests run at the same time: one
+    that another request retried or deleted first is passed over. Only dead letters whose URL (or URL
+    group) the token has `admin` on are retried; with `filter` or `all` the others are passed over, and
+    a named one is reported as `permission_denied`. Needs `admin` on messages.
 
     Args:
         body (RetryDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
@@ -148,11 +149,12 @@ def sync(
     request; `headers` replace or add forwarded headers of each retried message (by the rules of a
     publish's `headers`). Give exactly one of `ids`, `filter` and `all`; `cursor` and `limit` go with
     `filter` and `all` only. The answer says how many were retried and gives `next_cursor`: send the
-    same request with it as `cursor` until it is null. Each dead letter is retried at most once,
-    whatever requests run at the same time: one that another request retried or deleted first is passed
-    over. Only dead letters whose URL (or URL group) the token has `admin` on are retried; with `filter`
-    or `all` the others are passed over, and a named one is reported as `permission_denied`. Needs
-    `admin` on messages.
+    same request with it as `cursor` until it is null. The requests after the first look only at the
+    dead letters filed by the time of the first, so a letter retried on the way that fails again is not
+    met again. Each dead letter is retried at most once, whatever requests run at the same time: one
+    that another request retried or deleted first is passed over. Only dead letters whose URL (or URL
+    group) the token has `admin` on are retried; with `filter` or `all` the others are passed over, and
+    a named one is reported as `permission_denied`. Needs `admin` on messages.
 
     Args:
         body (RetryDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
@@ -184,11 +186,12 @@ async def asyncio_detailed(
     request; `headers` replace or add forwarded headers of each retried message (by the rules of a
     publish's `headers`). Give exactly one of `ids`, `filter` and `all`; `cursor` and `limit` go with
     `filter` and `all` only. The answer says how many were retried and gives `next_cursor`: send the
-    same request with it as `cursor` until it is null. Each dead letter is retried at most once,
-    whatever requests run at the same time: one that another request retried or deleted first is passed
-    over. Only dead letters whose URL (or URL group) the token has `admin` on are retried; with `filter`
-    or `all` the others are passed over, and a named one is reported as `permission_denied`. Needs
-    `admin` on messages.
+    same request with it as `cursor` until it is null. The requests after the first look only at the
+    dead letters filed by the time of the first, so a letter retried on the way that fails again is not
+    met again. Each dead letter is retried at most once, whatever requests run at the same time: one
+    that another request retried or deleted first is passed over. Only dead letters whose URL (or URL
+    group) the token has `admin` on are retried; with `filter` or `all` the others are passed over, and
+    a named one is reported as `permission_denied`. Needs `admin` on messages.
 
     Args:
         body (RetryDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
@@ -223,11 +226,12 @@ async def asyncio(
     request; `headers` replace or add forwarded headers of each retried message (by the rules of a
     publish's `headers`). Give exactly one of `ids`, `filter` and `all`; `cursor` and `limit` go with
     `filter` and `all` only. The answer says how many were retried and gives `next_cursor`: send the
-    same request with it as `cursor` until it is null. Each dead letter is retried at most once,
-    whatever requests run at the same time: one that another request retried or deleted first is passed
-    over. Only dead letters whose URL (or URL group) the token has `admin` on are retried; with `filter`
-    or `all` the others are passed over, and a named one is reported as `permission_denied`. Needs
-    `admin` on messages.
+    same request with it as `cursor` until it is null. The requests after the first look only at the
+    dead letters filed by the time of the first, so a letter retried on the way that fails again is not
+    met again. Each dead letter is retried at most once, whatever requests run at the same time: one
+    that another request retried or deleted first is passed over. Only dead letters whose URL (or URL
+    group) the token has `admin` on are retried; with `filter` or `all` the others are passed over, and
+    a named one is reported as `permission_denied`. Needs `admin` on messages.
 
     Args:
         body (RetryDeadLettersRequest): Give exactly one of `ids`, `filter` and `all` (`all` must
