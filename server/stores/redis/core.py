@@ -17,7 +17,15 @@ from .. import InvalidStoreURL
 from ..base import IdempotencyClaim, Store
 from .arguments import number_text
 from .cluster import CLUSTER_SCHEMES, parse_cluster_url
-from .connection import Client, PassGate, connect, require_redis_7
+from .connection import (
+    BLOCKED_READ_GRACE_SECONDS,
+    Client,
+    PassGate,
+    connect,
+    require_redis_7,
+    within,
+)
+from .doorbell import Doorbells
 from .errors import script_failure
 from .indexes import backfill_listing_indexes
 from .keys import DEFAULT_PREFIX, StoreKeys, split_prefix, valid_prefix
@@ -26,6 +34,11 @@ from .scripts import SCRIPTS
 __all__ = ["RedisCore", "Write"]
 
 _SCHEMES = frozenset({"redis", "rediss", "unix"})
+# How long a lease long poll waits for a ring before it looks for jobs anyway (a delayed job coming
+# due, a lease expiring, a doorbell reader that failed or was not started).
+_LEASE_RECHECK_SECONDS = 0.05
+# How long one read of a doorbell blocks; its reader ends after one that no lease waited for.
+_DOORBELL_BLOCK_MS = 2000
 
 # A write script's call: the idempotency record's key (or none) and the claim's arguments in.
 Write = Callable[[list[str], list[str | int | float]], Awaitable[Any]]
@@ -56,6 +69,9 @@ class RedisCore(Store):
         # Public: the store's only source of the time, which a test replaces to move every
         # timestamp the store writes or compares at once.
         self.clock: Callable[[], float] = time.time
+        # Public too: how often a lease long poll looks again without being woken, which a test
+        # lengthens to see a publish wake it.
+        self.lease_recheck_seconds = _LEASE_RECHECK_SECONDS
         self._client: Client | None = None
         self._waiting_client: Client | None = None
         # What each command and pipeline of a client runs in (see connection.Connections); a
@@ -63,7 +79,9 @@ class RedisCore(Store):
         self._gate: PassGate = contextlib.nullcontext
         self._waiting_gate: PassGate = contextlib.nullcontext
         self._scripts: dict[str, AsyncScript] = {}
-        self._changed = asyncio.Event()
+        # The lease long polls that a write of this process wakes (see _notify).
+        self._wakeups: set[asyncio.Future[None]] = set()
+        self._doorbells = Doorbells(self._read_doorbell)
 
     @classmethod
     def from_url(cls, url: str) -> Self:
@@ -101,10 +119,31 @@ class RedisCore(Store):
             raise RuntimeError("the Redis store is not open (call open() first)")
         return self._waiting_client
 
+    def _wake_up(self) -> asyncio.Future[None]:
+        """What a lease long poll waits on: resolved by ``_notify`` or its queue's doorbell."""
+        wake = asyncio.get_running_loop().create_future()
+        self._wakeups.add(wake)
+        return wake
+
     def _notify(self) -> None:
         """Wake this process's lease long polls: a job may have become available."""
-        self._changed.set()
-        self._changed = asyncio.Event()
+        wakeups, self._wakeups = self._wakeups, set()
+        for wake in wakeups:
+            if not wake.done():
+                wake.set_result(None)
+
+    async def _read_doorbell(self, doorbell: str, after: str) -> str | None:
+        """XREAD BLOCK on the client of blocked reads: the id of the newest ring after ``after``."""
+
+        async def read() -> Any:
+            async with self._waiting_gate():
+                return await self._waiting_redis.xread({doorbell: after}, block=_DOORBELL_BLOCK_MS)
+
+        answer = await within(
+            read(), seconds=_DOORBELL_BLOCK_MS / 1000 + BLOCKED_READ_GRACE_SECONDS
+        )
+        rings = [ring_id for _, entries in answer or [] for ring_id, _ in entries]
+        return str(rings[-1]) if rings else None
 
     # Life cycle ----------------------------------------------------------------------------
 
@@ -132,7 +171,8 @@ class RedisCore(Store):
         self._gate, self._waiting_gate = connections.gate, waiting.gate
 
     async def close(self) -> None:
-        """Close both connection pools; closing twice is harmless."""
+        """Stop the doorbell readers, then close both connection pools; closing twice is harmless."""
+        await self._doorbells.close()
         clients = (self._client, self._waiting_client)
         self._client = self._waiting_client = None
         for client in clients:

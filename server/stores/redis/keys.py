@@ -55,9 +55,18 @@ class QueueKeys:
         """What a job's hash key is, before the job id."""
         return f"{self.base}:job:"
 
+    @property
+    def doorbell(self) -> str:
+        """The stream a publish rings and a lease long poll blocks on (``ring()`` in
+        ``lua/lib/queue.lua``).
+        """
+        return f"{self.base}:bell"
+
     def declared(self) -> list[str]:
         """The keys every queue script declares, in the order ``lua/lib/queue.lua`` unpacks them."""
-        names = ("meta", "all", "avail", "delayed", "leased", "dead", "done", "dedup", "dedup_exp")
+        names = (
+            "meta", "all", "avail", "delayed", "leased", "dead", "done", "dedup", "dedup_exp", "bell"
+        )  # fmt: skip
         return [f"{self.base}:{name}" for name in names]
 
 

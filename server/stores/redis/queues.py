@@ -33,9 +33,6 @@ from .records import job_record, pairs, queue_record
 
 __all__ = ["RedisQueues"]
 
-# A lease long-poll looks again this often (sooner when this process publishes): Redis has no
-# blocking pop for a scored set of jobs, and other processes cannot wake this one.
-_LEASE_POLL_SECONDS = 0.05
 _FIRST_LEASE_BATCH = 16
 # How many queues' scripts listing them runs at once on a cluster, well within a node's connections.
 _CLUSTER_LISTING_CONCURRENCY = 16
@@ -220,36 +217,47 @@ class RedisQueues(RedisCore):
         lease_seconds: int | None,
         wait_ms: int,
     ) -> list[LeasedJob]:
-        """Lease in one script (so no job goes to two workers); poll until ``wait_ms`` ends."""
+        """Lease in one script (so no job goes to two workers); until ``wait_ms`` ends, look
+        again when this process writes, when a publish elsewhere rings the queue's doorbell, or
+        at the re-check.
+        """
         deadline = time.monotonic() + max(wait_ms, 0) / 1000
+        doorbell = self._keys.queue(queue).doorbell
         while True:
-            changed = self._changed
-            # Lease ids are made before the script knows how many jobs it can lease; asking for a
-            # few first keeps an idle long poll from making (and sending) a thousand each time.
-            first = min(max_jobs, _FIRST_LEASE_BATCH)
-            leased = await self._lease_once(
-                queue,
-                consumer=consumer,
-                topics=topics,
-                max_jobs=first,
-                lease_seconds=lease_seconds,
-            )
-            if len(leased) == first < max_jobs:
-                leased += await self._lease_once(
+            # Taken before the lease, so that a write of this process during it still wakes this.
+            wake = self._wake_up()
+            try:
+                # Lease ids are made before the script knows how many jobs it can lease; asking
+                # for a few first keeps an idle long poll from making (and sending) a thousand.
+                first = min(max_jobs, _FIRST_LEASE_BATCH)
+                leased, rung = await self._lease_once(
                     queue,
                     consumer=consumer,
                     topics=topics,
-                    max_jobs=max_jobs - first,
+                    max_jobs=first,
                     lease_seconds=lease_seconds,
                 )
-            remaining = deadline - time.monotonic()
-            if leased or remaining <= 0:
-                return leased
-            # asyncio.timeout, not wait_for: no task of its own, so a publish's wake-up reaches
-            # this lease in one turn of the event loop rather than three.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(min(_LEASE_POLL_SECONDS, remaining)):
-                    await changed.wait()
+                if len(leased) == first < max_jobs:
+                    more, _ = await self._lease_once(
+                        queue,
+                        consumer=consumer,
+                        topics=topics,
+                        max_jobs=max_jobs - first,
+                        lease_seconds=lease_seconds,
+                    )
+                    leased += more
+                remaining = deadline - time.monotonic()
+                if leased or remaining <= 0:
+                    return leased
+                self._doorbells.watch(doorbell, rung, wake)
+                # asyncio.timeout, not wait_for: no task of its own, so a wake-up reaches this
+                # lease in one turn of the event loop rather than three.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(min(self.lease_recheck_seconds, remaining)):
+                        await wake
+            finally:
+                self._wakeups.discard(wake)
+                self._doorbells.forget(doorbell, wake)
 
     async def _lease_once(
         self,
@@ -259,10 +267,11 @@ class RedisQueues(RedisCore):
         topics: Sequence[str] | None,
         max_jobs: int,
         lease_seconds: int | None,
-    ) -> list[LeasedJob]:
+    ) -> tuple[list[LeasedJob], str]:
+        """The jobs leased, and the id of the last ring of the queue's doorbell when it leased."""
         topic_list = list(topics or [])
         now = self.clock()
-        expires_at, rows = await self._settling_script(
+        expires_at, rows, rung = await self._settling_script(
             "lease_jobs",
             queue,
             [
@@ -276,7 +285,7 @@ class RedisQueues(RedisCore):
             ],
             now=now,
         )
-        return [
+        leased = [
             LeasedJob(
                 job_id=str(job_id),
                 queue=queue,
@@ -290,6 +299,7 @@ class RedisQueues(RedisCore):
             )
             for job_id, topic, payload, attempt, lease_id, published_at, traceparent in rows
         ]
+        return leased, str(rung)
 
     async def _ack_job(self, queue: str, job_id: str, lease_id: str) -> JobRecord:
         """Succeed the job if ``lease_id`` is its current, unexpired lease."""

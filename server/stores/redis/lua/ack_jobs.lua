@@ -1,5 +1,5 @@
 -- uses: common, queue
--- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- KEYS[1..10], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
 -- ARGV[3..]: job_id, lease_id pairs
 -- Answers one word per pair, in order: 'acked', or why not ('lease_expired', 'job_not_found').
 require_queue()

@@ -1,5 +1,5 @@
 -- uses: common, queue
--- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- KEYS[1..10], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
 -- ARGV[3] max_jobs: how many jobs to lease at most
 -- ARGV[4] lease_seconds: how long the leases last ('' for the queue's setting)
 -- ARGV[5] consumer: who leases ('' for anonymous)
@@ -53,4 +53,5 @@ for index, job_id in ipairs(chosen) do
   local job = redis.call('HMGET', key, 'topic', 'payload', 'published_at', 'traceparent')
   leased[#leased + 1] = {job_id, job[1], job[2], attempts, lease_id, job[3], job[4]}
 end
-return settled({expires_at, leased})
+-- With nothing leased, the caller waits for a ring after this one.
+return settled({expires_at, leased, last_ring()})

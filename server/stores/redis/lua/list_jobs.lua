@@ -1,5 +1,5 @@
 -- uses: common, queue
--- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- KEYS[1..10], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
 -- ARGV[3] wanted: the state to list ('' for every state); states are as settle() leaves them
 -- ARGV[4] limit: how many jobs to list at most
 local wanted, limit = ARGV[3], tonumber(ARGV[4])

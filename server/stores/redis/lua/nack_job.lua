@@ -1,5 +1,5 @@
 -- uses: common, queue
--- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- KEYS[1..10], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
 -- ARGV[3] job_id: the job
 -- ARGV[4] lease_id: the lease the caller holds
 -- ARGV[5] delay: seconds until the job is ready again (its retry_delay)

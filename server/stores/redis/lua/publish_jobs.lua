@@ -1,6 +1,6 @@
 -- uses: common, idempotency, queue
--- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
--- KEYS[10] record: the idempotency record (none for a plain publish)
+-- KEYS[1..10], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- KEYS[11] record: the idempotency record (none for a plain publish)
 -- ARGV[3] request_hash: the request's hash (see lib/idempotency.lua)
 -- ARGV[4] ttl: the idempotency record's time to live, in seconds
 -- ARGV[5] traceparent: kept with each new job ('' = none)
@@ -8,7 +8,7 @@
 -- ARGV[7..] jobs: five arguments each: job_id, topic, payload, delay, deduplication_id ('' = none)
 -- A receipt is {job_id, deduplicated, topic}; a new write's result is settled(receipts), a
 -- replay's the receipts kept.
-local record = KEYS[10]
+local record = KEYS[11]
 local request_hash, ttl = ARGV[3], tonumber(ARGV[4])
 local traceparent, job_count = ARGV[5], tonumber(ARGV[6])
 local kept = replayed_result(record, request_hash, NOW)
@@ -17,6 +17,7 @@ require_queue()
 settle()
 local window = tonumber(redis.call('HGET', META, 'deduplication_window_seconds'))
 local receipts = {}
+local ready = false
 for index = 0, job_count - 1 do
   local base = 7 + index * 5
   local job_id, topic, payload = ARGV[base], ARGV[base + 1], ARGV[base + 2]
@@ -43,6 +44,7 @@ for index = 0, job_count - 1 do
       redis.call('ZADD', DELAYED, available_at, job_id)
     else
       redis.call('ZADD', AVAIL, seq, job_id)
+      ready = true
     end
     if deduplication_id ~= '' then
       redis.call('HSET', key, 'deduplication_id', deduplication_id)
@@ -52,5 +54,7 @@ for index = 0, job_count - 1 do
     receipts[#receipts + 1] = {job_id, 0, topic}
   end
 end
+-- A job that becomes due later needs no ring: a waiting lease's own re-check finds it.
+if ready then ring() end
 remember(record, request_hash, NOW, ttl, receipts)
 return {0, settled(receipts)}

@@ -1,5 +1,5 @@
 -- uses: common, queue
--- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- KEYS[1..10], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
 -- ARGV[3] allowed_attempts: the queue's max_attempts
 -- ARGV[4] lease_seconds: its lease_seconds
 -- ARGV[5] retention_seconds: its retention_seconds

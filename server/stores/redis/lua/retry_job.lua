@@ -1,5 +1,5 @@
 -- uses: common, queue
--- KEYS[1..9], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
+-- KEYS[1..10], ARGV[1] job prefix, ARGV[2] now: the queue's, as lib/queue.lua names them
 -- ARGV[3] job_id: the dead job
 local job_id = ARGV[3]
 local key = require_dead_job(job_id)

@@ -9,12 +9,28 @@
 -- KEYS[7] DONE: zset of succeeded jobs, by when they finished
 -- KEYS[8] DEDUP: hash of deduplication_id -> job_id
 -- KEYS[9] DEDUP_EXP: zset of deduplication ids, by when they expire
+-- KEYS[10] BELL: the queue's doorbell, a stream of the last few rings (see ring())
 -- ARGV[1] JOB: the job key prefix (a job's hash is JOB .. job_id)
 -- ARGV[2] NOW_TEXT: the store's clock (NOW is its number)
-local META, ALL, AVAIL, DELAYED, LEASED, DEAD, DONE, DEDUP, DEDUP_EXP = unpack(KEYS, 1, 9)
+local META, ALL, AVAIL, DELAYED, LEASED, DEAD, DONE, DEDUP, DEDUP_EXP, BELL = unpack(KEYS, 1, 10)
 local JOB = ARGV[1]
 local NOW_TEXT = ARGV[2]
 local NOW = tonumber(NOW_TEXT)
+
+-- Long polls of other service processes block on the doorbell (XREAD) and look for jobs again
+-- when it rings; only the newest entry's id matters to them, so a few are kept.
+local BELL_LENGTH = 16
+
+local function ring()
+  redis.call('XADD', BELL, 'MAXLEN', BELL_LENGTH, '*', 'r', '')
+end
+
+-- The id of the doorbell's last ring ('0-0' before the first): a long poll waits for a later one.
+local function last_ring()
+  local last = redis.call('XREVRANGE', BELL, '+', '-', 'COUNT', 1)
+  if #last == 0 then return '0-0' end
+  return last[1][1]
+end
 
 local function require_queue()
   if redis.call('EXISTS', META) == 0 then fail('queue_not_found') end
