@@ -996,7 +996,7 @@ class DeadLetterList(SchemaModel):
 
 class DeadLetterFilter(SchemaModel):
     """
-    Which dead letters to act on; every member given must match, and a member this version does not know is `422 validation_failed`.
+    Which dead letters to act on; every member given must match, and a member this version does not know is `422 validation_failed`. `url`, `url_group`, `label`, `schedule` and `flow_control_key` match the dead letter's message as the same query parameters of `listMessages` do: published to that URL or URL group, with that label, by that schedule, under that flow control key.
     """
 
     model_config = ConfigDict(
@@ -1007,6 +1007,9 @@ class DeadLetterFilter(SchemaModel):
     Only dead letters of messages to this URL.
     """
     url_group: ResourceName | None = None
+    label: Label | None = None
+    schedule: ResourceName | None = None
+    flow_control_key: FlowControlKey | None = None
     from_: Annotated[AwareDatetime | None, Field(alias="from")] = None
     """
     Only dead letters filed at or after this time.

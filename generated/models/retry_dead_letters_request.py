@@ -22,7 +22,9 @@ class RetryDeadLettersRequest:
     Attributes:
         ids (list[str] | Unset): The dead letters to act on, by their messages' ids; an id given twice counts once.
         filter_ (DeadLetterFilter | Unset): Which dead letters to act on; every member given must match, and a member
-            this version does not know is `422 validation_failed`.
+            this version does not know is `422 validation_failed`. `url`, `url_group`, `label`, `schedule` and
+            `flow_control_key` match the dead letter's message as the same query parameters of `listMessages` do: published
+            to that URL or URL group, with that label, by that schedule, under that flow control key.
         all_ (bool | Unset):
         limit (int | Unset): Most dead letters to look at in this request (with `filter` or `all`).
         cursor (str | Unset): A position in a listing, opaque to clients.

@@ -61,6 +61,9 @@ def dead_letter_filter(model: FilterModel | None) -> DeadLetterFilter:
     return DeadLetterFilter(
         url=model.url,
         url_group=None if model.url_group is None else model.url_group.root,
+        label=None if model.label is None else model.label.root,
+        schedule=None if model.schedule is None else model.schedule.root,
+        flow_control_key=None if model.flow_control_key is None else model.flow_control_key.root,
         filed_from=None if model.from_ is None else model.from_.timestamp(),
         filed_to=None if model.to is None else model.to.timestamp(),
     )

@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Literal
 
+from .message_filter import MessageFilter
+
 __all__ = [
     "JSON",
     "AppendResult",
@@ -547,14 +549,33 @@ class DeadLetterRecord:
 @dataclasses.dataclass(frozen=True, slots=True)
 class DeadLetterFilter:
     """Which dead letters a bulk retry or delete acts on: every field given must match (None
-    matches anything). ``filed_from`` and ``filed_to`` bound ``failed_at``, from included and to
-    not. A new field needs its test in each backend's page of dead letters and nothing else.
+    matches anything). ``url``, ``url_group``, ``label``, ``schedule`` and ``flow_control_key``
+    match the letter's message as the same parts of ``MessageFilter`` do; ``filed_from`` and
+    ``filed_to`` bound ``failed_at``, from included and to not. The backends match it as
+    ``messages()``, so a new message part needs only its line there.
     """
 
     url: str | None = None
     url_group: str | None = None
+    label: str | None = None
+    schedule: str | None = None
+    flow_control_key: str | None = None
     filed_from: float | None = None
     filed_to: float | None = None
+
+    def messages(self) -> MessageFilter:
+        """The filter as a ``MessageFilter`` on the letters' messages, its times the filing
+        times (``since`` from, ``until`` to).
+        """
+        return MessageFilter(
+            url=self.url,
+            url_group=self.url_group,
+            label=self.label,
+            schedule=self.schedule,
+            flow_control_key=self.flow_control_key,
+            since=self.filed_from,
+            until=self.filed_to,
+        )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

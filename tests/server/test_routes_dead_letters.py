@@ -15,6 +15,7 @@ import pytest
 
 from generated.pydantic_models import DeadLetterBulkResult
 from server.config import ALL_ACTIONS, Permission, Settings, TokenConfig
+from server.schedules import Scheduler
 from server.stores.base import DeliveryAttemptRecord
 from tests.conftest import TEST_DESTINATIONS, RunningApp, assert_problem
 
@@ -116,6 +117,50 @@ async def test_retry_by_filter_goes_in_bounded_requests(api: RunningApp) -> None
     assert await _dead_ids(api) == [other]
 
 
+async def _scheduled_dead_letter(api: RunningApp) -> str:
+    """Run the schedule ``nightly`` once and fail the message it publishes for good."""
+    destination = {"kind": "message", "message": {"url": OTHER, "body": "t", "retries": 0}}
+    put = await api.client.put(
+        "/v1/schedules/nightly", json={"cron": "* * * * *", "destination": destination}
+    )
+    assert put.status_code == 201, put.text
+    tick = datetime.fromisoformat(put.json()["next_run_at"]).timestamp()
+    api.store.clock = lambda: tick + 0.002
+    assert await Scheduler(api.app.state.context, clock=lambda: tick + 0.002).run_due() == 1
+    [run] = (await api.client.get("/v1/schedules/nightly")).json()["recent_runs"]
+    [message_id] = run["ids"]
+    claimed = await api.store.claim_due_messages(now=tick + 1, limit=10, lease_margin=60)
+    [lease_id] = [m.lease_id for m in claimed if m.message_id == message_id]
+    attempt = DeliveryAttemptRecord(attempt=1, started_at=tick, duration_ms=12, error="timeout")
+    await api.store.record_attempt(message_id, attempt, lease_id=str(lease_id), outcome="failed")
+    return str(message_id)
+
+
+async def test_a_filter_takes_the_message_listings_label_schedule_and_key(
+    api: RunningApp,
+) -> None:
+    """``label``, ``schedule`` and ``flow_control_key`` pick out the letters whose messages
+    listMessages picks out by them; every member given must match.
+    """
+    labelled = await _dead_letter(api, labels=["signup"], flow_control={"key": "acme", "rate": 100})
+    keyed = await _dead_letter(api, flow_control={"key": "acme", "rate": 100})
+    plain = await _dead_letter(api, labels=["other"])
+    scheduled = await _scheduled_dead_letter(api)
+    none, _ = await _until_done(api, "delete", filter={"label": "signup", "schedule": "nightly"})
+    assert none == []
+    both, _ = await _until_done(
+        api, "retry", filter={"label": "signup", "flow_control_key": "acme"}, limit=1
+    )
+    assert both == [labelled]
+    by_key, _ = await _until_done(api, "delete", filter={"flow_control_key": "acme"})
+    assert by_key == [keyed]
+    by_schedule, _ = await _until_done(api, "retry", filter={"schedule": "nightly"})
+    assert by_schedule == [scheduled]
+    assert await _dead_ids(api) == [plain]
+    listed = await api.client.get("/v1/messages", params={"flow_control_key": "acme"})
+    assert {m["message_id"] for m in listed.json()["messages"]} == {labelled, keyed}
+
+
 async def test_all_deletes_every_letter_a_page_at_a_time(api: RunningApp) -> None:
     """``all`` with a small ``limit`` takes several requests and deletes every letter; the
     messages stay readable.
@@ -193,7 +238,7 @@ async def test_letters_outside_the_tokens_permission_are_left_alone(
         ("delete", {"ids": ["msg_a"], "cursor": "ZDoxLjA6MQ"}, "body.cursor"),
         ("retry", {"ids": ["msg_a"], "limit": 5}, "body.limit"),
         ("retry", {"all": True, "cursor": "bTo0Mg"}, "body.cursor"),
-        ("delete", {"filter": {"label": "signup"}}, "body.filter.label"),
+        ("delete", {"filter": {"state": "failed"}}, "body.filter.state"),
         ("retry", {"all": True, "headers": {"Host": "evil.test"}}, "body.headers.Host"),
         (
             "retry",

@@ -252,8 +252,8 @@ class RedisMessages(RedisCore):
         self, *, selection: DeadLetterFilter, limit: int, cursor: DeadLetterPosition | None
     ) -> tuple[list[DeadLetterRecord], DeadLetterPosition | None]:
         """Look at the next ``limit`` dead letters by when they failed, in one bounded script,
-        and keep those that match: the failure times bound the range read, the URL and URL group
-        are matched on each message.
+        and keep those that match: the failure times bound the range read, the rest of the filter
+        is matched on each message by lib/filter.lua.
         """
         now = self.clock()
         horizon = now if cursor is None else cursor.horizon
@@ -267,8 +267,7 @@ class RedisMessages(RedisCore):
             [
                 limit,
                 *after,
-                optional_argument(selection.url),
-                optional_argument(selection.url_group),
+                selection.messages().document(),
                 "" if selection.filed_from is None else number_text(selection.filed_from),
                 "" if selection.filed_to is None else number_text(selection.filed_to),
                 number_text(horizon),

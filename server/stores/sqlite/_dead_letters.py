@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
 
 from ..base import (
     DeadLetterFilter,
@@ -20,6 +19,7 @@ from ..checks import dump_json
 from ..message_options import merged_headers
 from ._core import SQLiteCore
 from ._logs import log_event
+from ._message_filter import filter_conditions
 from ._messages import message_record
 
 __all__ = ["DeadLettersMixin"]
@@ -36,7 +36,9 @@ class DeadLettersMixin(SQLiteCore):
         self, *, selection: DeadLetterFilter, limit: int, cursor: DeadLetterPosition | None
     ) -> tuple[list[DeadLetterRecord], DeadLetterPosition | None]:
         """The next ``limit`` dead letters that match, oldest first, in one query."""
-        clauses, args = _filter_clauses(selection)
+        clauses, args = filter_conditions(
+            selection.messages(), state_column="m.state", time_column="d.failed_at"
+        )
         if cursor is not None:
             clauses.append("(d.failed_at, d.seq) > (?, ?)")
             args += [cursor.failed_at, cursor.sequence]
@@ -112,24 +114,6 @@ class DeadLettersMixin(SQLiteCore):
             ]
 
         return await self.run_transaction(work)
-
-
-def _filter_clauses(selection: DeadLetterFilter) -> tuple[list[str], list[Any]]:
-    clauses: list[str] = []
-    args: list[Any] = []
-    if selection.url is not None:
-        clauses.append("d.url = ?")
-        args.append(selection.url)
-    if selection.url_group is not None:
-        clauses.append("m.url_group = ?")
-        args.append(selection.url_group)
-    if selection.filed_from is not None:
-        clauses.append("d.failed_at >= ?")
-        args.append(selection.filed_from)
-    if selection.filed_to is not None:
-        clauses.append("d.failed_at < ?")
-        args.append(selection.filed_to)
-    return clauses, args
 
 
 def _record(row: sqlite3.Row) -> DeadLetterRecord:

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from server.stores.base import DeadLetterFilter, NotFoundError, Store
+from server.stores.base import DeadLetterFilter, FlowControlLimits, NotFoundError, Store
 from tests.server.stores._support import FakeClock, attempt, new_message
 
 
@@ -83,6 +83,36 @@ async def test_a_filter_matches_url_group_and_filing_time(store: Store, clock: F
         await store.list_dead_letters(limit=10, selection=DeadLetterFilter(url_group="partners"))
     ).dead_letters
     assert (letter.url, letter.url_group) == ("https://a.test/hook", "partners")
+
+
+async def test_a_filter_matches_the_messages_label_schedule_and_flow_control_key(
+    store: Store, clock: FakeClock
+) -> None:
+    """The parts of the message listings' filter match the letter's message as they do there;
+    a walk of pages of one passes over the letters that do not match.
+    """
+    limits = FlowControlLimits(key="acme", rate=100, period=1)
+    labelled = await fail_one(store, clock, labels=("signup", "eu"), flow_control=limits)
+    scheduled = await fail_one(store, clock, labels=("eu",), schedule="nightly")
+    plain = await fail_one(store, clock)
+    assert plain
+
+    async def matching(selection: DeadLetterFilter) -> list[str]:
+        found: list[str] = []
+        cursor = None
+        while True:
+            page = await store.list_dead_letters(limit=1, selection=selection, cursor=cursor)
+            found += [letter.message_id for letter in page.dead_letters]
+            if (cursor := page.next_cursor) is None:
+                return found
+
+    assert await matching(DeadLetterFilter(label="signup")) == [labelled]
+    assert await matching(DeadLetterFilter(label="eu")) == [labelled, scheduled]
+    assert await matching(DeadLetterFilter(schedule="nightly")) == [scheduled]
+    assert await matching(DeadLetterFilter(flow_control_key="acme")) == [labelled]
+    assert await matching(DeadLetterFilter(label="eu", schedule="nightly")) == [scheduled]
+    assert await matching(DeadLetterFilter(label="signup", schedule="nightly")) == []
+    assert await matching(DeadLetterFilter(flow_control_key="acme", filed_to=clock.now)) == []
 
 
 async def test_find_answers_the_dead_letters_of_the_ids_in_their_order(

@@ -1,22 +1,22 @@
--- uses: common, messages, flow, log, dead_letters
+-- uses: common, messages, flow, log, dead_letters, filter
 -- KEYS[1..6], ARGV[1] message prefix, ARGV[2] now: as lib/messages.lua names them
 -- ARGV[3] limit: how many dead letters to look at at most
 -- ARGV[4] after_score: the failure time the page starts after, or '' from the oldest
 -- ARGV[5] after_sequence: with after_score, the zero-padded sequence it starts after
--- ARGV[6] url, ARGV[7] url_group: '=<value>' to match only that, or '' for any
--- ARGV[8] filed_from, ARGV[9] filed_to: the failure times looked at, from included and to not,
+-- ARGV[6] where: the MessageFilter document the letters' messages must pass (lib/filter.lua),
+-- its times the filing times
+-- ARGV[7] filed_from, ARGV[8] filed_to: the failure times looked at, from included and to not,
 -- or '' for no bound
--- ARGV[10] horizon: the latest failure time looked at, included (the walk's first page's now)
+-- ARGV[9] horizon: the latest failure time looked at, included (the walk's first page's now)
 -- Returns {next_score, next_sequence, letters}: the position after the last dead letter looked
 -- at (false and '' when none is left) and the fields of those that matched, oldest first.
 local limit = tonumber(ARGV[3])
 local after_score = ARGV[4]
 local after_sequence = ARGV[5]
-local url = ARGV[6]
-local url_group = ARGV[7]
-local filed_from = ARGV[8]
-local filed_to = ARGV[9]
-local horizon = ARGV[10]
+local where = filter_load(ARGV[6])
+local filed_from = ARGV[7]
+local filed_to = ARGV[8]
+local horizon = ARGV[9]
 
 local after = after_score ~= '' and tonumber(after_score) or nil
 local low_text = '-inf'
@@ -46,11 +46,10 @@ while looked < limit and not exhausted do
     if not seen and looked < limit then
       looked = looked + 1
       last_score, last_sequence = score, sequence
-      local fields = redis.call('HMGET', MESSAGE .. member_id(dead_member),
-        unpack(DEAD_LETTER_FIELDS))
-      if (url == '' or '=' .. fields[2] == url)
-        and (url_group == '' or (fields[7] and '=' .. fields[7] == url_group)) then
-        letters[#letters + 1] = fields
+      local message_id = member_id(dead_member)
+      local key = MESSAGE .. message_id
+      if filter_passes(where, key, message_id, nil, tonumber(score)) then
+        letters[#letters + 1] = redis.call('HMGET', key, unpack(DEAD_LETTER_FIELDS))
       end
     end
   end
