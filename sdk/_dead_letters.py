@@ -29,7 +29,7 @@ from ._limits import (
     DEAD_LETTER_FILTER_URL_MAX_LENGTH,
     DEAD_LETTER_IDS_MAX,
 )
-from ._message_options import forwarded_headers
+from ._message_options import check_labels, forwarded_headers
 from ._message_reading import read_receipt
 
 if TYPE_CHECKING:
@@ -162,16 +162,24 @@ class _Bulk:
 
 
 def _selection(
-    *, url: str | None, url_group: str | None, since: Timestamp | None, until: Timestamp | None
+    *,
+    url: str | None,
+    url_group: str | None,
+    label: str | None,
+    schedule: str | None,
+    flow_control_key: str | None,
+    since: Timestamp | None,
+    until: Timestamp | None,
 ) -> DeadLetterFilter | None:
     """The request's filter of the keywords given; None when none is (every dead letter).
 
     Raises:
-        InvalidArgumentError: `url` is empty or longer than 2048 characters, `since` or `until`
-            is not an aware datetime or Unix seconds.
-        InvalidNameError: `url_group` is not a valid name.
+        InvalidArgumentError: `url` is empty or longer than 2048 characters, `label` is not a
+            label, `since` or `until` is not an aware datetime or Unix seconds.
+        InvalidNameError: `url_group`, `schedule` or `flow_control_key` is not a valid name.
     """
-    if url is None and url_group is None and since is None and until is None:
+    given = (url, url_group, label, schedule, flow_control_key, since, until)
+    if all(value is None for value in given):
         return None
     from generated.models import DeadLetterFilter
     from generated.types import UNSET
@@ -182,9 +190,18 @@ def _selection(
         raise InvalidArgumentError(
             f"url must be a str of 1 to {DEAD_LETTER_FILTER_URL_MAX_LENGTH} characters"
         )
+    if label is not None and not isinstance(label, str):
+        raise InvalidArgumentError(f"label must be one label, got {label!r}")
     return DeadLetterFilter(
         url=UNSET if url is None else url,
         url_group=UNSET if url_group is None else check_resource_name(url_group, what="url_group"),
+        label=UNSET if label is None else check_labels([label])[0],
+        schedule=UNSET if schedule is None else check_resource_name(schedule, what="schedule"),
+        flow_control_key=(
+            UNSET
+            if flow_control_key is None
+            else check_resource_name(flow_control_key, what="flow control key")
+        ),
         from_=UNSET if since is None else to_datetime(since, name="since"),
         to=UNSET if until is None else to_datetime(until, name="until"),
     )
@@ -306,6 +323,9 @@ class DeadLetters:
         *,
         url: str | None = None,
         url_group: str | None = None,
+        label: str | None = None,
+        schedule: str | None = None,
+        flow_control_key: str | None = None,
         since: Timestamp | None = None,
         until: Timestamp | None = None,
         headers: Mapping[str, str] | None = None,
@@ -313,7 +333,8 @@ class DeadLetters:
         **options: Unpack[RequestOptions],
     ) -> int:
         """Retry, as `retry` does, every dead letter that matches all the filters given (every
-        one when none is): to `url`, published to `url_group`, filed from `since` (included)
+        one when none is): to `url`, published to `url_group`, with `label`, by `schedule`,
+        under `flow_control_key` (as `messages.list` takes them), filed from `since` (included)
         until `until` (not included). One request per `page_size` dead letters looked at,
         oldest first, so a large DLQ is handled in bounded requests; letters the token lacks
         `admin` on are passed over. Only the dead letters filed by the time of the first request
@@ -324,13 +345,23 @@ class DeadLetters:
 
         Raises:
             InvalidArgumentError: `page_size` is not between 1 and 1000, `url` is empty or too
-                long, `since` or `until` is a naive datetime, or a header is not str to str.
-            InvalidNameError: `url_group` is not a valid name.
+                long, `label` is not a label, `since` or `until` is a naive datetime, or a
+                header is not str to str.
+            InvalidNameError: `url_group`, `schedule` or `flow_control_key` is not a valid
+                name.
             PermissionDeniedError: the token lacks `admin` on messages.
             UnprocessableEntityError: a header is malformed or one the service sets.
         """
         bulk = _Bulk(retrying=True, headers=headers)
-        selection = _selection(url=url, url_group=url_group, since=since, until=until)
+        selection = _selection(
+            url=url,
+            url_group=url_group,
+            label=label,
+            schedule=schedule,
+            flow_control_key=flow_control_key,
+            since=since,
+            until=until,
+        )
         limit = _page_size(page_size)
         acted, cursor = self._transport.send(bulk.page(selection, limit, None), options)
         while cursor is not None:
@@ -376,6 +407,9 @@ class DeadLetters:
         *,
         url: str | None = None,
         url_group: str | None = None,
+        label: str | None = None,
+        schedule: str | None = None,
+        flow_control_key: str | None = None,
         since: Timestamp | None = None,
         until: Timestamp | None = None,
         page_size: int = 100,
@@ -389,12 +423,21 @@ class DeadLetters:
 
         Raises:
             InvalidArgumentError: `page_size` is not between 1 and 1000, `url` is empty or too
-                long, or `since` or `until` is a naive datetime.
-            InvalidNameError: `url_group` is not a valid name.
+                long, `label` is not a label, or `since` or `until` is a naive datetime.
+            InvalidNameError: `url_group`, `schedule` or `flow_control_key` is not a valid
+                name.
             PermissionDeniedError: the token lacks `admin` on messages.
         """
         bulk = _Bulk(retrying=False, headers=None)
-        selection = _selection(url=url, url_group=url_group, since=since, until=until)
+        selection = _selection(
+            url=url,
+            url_group=url_group,
+            label=label,
+            schedule=schedule,
+            flow_control_key=flow_control_key,
+            since=since,
+            until=until,
+        )
         limit = _page_size(page_size)
         acted, cursor = self._transport.send(bulk.page(selection, limit, None), options)
         while cursor is not None:
@@ -490,6 +533,9 @@ class AsyncDeadLetters:
         *,
         url: str | None = None,
         url_group: str | None = None,
+        label: str | None = None,
+        schedule: str | None = None,
+        flow_control_key: str | None = None,
         since: Timestamp | None = None,
         until: Timestamp | None = None,
         headers: Mapping[str, str] | None = None,
@@ -497,7 +543,8 @@ class AsyncDeadLetters:
         **options: Unpack[RequestOptions],
     ) -> int:
         """Retry, as `retry` does, every dead letter that matches all the filters given (every
-        one when none is): to `url`, published to `url_group`, filed from `since` (included)
+        one when none is): to `url`, published to `url_group`, with `label`, by `schedule`,
+        under `flow_control_key` (as `messages.list` takes them), filed from `since` (included)
         until `until` (not included). One request per `page_size` dead letters looked at,
         oldest first, so a large DLQ is handled in bounded requests; letters the token lacks
         `admin` on are passed over. Only the dead letters filed by the time of the first request
@@ -508,13 +555,23 @@ class AsyncDeadLetters:
 
         Raises:
             InvalidArgumentError: `page_size` is not between 1 and 1000, `url` is empty or too
-                long, `since` or `until` is a naive datetime, or a header is not str to str.
-            InvalidNameError: `url_group` is not a valid name.
+                long, `label` is not a label, `since` or `until` is a naive datetime, or a
+                header is not str to str.
+            InvalidNameError: `url_group`, `schedule` or `flow_control_key` is not a valid
+                name.
             PermissionDeniedError: the token lacks `admin` on messages.
             UnprocessableEntityError: a header is malformed or one the service sets.
         """
         bulk = _Bulk(retrying=True, headers=headers)
-        selection = _selection(url=url, url_group=url_group, since=since, until=until)
+        selection = _selection(
+            url=url,
+            url_group=url_group,
+            label=label,
+            schedule=schedule,
+            flow_control_key=flow_control_key,
+            since=since,
+            until=until,
+        )
         limit = _page_size(page_size)
         acted, cursor = await self._transport.send(bulk.page(selection, limit, None), options)
         while cursor is not None:
@@ -560,6 +617,9 @@ class AsyncDeadLetters:
         *,
         url: str | None = None,
         url_group: str | None = None,
+        label: str | None = None,
+        schedule: str | None = None,
+        flow_control_key: str | None = None,
         since: Timestamp | None = None,
         until: Timestamp | None = None,
         page_size: int = 100,
@@ -573,12 +633,21 @@ class AsyncDeadLetters:
 
         Raises:
             InvalidArgumentError: `page_size` is not between 1 and 1000, `url` is empty or too
-                long, or `since` or `until` is a naive datetime.
-            InvalidNameError: `url_group` is not a valid name.
+                long, `label` is not a label, or `since` or `until` is a naive datetime.
+            InvalidNameError: `url_group`, `schedule` or `flow_control_key` is not a valid
+                name.
             PermissionDeniedError: the token lacks `admin` on messages.
         """
         bulk = _Bulk(retrying=False, headers=None)
-        selection = _selection(url=url, url_group=url_group, since=since, until=until)
+        selection = _selection(
+            url=url,
+            url_group=url_group,
+            label=label,
+            schedule=schedule,
+            flow_control_key=flow_control_key,
+            since=since,
+            until=until,
+        )
         limit = _page_size(page_size)
         acted, cursor = await self._transport.send(bulk.page(selection, limit, None), options)
         while cursor is not None:

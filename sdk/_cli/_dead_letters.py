@@ -79,6 +79,15 @@ def _selection_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--all", "every", is_flag=True, help="Every dead letter (asks first)."),
         click.option("--url", metavar="URL", help="Only dead letters of messages to URL."),
         click.option("--url-group", metavar="G", help="Only those published to URL group G."),
+        click.option("--label", metavar="L", help="Only those of messages with label L."),
+        click.option(
+            "--schedule", metavar="S", help="Only those of messages schedule S published."
+        ),
+        click.option(
+            "--flow-control-key",
+            metavar="K",
+            help="Only those of messages under flow control key K.",
+        ),
         click.option(
             "--since", type=MOMENT, metavar="TIME", help="Only those filed at or after TIME."
         ),
@@ -114,7 +123,8 @@ def _act(
     chosen = [bool(message_ids), every, filtering]
     if sum(chosen) != 1:
         raise CliError(
-            "give message ids, filters (--url, --url-group, --since, --until) or --all: one of them",
+            "give message ids, filters (--url, --url-group, --label, --schedule,"
+            " --flow-control-key, --since, --until) or --all: one of them",
             code=ExitCode.USAGE,
         )
     letters = state.client().dead_letters
@@ -159,6 +169,9 @@ def retry(
     every: bool,
     url: str | None,
     url_group: str | None,
+    label: str | None,
+    schedule: str | None,
+    flow_control_key: str | None,
     since: datetime | None,
     until: datetime | None,
     page_size: int,
@@ -173,6 +186,7 @@ def retry(
     Example:
       spool dlq retry msg_01JDX4Q5Z8K2M3N4P5Q6R7S8T9 -H 'Authorization: Bearer fresh'
       spool dlq retry --url-group partners --since 2026-11-29T06:00:00Z
+      spool dlq retry --label signup --flow-control-key acme
       spool dlq retry --all --yes --json
     """
     _act(
@@ -180,7 +194,15 @@ def retry(
         "retry",
         message_ids,
         every=every,
-        filters={"url": url, "url_group": url_group, "since": since, "until": until},
+        filters={
+            "url": url,
+            "url_group": url_group,
+            "label": label,
+            "schedule": schedule,
+            "flow_control_key": flow_control_key,
+            "since": since,
+            "until": until,
+        },
         page_size=page_size,
         yes=yes,
         headers=parse_headers(headers),
@@ -197,6 +219,9 @@ def delete(
     every: bool,
     url: str | None,
     url_group: str | None,
+    label: str | None,
+    schedule: str | None,
+    flow_control_key: str | None,
     since: datetime | None,
     until: datetime | None,
     page_size: int,
@@ -216,7 +241,15 @@ def delete(
         "delete",
         message_ids,
         every=every,
-        filters={"url": url, "url_group": url_group, "since": since, "until": until},
+        filters={
+            "url": url,
+            "url_group": url_group,
+            "label": label,
+            "schedule": schedule,
+            "flow_control_key": flow_control_key,
+            "since": since,
+            "until": until,
+        },
         page_size=page_size,
         yes=yes,
     )

@@ -114,7 +114,13 @@ async def test_retry_all_and_delete_all_follow_the_cursor_and_count(
     since = datetime(2026, 11, 29, 6, tzinfo=UTC)
     acted = await resolve(
         client.dead_letters.retry_all(
-            url_group="partners", since=since, until=since.timestamp() + 3600, page_size=2
+            url_group="partners",
+            label="signup",
+            schedule="nightly",
+            flow_control_key="acme",
+            since=since,
+            until=since.timestamp() + 3600,
+            page_size=2,
         )
     )
     assert acted == 3
@@ -122,6 +128,9 @@ async def test_retry_all_and_delete_all_follow_the_cursor_and_count(
     assert first == {
         "filter": {
             "url_group": "partners",
+            "label": "signup",
+            "schedule": "nightly",
+            "flow_control_key": "acme",
             "from": "2026-11-29T06:00:00+00:00",
             "to": "2026-11-29T07:00:00+00:00",
         },
@@ -143,6 +152,10 @@ async def test_retry_all_and_delete_all_follow_the_cursor_and_count(
         (lambda d: d.delete_all(page_size=1001), sdk.InvalidArgumentError),
         (lambda d: d.retry_all(url=""), sdk.InvalidArgumentError),
         (lambda d: d.retry_all(url_group="bad name"), sdk.InvalidNameError),
+        (lambda d: d.retry_all(label="bad label"), sdk.InvalidArgumentError),
+        (lambda d: d.delete_all(label=["signup"]), sdk.InvalidArgumentError),
+        (lambda d: d.delete_all(schedule="bad name"), sdk.InvalidNameError),
+        (lambda d: d.retry_all(flow_control_key="-x"), sdk.InvalidNameError),
         (lambda d: d.retry_many("msg_1"), sdk.InvalidArgumentError),
         (lambda d: d.delete_many([""]), sdk.InvalidArgumentError),
         (lambda d: d.retry_many(["msg_1"], headers={"X": 1}), sdk.InvalidArgumentError),
@@ -168,4 +181,6 @@ async def test_a_misspelled_filter_is_refused_with_a_suggestion(
         await resolve(client.dead_letters.retry_all(url_gruop="partners"))  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="did you mean 'until'"):
         await resolve(client.dead_letters.delete_all(untill=0))  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="did you mean 'flow_control_key'"):
+        await resolve(client.dead_letters.retry_all(flow_control_kye="acme"))  # type: ignore[call-arg]
     assert not api.calls

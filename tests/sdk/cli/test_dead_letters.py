@@ -69,6 +69,34 @@ def test_rm_by_filter_reports_the_count(spool: Spool, client: sdk.Client) -> Non
     assert _dead(client, [kept]) == [kept]
 
 
+def test_retry_by_label_schedule_and_flow_control_key(spool: Spool, client: sdk.Client) -> None:
+    """--label, --schedule and --flow-control-key pick out the letters whose messages have
+    them, all of them given must match.
+    """
+    url = closed_port_url() + "/labels"
+    ids = [
+        client.messages.publish_json(
+            url=url, body={}, retries=0, labels=["signup"], flow_control=limits
+        ).message_id
+        for limits in (
+            sdk.FlowControl(key="cli-dlq", rate=100),
+            sdk.FlowControl(key="cli-other", rate=100),
+        )
+    ]
+    deadline = time.monotonic() + _SETTLE_SECONDS
+    while _dead(client, ids) != ids:
+        assert time.monotonic() < deadline, "the messages did not become dead letters"
+        time.sleep(0.05)
+    none = parsed(spool("dlq", "retry", "--label", "signup", "--schedule", "nightly", "--json"))
+    assert none == {"retried": 0}
+    both = spool("dlq", "retry", "--label", "signup", "--flow-control-key", "cli-dlq")
+    assert (both.exit_code, both.stdout) == (0, "retried 1 dead letter\n"), both.output
+    # The retried letter fails again at once, so only the other is sure to be where it was.
+    other = spool("dlq", "rm", "--flow-control-key", "cli-other")
+    assert (other.exit_code, other.stdout) == (0, "deleted 1 dead letter\n"), other.output
+    assert ids[1] not in _dead(client, ids)
+
+
 def test_all_asks_first_unless_yes(spool: Spool, client: sdk.Client) -> None:
     """--all asks; no keeps every dead letter, --yes goes ahead without asking."""
     ids = _dead_letters(client, closed_port_url() + "/all", 2)
