@@ -165,18 +165,13 @@ def _act(
 @pass_state
 def retry(
     state: State,
+    /,
     message_ids: tuple[str, ...],
     every: bool,
-    url: str | None,
-    url_group: str | None,
-    label: str | None,
-    schedule: str | None,
-    flow_control_key: str | None,
-    since: datetime | None,
-    until: datetime | None,
     page_size: int,
     yes: bool,
     headers: tuple[str, ...],
+    **filters: str | datetime | None,
 ) -> None:
     """Deliver dead letters again, their retries counted from zero: those named, those the
     filters match (all of them must), or --all. Each -H header replaces the message's header
@@ -194,15 +189,7 @@ def retry(
         "retry",
         message_ids,
         every=every,
-        filters={
-            "url": url,
-            "url_group": url_group,
-            "label": label,
-            "schedule": schedule,
-            "flow_control_key": flow_control_key,
-            "since": since,
-            "until": until,
-        },
+        filters=filters,
         page_size=page_size,
         yes=yes,
         headers=parse_headers(headers),
@@ -215,17 +202,12 @@ def retry(
 @pass_state
 def delete(
     state: State,
+    /,
     message_ids: tuple[str, ...],
     every: bool,
-    url: str | None,
-    url_group: str | None,
-    label: str | None,
-    schedule: str | None,
-    flow_control_key: str | None,
-    since: datetime | None,
-    until: datetime | None,
     page_size: int,
     yes: bool,
+    **filters: str | datetime | None,
 ) -> None:
     """Forget dead letters (also `spool dlq rm`): those named, those the filters match (all of
     them must), or --all. Each message's status stays readable.
@@ -241,15 +223,7 @@ def delete(
         "delete",
         message_ids,
         every=every,
-        filters={
-            "url": url,
-            "url_group": url_group,
-            "label": label,
-            "schedule": schedule,
-            "flow_control_key": flow_control_key,
-            "since": since,
-            "until": until,
-        },
+        filters=filters,
         page_size=page_size,
         yes=yes,
     )
