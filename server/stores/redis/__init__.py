@@ -12,9 +12,10 @@ The clients are redis-py's own, with Spool's defaults for what the URL does not 
 ``socket_connect_timeout`` and ``socket_timeout`` 5 s, ``max_connections`` 100, and ``timeout``
 35 s, how long a command waits for a free connection of its ``BlockingConnectionPool``. Blocked
 reads (long polls) have a pool of their own, without a socket timeout: each is abandoned 10 s after
-its BLOCK should have ended. A lease long poll has no blocking command of its own: a publish of ready
-jobs rings the queue's doorbell stream, and one reader per queue in each process blocks on it for
-the leases of that process waiting there (``doorbell.py``), which also look again every 50 ms.
+its BLOCK should have ended. A lease long poll has no blocking command of its own: whatever makes
+a job ready now (a publish, a release, a nack without delay, a retry) rings the queue's doorbell
+stream, and one reader per queue in each process blocks on it for the leases of that process
+waiting there (``doorbell.py``), which also look again every 50 ms.
 
 On Redis Cluster: ``redis+cluster://host:port[,host:port...]/?prefix=spool`` (``rediss+cluster://``
 for TLS; database 0 only; the nodes listed are where discovery starts). The store then uses

@@ -1,10 +1,11 @@
-"""Doorbells: how a lease long poll of one service process hears of a publish in another.
+"""Doorbells: how a lease long poll of one service process hears of a job made ready in another.
 
-A publish of ready jobs rings its queue's doorbell, a short stream in the queue's hash slot
-(``ring()`` in ``lua/lib/queue.lua``), and a lease that found nothing gets the id of the last ring
-so far. While leases of this process wait on a queue, one reader blocks on its doorbell (XREAD
-BLOCK, on the client of blocked reads) and wakes each of them at the first ring after the one it
-saw, however many there are.
+Whatever makes a job ready now (a publish, a release, a nack without delay, a retry of a dead job)
+rings its queue's doorbell, a short stream in the queue's hash slot (``ring()`` in
+``lua/lib/queue.lua``), and a lease that found nothing gets the id of the last ring so far. While
+leases of this process wait on a queue, one reader blocks on its doorbell (XREAD BLOCK, on the
+client of blocked reads) and wakes each of them at the first ring after the one it saw, however
+many there are.
 """
 
 from __future__ import annotations

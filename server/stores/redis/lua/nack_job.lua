@@ -26,6 +26,7 @@ else
     redis.call('ZADD', DELAYED, available_at, job_id)
   else
     make_available(key, job_id)
+    ring()
   end
 end
 return job_answer(key)

@@ -4,6 +4,7 @@
 -- Answers one word per pair, in order: 'released', or why not ('lease_expired', 'job_not_found').
 require_queue()
 local outcomes = {}
+local released = false
 for i = 3, #ARGV, 2 do
   local job_id, lease_id = ARGV[i], ARGV[i + 1]
   local key = JOB .. job_id
@@ -14,7 +15,9 @@ for i = 3, #ARGV, 2 do
     outcomes[#outcomes + 1] = 'lease_expired'
   else
     release(key, job_id, lease_id)
+    released = true
     outcomes[#outcomes + 1] = 'released'
   end
 end
+if released then ring() end
 return outcomes

@@ -1,7 +1,7 @@
-"""Queue doorbells (server/stores/redis/doorbell.py): a publish through one store wakes a lease long
-poll of another store on the same Redis or Redis Cluster, as one in another service process, long
-before the lease's own re-check; and each queue's doorbell stays a few entries long and goes with
-its queue.
+"""Queue doorbells (server/stores/redis/doorbell.py): a publish through one store, or a job given back
+(released, nacked without delay, a dead job retried), wakes a lease long poll of another store on
+the same Redis or Redis Cluster, as one in another service process, long before the lease's own
+re-check; and each queue's doorbell stays a few entries long and goes with its queue.
 """
 
 from __future__ import annotations
@@ -93,6 +93,38 @@ async def test_a_publish_through_another_store_wakes_a_long_poll(
     lease = asyncio.create_task(_long_poll(leasing, "work"))
     await _waiting(lease)
     [receipt] = await publishing.publish_jobs("work", [NewJob("t", {"n": 1})])
+    leased = await asyncio.wait_for(lease, timeout=_WOKEN_WITHIN_SECONDS)
+    assert [job.job_id for job in leased] == [receipt.job_id]
+
+
+async def _give_back(store: RedisStore, how: str, job: LeasedJob) -> None:
+    if how == "release":
+        await store.release_job("work", job.job_id, job.lease_id)
+    elif how == "release_many":
+        await store.release_jobs("work", [(job.job_id, job.lease_id)])
+    elif how == "nack":
+        await store.nack_job("work", job.job_id, job.lease_id, retry_delay=0, error="boom")
+    else:
+        await store.nack_job("work", job.job_id, job.lease_id, retry_delay=0, error="boom")
+        await store.retry_job("work", job.job_id)
+
+
+@pytest.mark.parametrize("how", ["release", "release_many", "nack", "retry"])
+async def test_a_job_given_back_through_another_store_wakes_a_long_poll(
+    stores: tuple[RedisStore, RedisStore], how: str
+) -> None:
+    """A job ready again at once (released, nacked without a retry delay, or retried once dead)
+    rings as a publish does: the waiting lease gets it long before its re-check.
+    """
+    leasing, working = stores
+    # One attempt: a nack makes the job dead, for the retry case to bring back.
+    attempts = 1 if how == "retry" else 5
+    await working.put_queue("work", QueueSettings(max_attempts=attempts))
+    [receipt] = await working.publish_jobs("work", [NewJob("t", {"n": 1})])
+    [job] = await _long_poll(working, "work")
+    lease = asyncio.create_task(_long_poll(leasing, "work"))
+    await _waiting(lease)
+    await _give_back(working, how, job)
     leased = await asyncio.wait_for(lease, timeout=_WOKEN_WITHIN_SECONDS)
     assert [job.job_id for job in leased] == [receipt.job_id]
 

@@ -18,7 +18,9 @@ local NOW_TEXT = ARGV[2]
 local NOW = tonumber(NOW_TEXT)
 
 -- Long polls of other service processes block on the doorbell (XREAD) and look for jobs again
--- when it rings; only the newest entry's id matters to them, so a few are kept.
+-- when it rings: every script that makes a job ready now rings it (a job that becomes due later
+-- needs no ring, a waiting lease's own re-check finds it). Only the newest entry's id matters to
+-- them, so a few are kept.
 local BELL_LENGTH = 16
 
 local function ring()
