@@ -231,6 +231,10 @@ _SCHEMA: tuple[str, ...] = (
         last_error TEXT,
         last_status_code INTEGER
     )""",
+    # Pages of dead letters (and the bulk retries and deletes that walk them) go by filing time;
+    # without it every page would scan and sort them all. Made on open, in files of any version,
+    # since an older Spool reads the table the same with it.
+    "CREATE INDEX IF NOT EXISTS dead_letters_by_failure ON dead_letters (failed_at, seq)",
     """CREATE TABLE IF NOT EXISTS url_groups (
         name TEXT PRIMARY KEY,
         endpoints TEXT NOT NULL,

@@ -347,6 +347,39 @@ async def test_a_file_of_schema_version_5_gains_the_message_listing_indexes(
         assert [message.message_id for message in page.messages] == [receipt.message_id]
 
 
+async def test_a_file_without_the_dead_letters_index_gains_it_when_opened(
+    sqlite_store_url: str,
+) -> None:
+    """Pages of dead letters go by filing time through an index, which a file made before it is
+    given on open, whatever its schema version; the page reads the same.
+    """
+    first = SQLiteStore.from_url(sqlite_store_url)
+    await first.open()
+    [receipt] = await first.publish_messages([new_message()])
+    await first.close()
+    path = sqlite_store_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "INSERT INTO dead_letters (message_id, url, attempts, failed_at) VALUES (?, ?, 1, 1.0)",
+            (receipt.message_id, "https://example.com/hook"),
+        )
+        connection.execute("DROP INDEX dead_letters_by_failure")
+    connection.close()
+    async with _opened(sqlite_store_url) as upgraded:
+
+        def plan(connection: sqlite3.Connection, _now: float) -> str:
+            query = """EXPLAIN QUERY PLAN SELECT seq FROM dead_letters
+                WHERE (failed_at, seq) > (?, ?) AND failed_at <= ? ORDER BY failed_at, seq"""
+            return str(connection.execute(query, (0.0, 0, 2.0)).fetchone()["detail"])
+
+        assert await upgraded.run_transaction(plan, write=False) == (
+            "SEARCH dead_letters USING COVERING INDEX dead_letters_by_failure "
+            "(failed_at>? AND failed_at<?)"
+        )
+        page = await upgraded.list_dead_letters(limit=10)
+        assert [letter.message_id for letter in page.dead_letters] == [receipt.message_id]
+
+
 async def test_a_file_of_schema_version_6_keeps_its_messages_without_options(
     sqlite_store_url: str,
 ) -> None:
