@@ -5,7 +5,9 @@ The route modules declare their handlers by path and method (:func:`operations`,
 :func:`public_operations`); when the app is built, :func:`bind_routes` finds each handler's
 operation in the document and refuses to build an app whose routes and document disagree. Before a
 handler of a secured operation runs, its request passes, in this order: the bearer token (401),
-every name in the path against its pattern (400), and the operation's ``x-spool-permission`` (403).
+every name in the path against its pattern (400), the operation's ``x-spool-permission`` (403),
+and the name of every query parameter against the operation's (400: a misspelt one is never
+ignored).
 Scopes ``path`` and ``every`` are checked there in full, and scope ``token`` (the caller's own
 token) lets every token through. Scopes ``destination``, ``message`` and
 ``listed`` name resources that only the body or the store knows, so there the token must hold the
@@ -26,6 +28,7 @@ from starlette.routing import Route, compile_path
 from ..auth import Principal
 from ..problems import ProblemError
 from ._context import authenticate, path_name
+from ._query import check_query_names
 from ._spec import RequiredPermission, SpecError, SpecFacts, SpecOperation
 
 __all__ = [
@@ -136,7 +139,7 @@ def bind_routes(
                     f"{spec.source}: {operation.operation_id} ({method} {template}) needs no "
                     "token, but the service serves it to token holders only"
                 )
-            endpoint = _authorized(handler, operation.permission, tuple(convertors), served.purpose)
+            endpoint = _authorized(handler, operation, tuple(convertors), served.purpose)
             endpoints[method] = (
                 endpoint if instrument is None else instrument(operation.operation_id, endpoint)
             )
@@ -173,15 +176,23 @@ def _operation(spec: SpecFacts, method: str, template: str, handler_name: str) -
 
 def _authorized(
     handler: Handler,
-    permission: RequiredPermission,
+    operation: SpecOperation,
     parameters: tuple[str, ...],
     purpose: str | None,
 ) -> _Endpoint:
+    permission = operation.permission
+    # bind_routes refuses a handler whose operation needs no token.
+    assert permission is not None
+    query_names = operation.query_names
+
     async def endpoint(request: Request) -> Response:
         principal = authenticate(request)
         names = {parameter: path_name(request, parameter) for parameter in parameters}
         access = Access(principal, names, permission)
         _check_operation(access, purpose)
+        # Most requests have no query string, and parsing an empty one would cost every publish.
+        if request.scope["query_string"]:
+            check_query_names(request, query_names)
         return await handler(request, access)
 
     return endpoint

@@ -19,7 +19,6 @@ from ..stores.message_filter import MAX_FILTER_IDS, MessageFilter
 from ._body import invalid
 
 __all__ = [
-    "MESSAGE_FILTER_NAMES",
     "check_query_names",
     "query_bool",
     "query_cursor",
@@ -29,18 +28,6 @@ __all__ = [
     "query_value",
 ]
 
-# The query parameters of a message filter (openapi.yaml's Filter* parameters, and ``state``).
-MESSAGE_FILTER_NAMES = (
-    "message_id",
-    "state",
-    "url",
-    "url_group",
-    "label",
-    "schedule",
-    "flow_control_key",
-    "since",
-    "until",
-)
 _MESSAGE_ID = re.compile(r"msg_[0-9A-Za-z]{1,64}")
 _MAX_URL = 2048
 

@@ -77,12 +77,13 @@ class RequiredPermission:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class SpecOperation:
-    """One operation of the document: its id, and the permission it needs (None when its
-    ``security`` is empty, so it needs no token at all).
+    """One operation of the document: its id, the permission it needs (None when its
+    ``security`` is empty, so it needs no token at all) and the names of its query parameters.
     """
 
     operation_id: str
     permission: RequiredPermission | None
+    query_names: frozenset[str] = frozenset()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -152,7 +153,13 @@ def _operations(spec: dict[str, Any], source: Path) -> dict[tuple[str, str], Spe
                         f"{where}: scope path checks the {permission.resource} named in the path, "
                         f"but the path has no {{{permission.resource}}} parameter"
                     )
-            found[(method.upper(), template)] = SpecOperation(operation_id, permission)
+            parameters = [*item.get("parameters", []), *operation.get("parameters", [])]
+            query_names = frozenset(
+                str(parameter["name"])
+                for parameter in (_resolve(spec, node) for node in parameters)
+                if parameter["in"] == "query"
+            )
+            found[(method.upper(), template)] = SpecOperation(operation_id, permission, query_names)
     return found
 
 

@@ -67,8 +67,6 @@ from ._dead_letters import (
 from ._operations import Access, operations
 from ._publish import Publishing, check_rate
 from ._query import (
-    MESSAGE_FILTER_NAMES,
-    check_query_names,
     query_cursor,
     query_int,
     query_message_filter,
@@ -100,7 +98,6 @@ _RESERVED_HEADERS = frozenset(
 )
 _SERVICE_HEADER_PREFIX = "spool-"
 _BATCH_SEGMENT = "batch"
-_LISTING_NAMES = (*MESSAGE_FILTER_NAMES, "limit", "cursor")
 _BULK_SEGMENTS = ("retry", "delete")
 
 
@@ -383,7 +380,6 @@ async def get_message(request: Request, access: Access) -> Response:
 
 async def list_messages(request: Request, access: Access) -> Response:
     """listMessages: a page of messages, newest first, those the token's permission covers."""
-    check_query_names(request, _LISTING_NAMES)
     where = query_message_filter(request, MessageState)
     limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
     cursor = query_cursor(request, message_cursor_position)
@@ -394,7 +390,6 @@ async def list_messages(request: Request, access: Access) -> Response:
 
 async def list_logs(request: Request, access: Access) -> Response:
     """listLogs: a page of message events, newest first, those the token's permission covers."""
-    check_query_names(request, _LISTING_NAMES)
     where = query_message_filter(request, LogState)
     limit = query_int(request, "limit", default=100, minimum=1, maximum=1000)
     cursor = query_cursor(request, log_cursor_position)

@@ -551,3 +551,43 @@ def test_the_document_says_which_permissions_read_the_signing_keys() -> None:
         "No URL glob is enough, not even `*://*:*`",
     ):
         assert stated in description
+
+
+EVERY_SECURED = [*SECURED, *OWN_TOKEN]
+
+
+@pytest.mark.parametrize("operation", EVERY_SECURED, ids=[op.operation_id for op in EVERY_SECURED])
+async def test_a_query_parameter_the_operation_does_not_take_is_400(
+    operation: Operation, sqlite_store_url: str
+) -> None:
+    """Once the token and the permission pass, a query parameter that the document does not give
+    the operation is refused before the handler runs, naming the closest one it does take; the
+    operation's own parameters beside it do not hide it.
+    """
+    everything = _token("everything", [(kind, "*", ALL_ACTIONS) for kind in KINDS])
+    request = example_request(operation)
+    headers = {key: str(value) for key, value in request.header_params.items()}
+    headers["Authorization"] = f"Bearer {everything.secret}"
+    async with _app([everything], sqlite_store_url) as client:
+        response = await client.request(
+            operation.method.upper(),
+            request.path,
+            params={**request.query_params, "lable": "signup"},
+            headers=headers,
+            json=request.body if request.has_body else None,
+        )
+    problem = assert_problem(response, 400, "malformed_request")
+    assert "unknown query parameter 'lable'" in problem["detail"]
+    takes_label = any(
+        parameter["in"] == "query" and parameter["name"] == "label"
+        for parameter in operation.parameters
+    )
+    assert ("did you mean 'label'?" in problem["detail"]) is takes_label
+
+
+async def test_the_public_operations_ignore_their_query(sqlite_store_url: str) -> None:
+    """Health checks and the document are fetched with whatever query a prober or a cache adds."""
+    async with _app([], sqlite_store_url) as client:
+        for path in ("/v1/health", "/openapi.yaml", "/docs"):
+            response = await client.get(path, params={"t": "1"})
+            assert response.status_code == 200, (path, response.text)
