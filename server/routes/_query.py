@@ -86,7 +86,8 @@ def query_cursor(request: Request, read: Callable[[str], object]) -> str | None:
 
 def check_query_names(request: Request, allowed: Collection[str]) -> None:
     """``400 malformed_request`` for a query parameter not in ``allowed``, naming the closest one
-    allowed: a misspelt filter would otherwise be ignored, and the listing silently wider.
+    allowed: a misspelt one would otherwise be ignored, and the request read its default (a
+    listing silently wider, say).
     """
     for name in request.query_params:
         if name not in allowed:

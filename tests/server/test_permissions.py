@@ -121,7 +121,14 @@ async def _app(
             yield client
 
 
-async def _send(client: httpx.AsyncClient, operation: Operation, secret: str | None) -> Any:
+async def _send(
+    client: httpx.AsyncClient,
+    operation: Operation,
+    secret: str | None,
+    *,
+    extra_query: dict[str, str] | None = None,
+) -> Any:
+    """The operation's example request, with ``secret`` as its token and ``extra_query`` added."""
     request = example_request(operation)
     headers = {key: str(value) for key, value in request.header_params.items()}
     if secret is not None:
@@ -129,7 +136,7 @@ async def _send(client: httpx.AsyncClient, operation: Operation, secret: str | N
     return await client.request(
         operation.method.upper(),
         request.path,
-        params=dict(request.query_params),
+        params={**request.query_params, **(extra_query or {})},
         headers=headers,
         json=request.body if request.has_body else None,
     )
@@ -565,16 +572,9 @@ async def test_a_query_parameter_the_operation_does_not_take_is_400(
     operation's own parameters beside it do not hide it.
     """
     everything = _token("everything", [(kind, "*", ALL_ACTIONS) for kind in KINDS])
-    request = example_request(operation)
-    headers = {key: str(value) for key, value in request.header_params.items()}
-    headers["Authorization"] = f"Bearer {everything.secret}"
     async with _app([everything], sqlite_store_url) as client:
-        response = await client.request(
-            operation.method.upper(),
-            request.path,
-            params={**request.query_params, "lable": "signup"},
-            headers=headers,
-            json=request.body if request.has_body else None,
+        response = await _send(
+            client, operation, everything.secret, extra_query={"lable": "signup"}
         )
     problem = assert_problem(response, 400, "malformed_request")
     assert "unknown query parameter 'lable'" in problem["detail"]

@@ -126,7 +126,7 @@ async def test_a_job_given_back_through_another_store_wakes_a_long_poll(
     await _waiting(lease)
     await _give_back(working, how, job)
     leased = await asyncio.wait_for(lease, timeout=_WOKEN_WITHIN_SECONDS)
-    assert [job.job_id for job in leased] == [receipt.job_id]
+    assert [again.job_id for again in leased] == [receipt.job_id]
 
 
 async def test_one_ring_wakes_every_long_poll_of_the_queue_in_a_process(
