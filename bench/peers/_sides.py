@@ -7,7 +7,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-__all__ = ["SIDES", "Side", "Workload", "WORKLOADS"]
+__all__ = ["FLOOR", "SIDES", "Side", "Workload", "WORKLOADS"]
+
+#: The anchor of the one-round-trip workloads (bench/peers/drivers/http_floor.py).
+FLOOR = "HTTP floor"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -24,11 +27,19 @@ class Side:
     #: at most this many jobs in a drain: a side that drains slowly gets fewer, so that the full
     #: suite ends in minutes; a drain's rate is timed from its first handler start to its last
     drain_cap: int | None = None
+    #: an anchor rather than a peer (runs in Spool's interpreter): shown with Spool's ratios to
+    #: it, never the best peer of a goal
+    anchor: bool = False
 
     @property
     def is_spool(self) -> bool:
         """Whether this is one of Spool's own sides, the numerators of every ratio."""
-        return self.venv is None
+        return self.venv is None and not self.anchor
+
+    @property
+    def is_peer(self) -> bool:
+        """Whether this is a peer, one of the sides a goal takes its best from."""
+        return self.venv is not None
 
 
 def _spool(name: str, mode: str, *, nowait: bool = False) -> Side:
@@ -64,6 +75,7 @@ SIDES = {
         Side("rq", "rq_peer", "peers"),
         Side("celery", "celery_peer", "peers"),
         Side("faststream", "faststream_peer", "peers"),
+        Side(FLOOR, "http_floor", None, anchor=True),
     )
 }
 
@@ -95,7 +107,17 @@ WORKLOADS = (
         "w1_one",
         "W1 enqueue one at a time, one producer",
         "enqueue_one",
-        ("spool", "spool publish_nowait", "dramatiq", "saq", "arq", "taskiq", "rq", "celery"),
+        (
+            "spool",
+            "spool publish_nowait",
+            "dramatiq",
+            "saq",
+            "arq",
+            "taskiq",
+            "rq",
+            "celery",
+            FLOOR,
+        ),
     ),
     Workload(
         "w1_bulk",
@@ -104,12 +126,14 @@ WORKLOADS = (
         ("spool", "rq", "dramatiq", "celery"),
     ),
     Workload("w2", "W2 queued jobs drained by one worker process", "drain", _QUEUE_WORKERS),
-    Workload("w3", "W3 publish to handler start, jobs 20 ms apart", "latency", _QUEUE_WORKERS),
+    Workload(
+        "w3", "W3 publish to handler start, jobs 20 ms apart", "latency", (*_QUEUE_WORKERS, FLOOR)
+    ),
     Workload(
         "w4_one",
         "W4 stream publish one at a time",
         "enqueue_one",
-        ("spool stream", "spool stream publish_nowait", "faststream"),
+        ("spool stream", "spool stream publish_nowait", "faststream", FLOOR),
     ),
     Workload(
         "w4_bulk",

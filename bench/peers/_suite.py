@@ -26,7 +26,7 @@ import redis
 
 from .._report import Report, Stats, percentile
 from .._server import ROOT, RunningServer, running_server
-from ._sides import SIDES, WORKLOADS, Side, Workload
+from ._sides import FLOOR, SIDES, WORKLOADS, Side, Workload
 from ._venvs import GROUPS, ensure
 
 __all__ = ["FULL", "QUICK", "Outcome", "Sizes", "database_url", "run", "run_suite", "sample"]
@@ -216,8 +216,7 @@ def _environment(
         environment["BENCH_SPOOL_URL"] = server.base_url
         environment["BENCH_SPOOL_TOKEN"] = server.token
         environment["BENCH_SPOOL_NAME"] = f"bench-peers-{uuid.uuid4().hex[:10]}"
-    else:
-        assert side.venv is not None
+    elif side.venv is not None:
         # The peer's CLIs (rq, celery, dramatiq, ...) come from its virtualenv.
         environment["PATH"] = os.pathsep.join([str(bins[side.venv]), environment.get("PATH", "")])
     environment.update(side.environment)
@@ -327,7 +326,7 @@ def _goals(
 ) -> None:
     def peers_of(key: str) -> dict[str, Outcome]:
         outcomes = results.get(key, {})
-        return _measured(outcomes, (name for name in outcomes if not sides[name].is_spool))
+        return _measured(outcomes, (name for name in outcomes if sides[name].is_peer))
 
     def best(key: str, *, lowest_p95: bool = False) -> tuple[str, Stats] | None:
         peers = peers_of(key)
@@ -363,6 +362,25 @@ def _goals(
             at_most=at_most,
         )
 
+    def floor_of_best(key: str, meaning: str, *, p95: bool = False) -> None:
+        # What a goal's target asks of the stack itself: the floor over the goal's best peer.
+        floor = _measured(results.get(key, {}), [FLOOR]).get(FLOOR)
+        anchor = best(key, lowest_p95=p95)
+        if floor is None or anchor is None:
+            return
+        mine = floor.p95_stats if p95 else floor.stats
+        report.ratio(
+            f"{key}{' p95' if p95 else ''} {FLOOR} / best peer, {anchor[0]}",
+            mine.median,
+            anchor[1].median,
+            meaning,
+        )
+
+    floor_of_best("w1_one", "one HTTP round trip per call, against the W1 goals (>= 0.5)")
+    floor_of_best(
+        "w3", "one HTTP round trip to an idle server, against the W3 goal (<= 2)", p95=True
+    )
+    floor_of_best("w4_one", "one HTTP round trip per call, against the W4 goal (>= 0.5)")
     goal(
         "w2", "spool sync run()", "W2 sync run() drains a queue, of the fastest peer", at_least=1.0
     )

@@ -17,7 +17,7 @@ from bench.__main__ import BENCHMARKS, ON_REQUEST
 from bench._report import format_report
 from bench._server import running_server
 from bench.peers import _suite, _venvs
-from bench.peers._sides import SIDES, Side, Workload
+from bench.peers._sides import FLOOR, SIDES, Side, Workload
 
 # Every side of the suite records its jobs here; the tests use 15 with key prefixes, and a run of
 # the suite itself 13 and 14.
@@ -139,28 +139,34 @@ def test_the_suite_runs_spool_beside_a_fake_peer_and_checks_every_job(
     redis_url: str, tmp_path: Path
 ) -> None:
     """Spool's real drivers (queue and stream, sync and async workers) on a real service, beside
-    a fake peer and one that runs a job twice: every goal is measured against the fake peer, and
-    the one that ran a job twice is reported as failed, not measured.
+    a fake peer, one that runs a job twice and the HTTP floor: every goal is measured against the
+    fake peer (never the floor, an anchor), the floor's ratios to it are shown, and the one that
+    ran a job twice is reported as failed, not measured.
     """
     (tmp_path / "fake_peer.py").write_text(textwrap.dedent(FAKE_PEER))
     sides = {
-        **{name: side for name, side in SIDES.items() if side.is_spool},
+        **{name: side for name, side in SIDES.items() if not side.is_peer},
         "fake": _fake_side("fake", tmp_path),
         "twice": _fake_side("twice", tmp_path, FAKE_TWICE="1"),
     }
     queues = ("spool sync run()", "spool async run()", "fake", "twice")
     workloads = (
         Workload(
-            "w1_one", "W1 one at a time", "enqueue_one", ("spool", "spool publish_nowait", "fake")
+            "w1_one",
+            "W1 one at a time",
+            "enqueue_one",
+            ("spool", "spool publish_nowait", "fake", FLOOR),
         ),
         Workload("w1_bulk", "W1 bulk", "enqueue_bulk", ("spool", "fake")),
         Workload("w2", "W2 drain", "drain", queues),
-        Workload("w3", "W3 latency", "latency", ("spool sync run()", "spool async run()", "fake")),
+        Workload(
+            "w3", "W3 latency", "latency", ("spool sync run()", "spool async run()", "fake", FLOOR)
+        ),
         Workload(
             "w4_one",
             "W4 one at a time",
             "enqueue_one",
-            ("spool stream", "spool stream publish_nowait", "fake"),
+            ("spool stream", "spool stream publish_nowait", "fake", FLOOR),
         ),
         Workload("w4_bulk", "W4 bulk", "enqueue_bulk", ("spool stream", "fake")),
         Workload(
@@ -191,8 +197,14 @@ def test_the_suite_runs_spool_beside_a_fake_peer_and_checks_every_job(
     names = {row.name for row in report.rows}
     assert "w2 spool async run() (30 jobs)" in names, text
     assert "w3 fake (5 jobs) p95" in names, text
+    assert {f"w1_one {FLOOR} (10 jobs)", f"w3 {FLOOR} (5 jobs) p95"} <= names, text
     assert {ratio.name for ratio in report.ratios} >= {
         "w2 spool sync run() / fake",
         "w3 p95 spool async run() / fake",
         "w4_consume spool stream async run() / fake",
-    }
+        f"w1_one spool / {FLOOR}",
+        f"w3 p95 spool sync run() / {FLOOR}",
+        f"w1_one {FLOOR} / best peer, fake",
+        f"w3 p95 {FLOOR} / best peer, fake",
+        f"w4_one {FLOOR} / best peer, fake",
+    }, text
