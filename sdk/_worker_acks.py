@@ -48,8 +48,8 @@ if TYPE_CHECKING:
 __all__ = ["ACK_BATCH_TARGET", "ACK_LINGER_SECONDS", "AsyncAcks", "SyncAcks"]
 
 # How long a first queued acknowledgement waits for others to share its request, and how many
-# make a request worth sending at once. A redelivery after a crash is no likelier for it: a
-# message is acknowledged after its handler returned, a few milliseconds later or not.
+# make a request worth sending at once. A crash during the wait redelivers those messages, as a
+# crash before any acknowledgement lands does: the window grows by these milliseconds, no more.
 ACK_LINGER_SECONDS = 0.005
 ACK_BATCH_TARGET = 200
 
