@@ -4,7 +4,7 @@ body, XADDs its ``body`` to a Redis stream with redis.asyncio and answers 201 wi
 It runs under the same uvicorn version and settings as ``python -m server`` (one worker, asyncio
 loop, warning log level, TCP_NODELAY on accepted sockets), so the ratio against it is what Spool's
 own routing, checks and store code cost. ``python -m bench.anchors.starlette_xadd --redis URL
---key-prefix P`` prints ``anchor listening on http://HOST:PORT`` once it serves.
+--key-prefix P`` prints ``anchor listening on http://HOST:PORT`` once its socket listens.
 """
 
 from __future__ import annotations
@@ -42,18 +42,6 @@ def create_app(redis_url: str, key_prefix: str) -> Starlette:
     return Starlette(routes=[Route("/v1/streams/{stream}/entries", append, methods=["POST"])])
 
 
-class _AnnouncingServer(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config, *, port: int) -> None:
-        super().__init__(config)
-        self._port = port
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets=sockets)
-        if self.started:
-            sys.stdout.write(READY_LINE.format(host="127.0.0.1", port=self._port) + "\n")
-            sys.stdout.flush()
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Serve the anchor on a free loopback port until SIGTERM."""
     parser = argparse.ArgumentParser(prog="python -m bench.anchors.starlette_xadd")
@@ -69,8 +57,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     listener = config.bind_socket()
     listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    server = _AnnouncingServer(config, port=listener.getsockname()[1])
-    server.run(sockets=[listener])
+    # Listening before uvicorn serves: a client that connects on the ready line waits in the
+    # backlog until the server accepts it, rather than being refused.
+    listener.listen(config.backlog)
+    sys.stdout.write(READY_LINE.format(host="127.0.0.1", port=listener.getsockname()[1]) + "\n")
+    sys.stdout.flush()
+    uvicorn.Server(config).run(sockets=[listener])
 
 
 if __name__ == "__main__":
